@@ -1,0 +1,70 @@
+# sprofil top-level build.  Everything built goes under $(BUILD); the source
+# tree stays clean.  `make check` ends with "N passed, N failed".
+
+BUILD ?= build
+KVER ?= $(shell ls /lib/modules 2>/dev/null | grep -- '-amd64$$' | sort -V | tail -1)
+KDIR ?= /lib/modules/$(KVER)/build
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
+CPPFLAGS += -Iinclude/uapi -Iinclude
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+
+.PHONY: all deps kmod unit check check-unit check-vm check-style demo bench clean
+.DEFAULT_GOAL := all
+
+all: kmod unit vm-payload
+
+deps:
+	@scripts/install-deps
+
+# ---- kernel module (kbuild, out of tree; objects are copied to $(BUILD)) ----
+kmod: $(BUILD)/kmod/sprofil.ko
+
+$(BUILD)/kmod/sprofil.ko: $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) \
+		include/uapi/linux/sprofil.h include/sprofil/mapping.h
+	@mkdir -p $(BUILD)/kmod
+	cp kmod/*.c kmod/*.h kmod/Kbuild $(BUILD)/kmod/ 2>/dev/null || true
+	$(MAKE) -C $(KDIR) M=$(abspath $(BUILD)/kmod) \
+		SPROFIL_INC=$(abspath include) modules
+
+# ---- host unit tests (cmocka) ----
+unit: $(UNIT_BINS)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard include/*/*.h include/uapi/linux/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcmocka
+
+include tests/kmod/tests.mk
+include bench/bench.mk
+
+check-unit: unit
+	@mkdir -p $(BUILD)/results
+	@scripts/run-tap $(BUILD)/results/unit.tap $(UNIT_BINS)
+
+check-vm: vm-payload
+	@mkdir -p $(BUILD)/results
+	@scripts/vm/run-tests $(BUILD)/vm-payload $(BUILD)/vm $(BUILD)/results/vm.tap
+
+check-style:
+	@mkdir -p $(BUILD)/results
+	@scripts/checkpatch-tap $(BUILD)/results/style.tap kmod/*.c kmod/*.h \
+		include/uapi/linux/sprofil.h include/sprofil/mapping.h
+
+check: deps
+	@rm -rf $(BUILD)/results
+	@$(MAKE) --no-print-directory all
+	-@$(MAKE) --no-print-directory check-unit
+	-@$(MAKE) --no-print-directory check-style
+	-@$(MAKE) --no-print-directory check-vm
+	@scripts/tap-summary $(BUILD)/results/*.tap
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * sprofil: in-kernel PC-sampling profiler for the calling process.
+ *
+ * /dev/sprofil implements sprofil(2) (IRIX, HP-UX, glibc) for the process
+ * that issues the ioctl: every thread's user-mode PC is sampled once per
+ * period of the process's own CPU time and counted into the caller's
+ * buffers.  Bucket index for a PC inside a region:
+ *
+ *	((pc - offset) / bucket_size) * scale / 65536
+ *
+ * Every structure uses fixed-width fields with explicit padding, so 32-bit
+ * and 64-bit callers share one layout (and compat_ptr_ioctl is correct).
+ * Each argument structure starts with its own size: the kernel accepts any
+ * size it knows of, zero-extends shorter (older) callers and rejects longer
+ * ones whose extra bytes are not zero (copy_struct_from_user() rules).
+ */
+#ifndef _UAPI_LINUX_SPROFIL_H
+#define _UAPI_LINUX_SPROFIL_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/*
+ * Flags of struct sprofil_start.  The values equal glibc's PROF_USHORT,
+ * PROF_UINT and PROF_FAST from <sys/profil.h>, so a sprofil() flags word
+ * can be passed through unchanged.
+ */
+#define SPROFIL_USHORT		0x0	/* 16-bit buckets */
+#define SPROFIL_UINT		0x1	/* 32-bit buckets */
+#define SPROFIL_FAST		0x2	/* default period SPROFIL_FAST_DIVISOR
+					 * times shorter than one tick
+					 */
+#define SPROFIL_START_FLAGS	(SPROFIL_UINT | SPROFIL_FAST)
+
+#define SPROFIL_FAST_DIVISOR	4
+#define SPROFIL_MIN_PERIOD_NS	100000ULL	/* 10 kHz */
+#define SPROFIL_MAX_PERIOD_NS	1000000000ULL	/* 1 Hz */
+
+#define SPROFIL_MAX_REGIONS	1024
+/* Largest buffer of one region; keeps every mapping sum inside 64 bits. */
+#define SPROFIL_MAX_REGION_BYTES (1ULL << 40)
+
+/*
+ * One text region, the fixed-width form of glibc's struct prof.
+ * An entry with scale < 2 is ignored.  The entry with offset 0 and scale 2
+ * is the overflow bin: its first bucket counts samples in no region.
+ */
+struct sprofil_region {
+	__u64 base;		/* user address of the bucket array */
+	__u64 size;		/* bytes, a multiple of the bucket size */
+	__u64 offset;		/* lowest PC of the region */
+	__u32 scale;		/* 16.16 fixed point, at most 0x10000 */
+	__u32 reserved;		/* must be zero */
+};
+
+struct sprofil_start {
+	__u32 size;		/* sizeof(struct sprofil_start) */
+	__u32 flags;		/* SPROFIL_UINT, SPROFIL_FAST */
+	__u64 regions;		/* user pointer to struct sprofil_region[] */
+	__u32 nregions;		/* 0 stops profiling */
+	__u32 reserved;		/* must be zero */
+	__u64 period_ns;	/* in: wanted period, 0 = default;
+				 * out: the period actually used
+				 */
+};
+
+/* struct sprofil_status.state bits */
+#define SPROFIL_STATE_ENABLED	0x1	/* sampling is armed */
+
+struct sprofil_status {
+	__u32 size;		/* in: sizeof(struct sprofil_status) */
+	__u32 state;		/* SPROFIL_STATE_* */
+	__u64 period_ns;	/* sampling period of the current session */
+	__u64 samples;		/* user-mode samples taken */
+	__u64 misses;		/* samples that fell in no region */
+	__u64 saturated;	/* increments lost to a full bucket */
+	__u32 nregions;		/* regions in use */
+	__u32 regions_off;	/* regions turned off: buffer unmapped or
+				 * no longer writable
+				 */
+};
+
+/* Not in Documentation/userspace-api/ioctl/ioctl-number.rst as of 6.18. */
+#define SPROFIL_IOC_MAGIC	0xB9
+
+/* Starts, or atomically replaces, profiling of the calling process. */
+#define SPROFIL_IOC_START	_IOWR(SPROFIL_IOC_MAGIC, 1, struct sprofil_start)
+/* Stops profiling; counters stay readable through SPROFIL_IOC_STATUS. */
+#define SPROFIL_IOC_STOP	_IO(SPROFIL_IOC_MAGIC, 2)
+/* Reads the counters of the calling process's latest session. */
+#define SPROFIL_IOC_STATUS	_IOWR(SPROFIL_IOC_MAGIC, 3, struct sprofil_status)
+
+#endif /* _UAPI_LINUX_SPROFIL_H */

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sprofil.ko: /dev/sprofil, whose ioctl implements sprofil(2) for the
+ * calling process.  See include/uapi/linux/sprofil.h for the ABI.
+ *
+ * The device only ever acts on the caller's own mm, so it is world-usable
+ * (mode 0666): any user may profile their own process and nobody can make
+ * the module write into another process's memory.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/uaccess.h>
+#include "sprofil.h"
+
+/* Ioctl numbers are matched without their size field: see below. */
+#define IOC_BASE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
+
+#define START_SIZE_VER0		32	/* first published struct sprofil_start */
+#define STATUS_SIZE_VER0	56	/* first published struct sprofil_status */
+
+/*
+ * Copies an argument structure that begins with its own size, accepting
+ * older (shorter, zero-extended) and newer (longer, zero-tailed) callers.
+ */
+static int copy_sized_arg(void *dst, size_t ksize, size_t minsize,
+			  const void __user *uarg)
+{
+	u32 usize;
+
+	if (get_user(usize, (const u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < minsize || usize > PAGE_SIZE)
+		return -EINVAL;
+	return copy_struct_from_user(dst, ksize, uarg, usize);
+}
+
+static long ioctl_start(struct sprofil_start __user *uarg)
+{
+	struct sprofil_start args;
+	u64 period_ns;
+	int err;
+
+	err = copy_sized_arg(&args, sizeof(args), START_SIZE_VER0, uarg);
+	if (err)
+		return err;
+	if ((args.flags & ~SPROFIL_START_FLAGS) || args.reserved ||
+	    args.nregions > SPROFIL_MAX_REGIONS ||
+	    args.period_ns > SPROFIL_MAX_PERIOD_NS)
+		return -EINVAL;
+	/* Fail on an unwritable argument before anything changes. */
+	if (put_user(args.period_ns, &uarg->period_ns))
+		return -EFAULT;
+	if (!args.nregions)
+		return sprofil_stop();
+	err = sprofil_start(&args, &period_ns);
+	if (err)
+		return err;
+	return put_user(period_ns, &uarg->period_ns);
+}
+
+static long ioctl_status(struct sprofil_status __user *uarg)
+{
+	struct sprofil_status st;
+	u32 usize;
+	int err;
+
+	err = copy_sized_arg(&st, sizeof(st), STATUS_SIZE_VER0, uarg);
+	if (err)
+		return err;
+	usize = st.size;
+	memset(&st, 0, sizeof(st));
+	st.size = min_t(u32, usize, sizeof(st));
+	sprofil_status(&st);
+	return copy_to_user(uarg, &st, st.size) ? -EFAULT : 0;
+}
+
+/*
+ * Commands are matched on type, number and direction only; the structure
+ * carries its size, so a grown structure keeps the same command.
+ */
+static long sprofil_ioctl(struct file *file, unsigned int cmd,
+			  unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (IOC_BASE(cmd)) {
+	case IOC_BASE(SPROFIL_IOC_START):
+		return ioctl_start(uarg);
+	case IOC_BASE(SPROFIL_IOC_STOP):
+		return sprofil_stop();
+	case IOC_BASE(SPROFIL_IOC_STATUS):
+		return ioctl_status(uarg);
+	}
+	return -ENOTTY;
+}
+
+static const struct file_operations sprofil_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = sprofil_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice sprofil_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "sprofil",
+	.fops = &sprofil_fops,
+	.mode = 0666,
+};
+
+/* Read-only counters under /sys/module/sprofil/parameters/ for tests. */
+static int get_pinned_pages(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", sprofil_pinned_pages());
+}
+
+static int get_sessions(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", sprofil_session_count());
+}
+
+static const struct kernel_param_ops pinned_pages_ops = {
+	.get = get_pinned_pages,
+};
+
+static const struct kernel_param_ops sessions_ops = {
+	.get = get_sessions,
+};
+
+module_param_cb(pinned_pages, &pinned_pages_ops, NULL, 0444);
+MODULE_PARM_DESC(pinned_pages, "user buffer pages pinned by all sessions");
+module_param_cb(sessions, &sessions_ops, NULL, 0444);
+MODULE_PARM_DESC(sessions, "processes with a profiling session");
+
+static int __init sprofil_init(void)
+{
+	int err = misc_register(&sprofil_dev);
+
+	if (err)
+		pr_err("cannot register /dev/sprofil: %d\n", err);
+	return err;
+}
+
+/*
+ * No fd is open (each holds a module reference), but processes may still
+ * be profiling through an fd they closed: stop them all first.
+ */
+static void __exit sprofil_exit(void)
+{
+	misc_deregister(&sprofil_dev);
+	sprofil_sessions_destroy();
+}
+
+module_init(sprofil_init);
+module_exit(sprofil_exit);
+
+MODULE_DESCRIPTION("sprofil: PC-sampling profiling of the calling process");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sampling on the process's CPU-time clock: one perf task-clock counter per
+ * thread, created in the kernel (no fd, no paranoia check), with
+ *  - exclude_kernel: only user-mode samples reach the handler;
+ *  - inherit + inherit_thread: threads created later get a copy of their
+ *    creator's counter, fork children do not (the library re-arms those);
+ *  - remove_on_exec: exec ends sampling even before the old mm is released.
+ * The handler runs in hard IRQ (task-clock is an hrtimer event, never NMI),
+ * so it may only read RCU-published state and store into pinned memory.
+ *
+ * Why per-thread task-clock rather than a per-CPU timer: it samples every
+ * period of each thread's own CPU time (no ITIMER_PROF-style coalescing of
+ * busy threads), costs nothing on CPUs not running the process, and needs
+ * no CPU-hotplug handling.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/minmax.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include "sprofil.h"
+
+/* Threads are gathered under RCU in batches, then counted outside it. */
+#define SCAN_BATCH	64
+/* Bound on rescans when threads keep appearing during the scan. */
+#define SCAN_ROUNDS	64
+
+/* The counters of one START, swapped as a whole. */
+struct sprofil_threads {
+	struct xarray xa;		/* tid -> struct sprofil_thread */
+	struct perf_event_attr attr;
+};
+
+u64 sprofil_period_ns(u32 flags, u64 requested)
+{
+	if (!requested)
+		requested = TICK_NSEC / ((flags & SPROFIL_FAST) ?
+					 SPROFIL_FAST_DIVISOR : 1);
+	return max_t(u64, requested, SPROFIL_MIN_PERIOD_NS);
+}
+
+/*
+ * A thread may be counted twice: by its own counter, created when START
+ * scanned the threads, and by one inherited from its creator if it was
+ * cloned during the scan.  The inherited one then stays silent.
+ */
+static bool counted_by_own_event(struct sprofil_session *s)
+{
+	struct sprofil_threads *th = rcu_dereference(s->threads);
+	struct sprofil_thread *rec;
+
+	if (!th)
+		return false;
+	rec = xa_load(&th->xa, current->pid);
+	return rec && rec->task == current && rec->event;
+}
+
+static void sprofil_sample(struct perf_event *event,
+			   struct perf_sample_data *data, struct pt_regs *regs)
+{
+	struct sprofil_session *s = event->overflow_handler_context;
+	struct sprofil_stats *stats;
+	struct sprofil_table *t;
+
+	if (!regs || !user_mode(regs) || current->mm != s->mn.mm)
+		return;
+	rcu_read_lock();
+	if (event->parent && counted_by_own_event(s))
+		goto out;
+	stats = this_cpu_ptr(s->stats);
+	stats->samples++;
+	t = rcu_dereference(s->table);
+	if (t)
+		sprofil_table_count(t, instruction_pointer(regs), stats);
+	else
+		stats->misses++;
+out:
+	rcu_read_unlock();
+}
+
+static int cover_thread(struct sprofil_session *s, struct sprofil_threads *th,
+			struct task_struct *task, bool disabled)
+{
+	struct perf_event_attr attr = th->attr;
+	struct sprofil_thread *rec;
+	struct perf_event *event;
+	int err;
+
+	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+	if (!rec)
+		return -ENOMEM;
+	attr.disabled = disabled;
+	event = perf_event_create_kernel_counter(&attr, -1, task,
+						 sprofil_sample, s);
+	if (IS_ERR(event)) {
+		err = PTR_ERR(event);
+		/* The thread is exiting: remember it so it is not rescanned. */
+		if (err != -ESRCH) {
+			kfree(rec);
+			return err;
+		}
+		event = NULL;
+	}
+	get_task_struct(task);
+	rec->task = task;
+	rec->event = event;
+	err = xa_err(xa_store(&th->xa, task->pid, rec, GFP_KERNEL));
+	if (err) {
+		if (event)
+			perf_event_release_kernel(event);
+		put_task_struct(task);
+		kfree(rec);
+	}
+	return err;
+}
+
+/* Gives every thread of the caller not yet in @th a counter of its own. */
+static int cover_threads(struct sprofil_session *s, struct sprofil_threads *th,
+			 bool disabled)
+{
+	struct task_struct *batch[SCAN_BATCH], *t;
+	int round, n, i, err = 0;
+
+	for (round = 0; round < SCAN_ROUNDS && !err; round++) {
+		n = 0;
+		rcu_read_lock();
+		for_each_thread(current, t) {
+			if (t->flags & PF_EXITING || xa_load(&th->xa, t->pid))
+				continue;
+			get_task_struct(t);
+			batch[n++] = t;
+			if (n == SCAN_BATCH)
+				break;
+		}
+		rcu_read_unlock();
+		if (!n)
+			return 0;
+		for (i = 0; i < n; i++) {
+			if (!err)
+				err = cover_thread(s, th, batch[i], disabled);
+			put_task_struct(batch[i]);
+		}
+	}
+	return err ? err : -EAGAIN;
+}
+
+/* Releasing a counter also kills every copy inherited from it. */
+static void threads_release(struct sprofil_threads *th)
+{
+	struct sprofil_thread *rec;
+	unsigned long tid;
+
+	if (!th)
+		return;
+	xa_for_each(&th->xa, tid, rec)
+		if (rec->event)
+			perf_event_release_kernel(rec->event);
+	/* Handlers that loaded @th before it was unpublished are done. */
+	synchronize_rcu();
+	xa_for_each(&th->xa, tid, rec) {
+		put_task_struct(rec->task);
+		kfree(rec);
+	}
+	xa_destroy(&th->xa);
+	kfree(th);
+}
+
+void sprofil_sampler_stop(struct sprofil_session *s)
+{
+	struct sprofil_threads *old;
+
+	old = rcu_replace_pointer(s->threads, NULL, lockdep_is_held(&s->lock));
+	threads_release(old);
+	s->period_ns = 0;
+}
+
+/*
+ * Starts sampling every thread of the caller at @period_ns, keeping the
+ * live counters when the period is unchanged.  New counters are created
+ * disabled and enabled only after the old ones are gone, so no sample is
+ * taken twice.  On failure before the swap nothing changed; after it,
+ * sampling is stopped.
+ */
+int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns)
+{
+	struct sprofil_threads *th, *old;
+	struct sprofil_thread *rec;
+	unsigned long tid;
+	int err;
+
+	old = rcu_dereference_protected(s->threads, lockdep_is_held(&s->lock));
+	if (old && s->period_ns == period_ns)
+		return 0;
+
+	th = kzalloc(sizeof(*th), GFP_KERNEL);
+	if (!th)
+		return -ENOMEM;
+	xa_init(&th->xa);
+	th->attr.type = PERF_TYPE_SOFTWARE;
+	th->attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	th->attr.size = sizeof(th->attr);
+	th->attr.sample_period = period_ns;
+	th->attr.exclude_kernel = 1;
+	th->attr.exclude_hv = 1;
+	th->attr.inherit = 1;
+	th->attr.inherit_thread = 1;
+	th->attr.remove_on_exec = 1;
+
+	err = cover_threads(s, th, true);
+	if (err) {
+		threads_release(th);
+		return err;
+	}
+	rcu_assign_pointer(s->threads, th);
+	threads_release(old);
+	xa_for_each(&th->xa, tid, rec)
+		if (rec->event)
+			perf_event_enable(rec->event);
+	/* Threads cloned while the counters were off inherited them off. */
+	err = cover_threads(s, th, false);
+	if (err) {
+		sprofil_sampler_stop(s);
+		return err;
+	}
+	/* The hrtimer of a task-clock event fires every sample_period ns. */
+	s->period_ns = period_ns;
+	return 0;
+}

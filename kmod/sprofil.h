@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal interfaces of sprofil.ko.
+ *
+ * A session belongs to one mm (one process) and lives from the first
+ * START until the mm goes away (exit or exec) or the module is unloaded.
+ * It holds:
+ *  - the region table: the prepared mapping plus the pinned, vmapped user
+ *    buffers, published with RCU so the sampling handler never waits and a
+ *    new START replaces the whole set at once;
+ *  - one perf task-clock counter per thread, whose overflow handler files
+ *    the sampled user PC into the table;
+ *  - per-CPU statistics for the status ioctl.
+ */
+#ifndef SPROFIL_KMOD_H
+#define SPROFIL_KMOD_H
+
+#include <linux/mmu_notifier.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <sprofil/mapping.h>
+
+/* One user buffer, pinned and mapped into the kernel. */
+struct sprofil_buffer {
+	u64 base;		/* user address */
+	u64 size;		/* bytes */
+	struct page **pages;
+	unsigned long npages;
+	void *vaddr;		/* vmap() of pages */
+	void *buckets;		/* vaddr + offset_in_page(base) */
+	bool off;		/* no longer the user's writable memory */
+};
+
+/* An immutable region set; only buffer[].off changes once published. */
+struct sprofil_table {
+	struct spm_map map;
+	struct mm_struct *mm;		/* owner; kept by the session's mmgrab */
+	unsigned long pinned;		/* pages charged to mm->pinned_vm */
+	struct sprofil_buffer overflow;	/* npages == 0 when absent */
+	struct sprofil_buffer buffer[];	/* parallel to map.region[] */
+};
+
+struct sprofil_stats {
+	u64 samples;
+	u64 misses;
+	u64 saturated;
+};
+
+struct sprofil_threads;
+
+/* A thread whose counter we created (not inherited at clone). */
+struct sprofil_thread {
+	struct task_struct *task;
+	struct perf_event *event;
+};
+
+struct sprofil_session {
+	struct mmu_notifier mn;
+	struct list_head node;		/* on sprofil_sessions */
+	struct mutex lock;		/* table and threads writers */
+	struct sprofil_table __rcu *table;
+	struct sprofil_threads __rcu *threads;	/* see sampler.c */
+	u64 period_ns;			/* period of the live counters */
+	struct sprofil_stats __percpu *stats;
+	struct work_struct recheck;	/* see sprofil_recheck_buffers() */
+};
+
+/* table.c */
+struct sprofil_table *sprofil_table_create(const struct sprofil_region *in,
+					   u32 n, u32 flags);
+void sprofil_table_destroy(struct sprofil_table *t);
+void sprofil_table_count(struct sprofil_table *t, u64 pc,
+			 struct sprofil_stats *stats);
+bool sprofil_table_overlaps(struct sprofil_table *t, unsigned long start,
+			    unsigned long end);
+void sprofil_table_unmap(struct sprofil_table *t, unsigned long start,
+			 unsigned long end);
+void sprofil_table_recheck(struct sprofil_table *t, struct mm_struct *mm);
+u32 sprofil_table_regions_off(struct sprofil_table *t);
+long sprofil_pinned_pages(void);
+
+/* sampler.c */
+u64 sprofil_period_ns(u32 flags, u64 requested);
+int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns);
+void sprofil_sampler_stop(struct sprofil_session *s);
+
+/* session.c */
+int sprofil_start(const struct sprofil_start *args, u64 *period_ns);
+int sprofil_stop(void);
+int sprofil_status(struct sprofil_status *st);
+void sprofil_sessions_destroy(void);
+int sprofil_session_count(void);
+
+#endif /* SPROFIL_KMOD_H */
