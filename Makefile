@@ -40,6 +40,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard include/*/*.h include/uapi/linu
 
 include tests/kmod/tests.mk
 include bench/bench.mk
+include demo/demo.mk
 
 check-unit: unit
 	@mkdir -p $(BUILD)/results
@@ -47,7 +48,8 @@ check-unit: unit
 
 check-vm: vm-payload
 	@mkdir -p $(BUILD)/results
-	@scripts/vm/run-tests $(BUILD)/vm-payload $(BUILD)/vm $(BUILD)/results/vm.tap
+	@SPROFIL_VM_KERNEL=/boot/vmlinuz-$(KVER) \
+		scripts/vm/run-tests $(BUILD)/vm-payload $(BUILD)/vm $(BUILD)/results/vm.tap
 
 check-style:
 	@mkdir -p $(BUILD)/results
@@ -63,8 +65,8 @@ check: deps
 	@scripts/tap-summary $(BUILD)/results/*.tap
 
 demo: deps
-	@$(MAKE) --no-print-directory all
-	@scripts/demo $(BUILD)
+	@$(MAKE) --no-print-directory kmod demo-payload
+	@scripts/demo $(BUILD) /boot/vmlinuz-$(KVER)
 
 clean:
 	rm -rf $(BUILD)

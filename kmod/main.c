@@ -19,7 +19,9 @@
 #define IOC_BASE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
 
 #define START_SIZE_VER0		32	/* first published struct sprofil_start */
-#define STATUS_SIZE_VER0	56	/* first published struct sprofil_status */
+#define STATUS_SIZE_VER0	48	/* first published struct sprofil_status */
+static_assert(sizeof(struct sprofil_start) == START_SIZE_VER0);
+static_assert(sizeof(struct sprofil_status) == STATUS_SIZE_VER0);
 
 /*
  * Copies an argument structure that begins with its own size, accepting

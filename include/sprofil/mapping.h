@@ -132,6 +132,14 @@ static inline int spm_check_entry(const struct sprofil_region *r, __u32 shift,
 	out->nbuckets = r->size >> shift;
 	out->scale = r->scale;
 	out->span = spm_region_span(out->nbuckets, shift, r->scale);
+	/*
+	 * A region may reach past the top of the address space: clamp it
+	 * there, or offset + span wraps and spm_build_segments() drops the
+	 * whole region.  The last address stays outside every region (the
+	 * segment ends are exclusive); no user pc can be there.
+	 */
+	if (out->span > ~0ull - r->offset)
+		out->span = ~0ull - r->offset;
 	out->id = id;
 	return 1;
 }
@@ -187,8 +195,8 @@ static inline __u32 spm_build_segments(struct spm_map *m)
  * Prepares @n entries given in any order.  Sorting is an insertion sort:
  * the input is usually already sorted (one pass), n is bounded by
  * SPROFIL_MAX_REGIONS, and it needs no callback, so the same code runs
- * wherever this header does.  Returns 0 or -EINVAL, leaving the caller's
- * state untouched either way.
+ * wherever this header does.  Returns 0 or -EINVAL; it writes only into
+ * @m and its arrays, which callers publish only on success.
  */
 static inline int spm_prepare(struct spm_map *m,
 			      const struct sprofil_region *in, __u32 n,

@@ -1,0 +1,30 @@
+# In-VM tests of sprofil.ko: everything the VM needs goes to $(KT_DIR),
+# which scripts/vm/run packs into the initramfs as /payload.
+
+KT_DIR := $(BUILD)/vm-payload
+KT_TESTS := $(patsubst tests/kmod/%.c,$(KT_DIR)/%,$(wildcard tests/kmod/test_*.c))
+KT_HELPERS := $(patsubst tests/kmod/%.c,$(KT_DIR)/%,$(wildcard tests/kmod/helper_*.c))
+KT_LIBS := -L$(KT_DIR) -lkt_spin -Wl,-rpath,'$$ORIGIN' -lcmocka -ldl -pthread
+KT_COMMON := tests/kmod/kmod_test.c tests/kmod/kmod_test.h $(KT_DIR)/libkt_spin.so \
+	include/uapi/linux/sprofil.h include/sprofil/mapping.h
+
+.PHONY: vm-payload
+vm-payload: $(KT_TESTS) $(KT_HELPERS) $(KT_DIR)/sprofil.ko $(KT_DIR)/run
+
+$(KT_DIR)/libkt_spin.so: tests/kmod/libkt_spin.c
+	@mkdir -p $(KT_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -fPIC -o $@ $<
+
+$(KT_DIR)/test_%: tests/kmod/test_%.c $(KT_COMMON)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -rdynamic -o $@ $< tests/kmod/kmod_test.c $(KT_LIBS)
+
+$(KT_DIR)/helper_%: tests/kmod/helper_%.c $(KT_COMMON)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -rdynamic -o $@ $< tests/kmod/kmod_test.c $(KT_LIBS)
+
+$(KT_DIR)/sprofil.ko: $(BUILD)/kmod/sprofil.ko
+	@mkdir -p $(KT_DIR)
+	cp $< $@
+
+$(KT_DIR)/run: tests/kmod/run-in-vm
+	@mkdir -p $(KT_DIR)
+	cp $< $@

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A process that profiles itself for the module-lifecycle checks of
+ * run-in-vm:
+ *   helper_profile exit        start profiling, then exit without stopping;
+ *   helper_profile hold FILE   start profiling, close the fd, create FILE,
+ *                              then keep working for a few CPU seconds
+ *                              (rmmod happens meanwhile) and exit 0.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "kmod_test.h"
+
+static uint16_t buckets[4096];
+
+int main(int argc, char **argv)
+{
+	struct kt_func f = kt_func_extent(kt_work_a);
+	struct sprofil_region r = kt_region(buckets, sizeof(buckets), f.start,
+					    0x10000);
+	uint64_t n = kt_calibrate(0.2);
+	int fd, err;
+
+	if (argc < 2)
+		return 2;
+	fd = kt_open();
+	err = kt_start(fd, &r, 1, SPROFIL_USHORT, NULL);
+	if (err) {
+		fprintf(stderr, "start: %s\n", strerror(-err));
+		return 1;
+	}
+	kt_work_a(n);
+	if (!strcmp(argv[1], "exit"))
+		_exit(0);
+	if (strcmp(argv[1], "hold") || argc < 3)
+		return 2;
+	/* The session belongs to the process, not to the fd. */
+	close(fd);
+	close(open(argv[2], O_CREAT | O_WRONLY, 0644));
+	kt_work_a(n * 10);
+	return 0;
+}
