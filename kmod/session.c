@@ -83,7 +83,12 @@ static void session_destroy(struct sprofil_session *s)
 	mmu_notifier_put(&s->mn);
 }
 
-/* The mm is going away: exit, or exec of a new image. */
+/*
+ * The mm is going away: exit, or exec of a new image.  The teardown runs
+ * right here rather than in a work item (as kernel_design.md suggests):
+ * release is called in process context and may sleep, and no queued work
+ * can then outlive the module.
+ */
 static void session_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
 	struct sprofil_session *s = to_session(mn);
@@ -157,13 +162,16 @@ static int session_start(struct sprofil_session *s,
 		return PTR_ERR(t);
 	mutex_lock(&s->lock);
 	err = sprofil_sampler_start(s, period_ns);
-	if (err && rcu_access_pointer(s->threads)) {
-		/* Nothing changed: the old session goes on. */
+	if (err && (rcu_access_pointer(s->threads) ||
+		    !rcu_access_pointer(s->table))) {
+		/* Nothing changed: the old session (if any) goes on. */
 		mutex_unlock(&s->lock);
 		sprofil_table_destroy(t);
 		return err;
 	}
-	stats_reset(s);
+	/* Failed after the old counters were gone: stop altogether. */
+	if (!err)
+		stats_reset(s);
 	old = rcu_replace_pointer(s->table, err ? NULL : t,
 				  lockdep_is_held(&s->lock));
 	mutex_unlock(&s->lock);

@@ -173,7 +173,13 @@ fail:
 	return ERR_PTR(err);
 }
 
-/* Saturating increment; false when the bucket was already full. */
+/*
+ * Saturating increment; false when the bucket was already full.  A
+ * cmpxchg loop rather than the per-session spinlock kernel_design.md
+ * suggests: threads of one process sampled on different CPUs then never
+ * wait for each other, and a retry only happens when two of them hit the
+ * very same bucket at the same instant.
+ */
 static bool bucket_inc(void *bucket, u32 shift)
 {
 	u32 max = spm_bucket_max(shift);
