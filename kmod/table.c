@@ -67,12 +67,15 @@ static int buffer_pin(struct sprofil_buffer *b, u64 base, u64 size)
 	unsigned long npages = buffer_npages(base, size);
 	int pinned;
 
-	if (base + size < base ||
-	    !access_ok(u64_to_user_ptr(base), size) || npages > INT_MAX)
+	if (base + size < base || !access_ok(u64_to_user_ptr(base), size))
 		return -EFAULT;
+	/* More than RAM can never be pinned: fail before allocating. */
+	if (npages > totalram_pages())
+		return -ENOMEM;
 	b->base = base;
 	b->size = size;
-	b->pages = kvcalloc(npages, sizeof(*b->pages), GFP_KERNEL);
+	b->pages = kvcalloc(npages, sizeof(*b->pages),
+			    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!b->pages)
 		return -ENOMEM;
 	/*
