@@ -2,12 +2,13 @@
 /*
  * Sampling on the process's CPU-time clock: one perf task-clock counter per
  * thread, created in the kernel (no fd, no paranoia check), with
- *  - exclude_kernel: only user-mode samples reach the handler;
  *  - inherit + inherit_thread: threads created later get a copy of their
  *    creator's counter, fork children do not (the library re-arms those);
  *  - remove_on_exec: exec ends sampling even before the old mm is released.
  * The handler runs in hard IRQ (task-clock is an hrtimer event, never NMI),
  * so it may only read RCU-published state and store into pinned memory.
+ * It sees kernel-mode periods too, to account for them (see
+ * periods_elapsed()), but only user-mode ones are counted.
  *
  * Why per-thread task-clock rather than a per-CPU timer: it samples every
  * period of each thread's own CPU time (no ITIMER_PROF-style coalescing of
@@ -17,6 +18,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
@@ -59,25 +61,47 @@ static bool counted_by_own_event(struct sprofil_session *s)
 	return rec && rec->task == current && rec->event;
 }
 
+/*
+ * Periods of the thread's CPU time since this counter's last sample.  The
+ * hrtimer behind task-clock fires once however late it is (a long
+ * IRQs-off stretch, a preempted virtual CPU) and drops the periods it
+ * missed; like BSD's profclock, which credits its missed ticks, we count
+ * them.  The count at the last sample is kept in hw.freq_count_stamp,
+ * which perf itself only uses for attr.freq events, and ours never are.
+ */
+static u32 periods_elapsed(struct perf_event *event)
+{
+	u64 period = event->hw.sample_period;
+	u64 elapsed = local64_read(&event->count) - event->hw.freq_count_stamp;
+	u64 n = div64_u64(elapsed + period / 2, period);
+
+	event->hw.freq_count_stamp += n * period;
+	return min_t(u64, n, U32_MAX);
+}
+
 static void sprofil_sample(struct perf_event *event,
 			   struct perf_sample_data *data, struct pt_regs *regs)
 {
 	struct sprofil_session *s = event->overflow_handler_context;
 	struct sprofil_stats *stats;
 	struct sprofil_table *t;
+	u32 n;
 
-	if (!regs || !user_mode(regs) || current->mm != s->mn.mm)
+	if (!regs || current->mm != s->mn.mm)
+		return;
+	n = periods_elapsed(event);
+	if (!n || !user_mode(regs))
 		return;
 	rcu_read_lock();
 	if (event->parent && counted_by_own_event(s))
 		goto out;
 	stats = this_cpu_ptr(s->stats);
-	stats->samples++;
+	stats->samples += n;
 	t = rcu_dereference(s->table);
 	if (t)
-		sprofil_table_count(t, instruction_pointer(regs), stats);
+		sprofil_table_count(t, instruction_pointer(regs), n, stats);
 	else
-		stats->misses++;
+		stats->misses += n;
 out:
 	rcu_read_unlock();
 }
@@ -204,7 +228,6 @@ int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns)
 	th->attr.config = PERF_COUNT_SW_TASK_CLOCK;
 	th->attr.size = sizeof(th->attr);
 	th->attr.sample_period = period_ns;
-	th->attr.exclude_kernel = 1;
 	th->attr.exclude_hv = 1;
 	th->attr.inherit = 1;
 	th->attr.inherit_thread = 1;

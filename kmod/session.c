@@ -39,24 +39,49 @@ static void session_recheck(struct work_struct *work)
 	mutex_unlock(&s->lock);
 }
 
-/* May run in non-blocking context: only flags and queues work. */
-static int session_invalidate(struct mmu_notifier *mn,
-			      const struct mmu_notifier_range *range)
+/*
+ * The table if @range touches one of its buffers.  Callers may run in
+ * non-blocking context: they only flag and queue work, under RCU.
+ */
+static struct sprofil_table *
+table_touched(struct sprofil_session *s, const struct mmu_notifier_range *range)
 {
-	struct sprofil_session *s = to_session(mn);
+	struct sprofil_table *t = rcu_dereference(s->table);
+
+	return t && sprofil_table_overlaps(t, range->start, range->end) ?
+	       t : NULL;
+}
+
+/* munmap and mremap: the buffer is gone, its region is off at once. */
+static int session_invalidate_start(struct mmu_notifier *mn,
+				    const struct mmu_notifier_range *range)
+{
 	struct sprofil_table *t;
 
 	rcu_read_lock();
-	t = rcu_dereference(s->table);
-	if (t && sprofil_table_overlaps(t, range->start, range->end)) {
-		if (range->event == MMU_NOTIFY_UNMAP)
-			sprofil_table_unmap(t, range->start, range->end);
-		else if (range->event == MMU_NOTIFY_CLEAR ||
-			 range->event == MMU_NOTIFY_PROTECTION_VMA)
-			queue_work(system_wq, &s->recheck);
-	}
+	t = table_touched(to_session(mn), range);
+	if (t && range->event == MMU_NOTIFY_UNMAP)
+		sprofil_table_unmap(t, range->start, range->end);
 	rcu_read_unlock();
 	return 0;
+}
+
+/*
+ * Protection changes and page-table clears are rechecked once they are
+ * done: at invalidate_range_start the old page is still mapped, so a
+ * recheck racing with a MADV_DONTNEED zap would find the buffer intact.
+ */
+static void session_invalidate_end(struct mmu_notifier *mn,
+				   const struct mmu_notifier_range *range)
+{
+	struct sprofil_session *s = to_session(mn);
+
+	rcu_read_lock();
+	if ((range->event == MMU_NOTIFY_CLEAR ||
+	     range->event == MMU_NOTIFY_PROTECTION_VMA) &&
+	    table_touched(s, range))
+		queue_work(system_wq, &s->recheck);
+	rcu_read_unlock();
 }
 
 /* Ends sampling and frees the table; counters stay readable. */
@@ -126,7 +151,8 @@ static void session_free(struct mmu_notifier *mn)
 
 static const struct mmu_notifier_ops sprofil_mn_ops = {
 	.release = session_release,
-	.invalidate_range_start = session_invalidate,
+	.invalidate_range_start = session_invalidate_start,
+	.invalidate_range_end = session_invalidate_end,
 	.alloc_notifier = session_alloc,
 	.free_notifier = session_free,
 };

@@ -71,7 +71,7 @@ struct sprofil_session {
 struct sprofil_table *sprofil_table_create(const struct sprofil_region *in,
 					   u32 n, u32 flags);
 void sprofil_table_destroy(struct sprofil_table *t);
-void sprofil_table_count(struct sprofil_table *t, u64 pc,
+void sprofil_table_count(struct sprofil_table *t, u64 pc, u32 n,
 			 struct sprofil_stats *stats);
 bool sprofil_table_overlaps(struct sprofil_table *t, unsigned long start,
 			    unsigned long end);

@@ -177,36 +177,39 @@ fail:
 }
 
 /*
- * Saturating increment; false when the bucket was already full.  A
- * cmpxchg loop rather than the per-session spinlock kernel_design.md
- * suggests: threads of one process sampled on different CPUs then never
- * wait for each other, and a retry only happens when two of them hit the
- * very same bucket at the same instant.
+ * Adds @n to a bucket, saturating; returns the samples lost to a full
+ * bucket.  A cmpxchg loop rather than the per-session spinlock
+ * kernel_design.md suggests: threads of one process sampled on different
+ * CPUs then never wait for each other, and a retry only happens when two
+ * of them hit the very same bucket at the same instant.
  */
-static bool bucket_inc(void *bucket, u32 shift)
+static u32 bucket_add(void *bucket, u32 shift, u32 n)
 {
-	u32 max = spm_bucket_max(shift);
+	u32 max = spm_bucket_max(shift), before, next;
 
 	if (shift == 1) {
 		u16 *c = bucket, old = READ_ONCE(*c);
 
 		do {
-			if (spm_saturating_next(old, max) == old)
-				return false;
-		} while (!try_cmpxchg(c, &old, old + 1));
+			next = spm_saturating_add(old, n, max);
+		} while (next != old && !try_cmpxchg(c, &old, next));
+		before = old;
 	} else {
 		u32 *c = bucket, old = READ_ONCE(*c);
 
 		do {
-			if (spm_saturating_next(old, max) == old)
-				return false;
-		} while (!try_cmpxchg(c, &old, old + 1));
+			next = spm_saturating_add(old, n, max);
+		} while (next != old && !try_cmpxchg(c, &old, next));
+		before = old;
 	}
-	return true;
+	return n - (next - before);
 }
 
-/* Files one user PC; runs in hard IRQ with @stats this CPU's counters. */
-void sprofil_table_count(struct sprofil_table *t, u64 pc,
+/*
+ * Files @n samples of one user PC; runs in hard IRQ with @stats this
+ * CPU's counters.
+ */
+void sprofil_table_count(struct sprofil_table *t, u64 pc, u32 n,
 			 struct sprofil_stats *stats)
 {
 	struct sprofil_buffer *b = &t->overflow;
@@ -219,12 +222,12 @@ void sprofil_table_count(struct sprofil_table *t, u64 pc,
 							 &t->map.region[r], pc)
 				       << t->map.shift);
 	} else {
-		stats->misses++;
+		stats->misses += n;
 		if (b->npages && !READ_ONCE(b->off))
 			bucket = b->buckets;
 	}
-	if (bucket && !bucket_inc(bucket, t->map.shift))
-		stats->saturated++;
+	if (bucket)
+		stats->saturated += bucket_add(bucket, t->map.shift, n);
 }
 
 static bool buffer_overlaps(struct sprofil_buffer *b, unsigned long start,

@@ -261,11 +261,11 @@ static inline __u64 spm_region_bucket(const struct spm_map *m,
 
 /*
  * The saturating step shared by every counter update: the value a bucket
- * holding @old takes after one sample, or @old itself when it is full.
+ * holding @old takes after @n more samples, never beyond @max.
  */
-static inline __u32 spm_saturating_next(__u32 old, __u32 max)
+static inline __u32 spm_saturating_add(__u32 old, __u32 n, __u32 max)
 {
-	return old < max ? old + 1 : old;
+	return n > max - old ? max : old + n;
 }
 
 #endif /* SPROFIL_MAPPING_H */

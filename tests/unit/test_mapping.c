@@ -1434,29 +1434,37 @@ static void test_segments_worst_case_nesting(void **state)
 
 /* ---- saturation ---- */
 
-static void test_saturating_next_16bit(void **state)
+static void test_saturating_add_16bit(void **state)
 {
 	__u32 max = spm_bucket_max(spm_bucket_shift(SPROFIL_USHORT));
 
 	(void)state;
 	assert_int_equal(max, 0xffff);
-	assert_int_equal(spm_saturating_next(0, max), 1);
-	assert_int_equal(spm_saturating_next(0xfffd, max), 0xfffe);
-	assert_int_equal(spm_saturating_next(0xfffe, max), 0xffff);
-	assert_int_equal(spm_saturating_next(0xffff, max), 0xffff);
+	assert_int_equal(spm_saturating_add(0, 1, max), 1);
+	assert_int_equal(spm_saturating_add(0xfffd, 1, max), 0xfffe);
+	assert_int_equal(spm_saturating_add(0xfffe, 1, max), 0xffff);
+	assert_int_equal(spm_saturating_add(0xffff, 1, max), 0xffff);
+	/* Several periods credited at once stop at the maximum too. */
+	assert_int_equal(spm_saturating_add(0xfff0, 15, max), 0xffff);
+	assert_int_equal(spm_saturating_add(0xfff0, 16, max), 0xffff);
+	assert_int_equal(spm_saturating_add(0xfff0, 0xffffffffu, max), 0xffff);
+	assert_int_equal(spm_saturating_add(7, 0, max), 7);
 }
 
-static void test_saturating_next_32bit(void **state)
+static void test_saturating_add_32bit(void **state)
 {
 	__u32 max = spm_bucket_max(spm_bucket_shift(SPROFIL_UINT));
 
 	(void)state;
 	assert_int_equal(max, 0xffffffffu);
-	assert_int_equal(spm_saturating_next(0, max), 1);
+	assert_int_equal(spm_saturating_add(0, 1, max), 1);
 	/* A 16-bit maximum is nothing special in a 32-bit bucket. */
-	assert_int_equal(spm_saturating_next(0xffff, max), 0x10000);
-	assert_int_equal(spm_saturating_next(0xfffffffeu, max), 0xffffffffu);
-	assert_int_equal(spm_saturating_next(0xffffffffu, max), 0xffffffffu);
+	assert_int_equal(spm_saturating_add(0xffff, 1, max), 0x10000);
+	assert_int_equal(spm_saturating_add(0xfffffffeu, 1, max), 0xffffffffu);
+	assert_int_equal(spm_saturating_add(0xffffffffu, 1, max), 0xffffffffu);
+	assert_int_equal(spm_saturating_add(0xfffffff0u, 0x20, max),
+			 0xffffffffu);
+	assert_int_equal(spm_saturating_add(1, 0xffffffffu, max), 0xffffffffu);
 }
 
 int main(void)
@@ -1506,8 +1514,8 @@ int main(void)
 		cmocka_unit_test(test_empty_set),
 		cmocka_unit_test(test_segments_bounded_sorted_disjoint),
 		cmocka_unit_test(test_segments_worst_case_nesting),
-		cmocka_unit_test(test_saturating_next_16bit),
-		cmocka_unit_test(test_saturating_next_32bit),
+		cmocka_unit_test(test_saturating_add_16bit),
+		cmocka_unit_test(test_saturating_add_32bit),
 	};
 
 	return cmocka_run_group_tests_name("mapping", tests, NULL, NULL);
