@@ -174,7 +174,7 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucv)
 	c = &buckets[spm_region_bucket(&sig_map, &sig_map.region[r], pc)];
 	old = __atomic_load_n(c, __ATOMIC_RELAXED);
 	do {
-		if (spm_saturating_next(old, BUCKET_MAX) == old) {
+		if (spm_saturating_add(old, 1, BUCKET_MAX) == old) {
 			sig_saturated++;
 			return;
 		}
