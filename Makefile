@@ -2,7 +2,8 @@
 # tree stays clean.  `make check` ends with "N passed, N failed".
 
 BUILD ?= build
-KVER ?= $(shell ls /lib/modules 2>/dev/null | grep -- '-amd64$$' | sort -V | tail -1)
+# The kernel the VM boots and the module is built for (scripts/default-kernel).
+KVER ?= $(shell scripts/default-kernel)
 KDIR ?= /lib/modules/$(KVER)/build
 
 CC ?= cc

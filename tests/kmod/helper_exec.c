@@ -14,14 +14,6 @@
 #include <unistd.h>
 #include "kmod_test.h"
 
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 #define CHECK(cond, ...)						\
 	do {								\
 		if (!(cond)) {						\
@@ -42,8 +34,8 @@ int main(int argc, char **argv)
 	CHECK(argc == 2, "usage: helper_exec SESSIONS");
 	want = strtol(argv[1], NULL, 10);
 	chunk = kt_calibrate(0.01);
-	t0 = cpu_seconds();
-	while (cpu_seconds() - t0 < 1.0)
+	t0 = kt_cpu_seconds();
+	while (kt_cpu_seconds() - t0 < 1.0)
 		kt_work_b(chunk);
 
 	fd = kt_open();
@@ -55,6 +47,6 @@ int main(int argc, char **argv)
 	sessions = kt_module_param("sessions");
 	CHECK(sessions == want, "sessions %ld, expected %ld", sessions, want);
 	printf("# helper_exec: %.2f s CPU after exec, no session, %ld sessions\n",
-	       cpu_seconds() - t0, sessions);
+	       kt_cpu_seconds() - t0, sessions);
 	return 0;
 }

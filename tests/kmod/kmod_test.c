@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -164,10 +165,17 @@ double kt_user_seconds(void)
 
 double kt_cpu_seconds(void)
 {
-	struct rusage ru;
+	struct timespec ts;
 
-	getrusage(RUSAGE_SELF, &ru);
-	return tv_seconds(ru.ru_utime) + tv_seconds(ru.ru_stime);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void *kt_map(size_t bytes, int prot)
+{
+	void *p = mmap(NULL, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }
 
 uint64_t kt_sum(const void *buf, unsigned int flags, size_t first,

@@ -44,6 +44,9 @@ uint64_t kt_calibrate(double seconds);
 double kt_user_seconds(void);
 double kt_cpu_seconds(void);
 
+/* An anonymous private mapping with @prot, or NULL. */
+void *kt_map(size_t bytes, int prot);
+
 /* Sum of the buckets of a 16- or 32-bit buffer over [first, last). */
 uint64_t kt_sum(const void *buf, unsigned int flags, size_t first,
 		size_t last);

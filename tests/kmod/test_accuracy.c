@@ -7,6 +7,7 @@
  * Everything is measured in CPU time of the process (getrusage), never in
  * wall time: the VM runs under TCG next to other VMs on a small host.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,11 +26,6 @@
 
 static int fd = -1;
 static uint64_t iters_per_sec;	/* kt_work_* iterations per CPU second */
-
-static double absd(double x)
-{
-	return x < 0 ? -x : x;
-}
 
 /* A zeroed bucket array covering function @f at scale 0x10000. */
 struct fbuf {
@@ -77,10 +73,10 @@ static double sample_time_ratio(const struct sprofil_status *st,
  */
 static void check_cpu_time(const char *what, double ratio)
 {
-	if (absd(ratio - 1) > 0.05)
+	if (fabs(ratio - 1) > 0.05)
 		print_message("# %s: samples*period/user=%.4f, want 1 +- 0.05\n",
 			      what, ratio);
-	assert_true(absd(ratio - 1) <= 0.05);
+	assert_true(fabs(ratio - 1) <= 0.05);
 }
 
 static int group_setup(void **state)
@@ -178,7 +174,7 @@ static void test_split_3_to_1_at_1ms(void **state)
 
 	/* 2400 nominal; a floor well below it, should sampling break. */
 	assert_true(sa + sb >= 500);
-	assert_true(absd(share - 0.75) <= 0.04);
+	assert_true(fabs(share - 0.75) <= 0.04);
 	check_cpu_time("3:1 split", ratio);
 	/* Each sample is counted once: in a bucket or as a miss. */
 	assert_int_equal(st.saturated, 0);

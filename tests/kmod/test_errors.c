@@ -56,14 +56,6 @@ struct snapshot {
 	long sessions;		/* module-wide sessions */
 };
 
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * Runs kt_work_a until @seconds of CPU have passed: the work is bounded by
  * CPU time, not by iterations, because the VM's speed varies with the
@@ -71,20 +63,13 @@ static double cpu_seconds(void)
  */
 static double spin_a(double seconds)
 {
-	double t0 = cpu_seconds(), t;
+	double t0 = kt_cpu_seconds(), t;
 
 	do {
 		kt_work_a(chunk);
-		t = cpu_seconds() - t0;
+		t = kt_cpu_seconds() - t0;
 	} while (t < seconds);
 	return t;
-}
-
-static void *map_buf(size_t bytes, int prot)
-{
-	void *p = mmap(NULL, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
 }
 
 static uint64_t live_sum(void)
@@ -219,7 +204,7 @@ static int start_session(void **state)
 	live.fd = kt_open();
 	/* One 32-bit bucket per 4 bytes of kt_work_a: cannot saturate. */
 	live.bytes = (fa.size + 3) / 4 * 4;
-	live.buf = map_buf(live.bytes, PROT_READ | PROT_WRITE);
+	live.buf = kt_map(live.bytes, PROT_READ | PROT_WRITE);
 	if (!live.buf)
 		return -1;
 	live.r = kt_region(live.buf, live.bytes, fa.start, 0x10000);
@@ -250,7 +235,7 @@ static struct sprofil_region other_region(void *buf, size_t bytes)
 
 static void test_unknown_flags_einval(void **state)
 {
-	uint32_t *buf = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, PAGE);
 
 	(void)state;
@@ -265,7 +250,7 @@ static void test_unknown_flags_einval(void **state)
 
 static void test_period_above_max_einval(void **state)
 {
-	uint32_t *buf = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, PAGE);
 
 	(void)state;
@@ -278,7 +263,7 @@ static void test_period_above_max_einval(void **state)
 
 static void test_scale_above_one_einval(void **state)
 {
-	uint32_t *buf = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, PAGE);
 
 	(void)state;
@@ -292,7 +277,7 @@ static void test_scale_above_one_einval(void **state)
 
 static void test_zero_size_einval(void **state)
 {
-	uint32_t *buf = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, 0);
 
 	(void)state;
@@ -304,7 +289,7 @@ static void test_zero_size_einval(void **state)
 
 static void test_odd_size_16bit_einval(void **state)
 {
-	uint16_t *buf = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	uint16_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, 7);
 
 	(void)state;
@@ -317,7 +302,7 @@ static void test_odd_size_16bit_einval(void **state)
 
 static void test_size_6_32bit_einval(void **state)
 {
-	uint32_t *buf = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, 6);
 
 	(void)state;
@@ -330,7 +315,7 @@ static void test_size_6_32bit_einval(void **state)
 
 static void test_misaligned_base_einval(void **state)
 {
-	char *buf = map_buf(2 * PAGE, PROT_READ | PROT_WRITE);
+	char *buf = kt_map(2 * PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 
 	(void)state;
@@ -348,7 +333,7 @@ static void test_misaligned_base_einval(void **state)
 
 static void test_region_too_large_einval(void **state)
 {
-	uint32_t *buf = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf,
 					       SPROFIL_MAX_REGION_BYTES + 4);
 
@@ -363,7 +348,7 @@ static void test_too_many_regions_einval(void **state)
 {
 	unsigned int n = SPROFIL_MAX_REGIONS + 1;
 	struct sprofil_region *r = calloc(n, sizeof(*r));
-	uint32_t *buf = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 
 	(void)state;
 	assert_non_null(r);
@@ -380,7 +365,7 @@ static void test_too_many_regions_einval(void **state)
 
 static void test_unreadable_region_array_efault(void **state)
 {
-	void *gone = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	void *gone = kt_map(PAGE, PROT_READ | PROT_WRITE);
 
 	(void)state;
 	assert_non_null(gone);
@@ -391,7 +376,7 @@ static void test_unreadable_region_array_efault(void **state)
 
 static void test_read_only_buffer_efault(void **state)
 {
-	uint32_t *buf = map_buf(PAGE, PROT_READ);
+	uint32_t *buf = kt_map(PAGE, PROT_READ);
 	struct sprofil_region r = other_region(buf, PAGE);
 
 	(void)state;
@@ -404,7 +389,7 @@ static void test_read_only_buffer_efault(void **state)
 
 static void test_unmapped_buffer_efault(void **state)
 {
-	void *gone = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	void *gone = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(gone, PAGE);
 
 	(void)state;
@@ -420,7 +405,7 @@ static void test_unmapped_buffer_efault(void **state)
  */
 static void test_partly_unmapped_buffer_efault(void **state)
 {
-	char *buf = map_buf(4 * PAGE, PROT_READ | PROT_WRITE);
+	char *buf = kt_map(4 * PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, 4 * PAGE);
 
 	(void)state;
@@ -459,7 +444,7 @@ static int memlock_child(void)
 	CHECK(setuid(65534) == 0, "setuid: %m");
 	CHECK(geteuid() == 65534, "euid %d", (int)geteuid());
 
-	buf = map_buf(big, PROT_READ | PROT_WRITE);
+	buf = kt_map(big, PROT_READ | PROT_WRITE);
 	CHECK(buf, "mmap: %m");
 	r = other_region(buf, big);
 	rc = take_snapshot(&before);
@@ -525,7 +510,7 @@ static void test_unknown_ioctl_enotty(void **state)
 
 static void test_short_args_size_einval(void **state)
 {
-	uint32_t *buf = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, PAGE);
 	const uint32_t sizes[] = { 0, 4, 16, 24, 31 };
 	struct snapshot before;
@@ -556,7 +541,7 @@ static void test_short_args_size_einval(void **state)
 
 static void test_start_reserved_nonzero_einval(void **state)
 {
-	uint32_t *buf = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, PAGE);
 	struct sprofil_start a = {
 		.size = sizeof(a),
@@ -582,7 +567,7 @@ static void test_start_reserved_nonzero_einval(void **state)
 
 static void test_region_reserved_nonzero_einval(void **state)
 {
-	uint32_t *buf = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, PAGE);
 
 	(void)state;
@@ -600,7 +585,7 @@ static void test_region_reserved_nonzero_einval(void **state)
 
 static void test_two_overflow_bins_einval(void **state)
 {
-	uint32_t *buf = map_buf(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r[3];
 
 	(void)state;

@@ -36,14 +36,6 @@ uint64_t kt_lib_work(uint64_t n);
 /* Iterations of a kt_work_* function taking about 5 ms of CPU. */
 static uint64_t chunk;
 
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * Runs @f, or @f and @g in turn, @n iterations at a time, until @seconds
  * of CPU have passed: bounded by CPU time, because the VM's speed varies
@@ -52,23 +44,15 @@ static double cpu_seconds(void)
 static double spin_n(double seconds, uint64_t n, uint64_t (*f)(uint64_t),
 		     uint64_t (*g)(uint64_t))
 {
-	double t0 = cpu_seconds(), t;
+	double t0 = kt_cpu_seconds(), t;
 
 	do {
 		f(n);
 		if (g)
 			g(n);
-		t = cpu_seconds() - t0;
+		t = kt_cpu_seconds() - t0;
 	} while (t < seconds);
 	return t;
-}
-
-static void *map_buf(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
 }
 
 static int group_setup(void **state)
@@ -89,7 +73,7 @@ static void test_bug1_alternating_regions_no_sample_misfiled(void **state)
 {
 	struct kt_func fa = kt_func_extent(kt_work_a);
 	struct kt_func fb = kt_func_extent(kt_work_b);
-	uint32_t *ba = map_buf(4 * PAGE), *bb = map_buf(4 * PAGE);
+	uint32_t *ba = kt_map(4 * PAGE, PROT_READ | PROT_WRITE), *bb = kt_map(4 * PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r[2];
 	size_t af, al, bf, bl, na, nb;
 	uint64_t period = 1000000, in_a, in_b, all_a, all_b;
@@ -171,7 +155,7 @@ static void check_all_samples_below(void *region_fn, uint64_t (*hot)(uint64_t),
 {
 	struct kt_func above = kt_func_extent(region_fn);
 	struct kt_func h = kt_func_extent(hot);
-	uint32_t *buf = map_buf(PAGE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	uint64_t period = 1000000;
 	struct sprofil_region r;
 	struct sprofil_status st;
@@ -240,7 +224,7 @@ static void test_bug3_five_start_stop_rounds_each_count(void **state)
 		uint64_t counts[4] = { 0 }, period = periods[round];
 		struct sprofil_status st;
 		unsigned int n = 0, f = flags[round];
-		uint16_t *buf = map_buf(4 * PAGE);
+		uint16_t *buf = kt_map(4 * PAGE, PROT_READ | PROT_WRITE);
 		double t;
 
 		assert_non_null(buf);
@@ -252,13 +236,13 @@ static void test_bug3_five_start_stop_rounds_each_count(void **state)
 						   k.start, 0x10000);
 		}
 		assert_int_equal(kt_start(fd, r, n, f, &period), 0);
-		t = cpu_seconds();
+		t = kt_cpu_seconds();
 		do {
 			for (int i = 0; i < 4; i++)
 				if (sets[round] & (1u << i))
 					fn[i](chunk / 4 + 1);
-		} while (cpu_seconds() - t < 0.2);
-		t = cpu_seconds() - t;
+		} while (kt_cpu_seconds() - t < 0.2);
+		t = kt_cpu_seconds() - t;
 		assert_int_equal(kt_status(fd, &st), 0);
 		assert_int_equal(kt_stop(fd), 0);
 		for (int i = 0; i < 4; i++)
@@ -307,7 +291,7 @@ static void test_bug3_five_start_stop_rounds_each_count(void **state)
 static void check_period(uint64_t asked, unsigned int flags, double seconds)
 {
 	struct kt_func fa = kt_func_extent(kt_work_a);
-	uint32_t *buf = map_buf(PAGE);
+	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	struct sprofil_status st0, st1;
 	uint64_t period = asked, samples;
@@ -319,11 +303,11 @@ static void check_period(uint64_t asked, unsigned int flags, double seconds)
 	assert_int_equal(kt_start(fd, &r, 1, flags, &period), 0);
 	assert_int_equal(kt_status(fd, &st0), 0);
 	u = kt_user_seconds();
-	t = cpu_seconds();
+	t = kt_cpu_seconds();
 	do {
 		kt_work_a(chunk);
-	} while (cpu_seconds() - t < seconds);
-	t = cpu_seconds() - t;
+	} while (kt_cpu_seconds() - t < seconds);
+	t = kt_cpu_seconds() - t;
 	u = kt_user_seconds() - u;
 	assert_int_equal(kt_status(fd, &st1), 0);
 	assert_int_equal(kt_stop(fd), 0);

@@ -48,14 +48,6 @@ static uint64_t chunk;
 		}							\
 	} while (0)
 
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static double wall_seconds(void)
 {
 	struct timespec ts;
@@ -72,23 +64,15 @@ static double wall_seconds(void)
 static double spin(double seconds, uint64_t (*f)(uint64_t),
 		   uint64_t (*g)(uint64_t))
 {
-	double t0 = cpu_seconds(), t;
+	double t0 = kt_cpu_seconds(), t;
 
 	do {
 		f(chunk);
 		if (g)
 			g(chunk);
-		t = cpu_seconds() - t0;
+		t = kt_cpu_seconds() - t0;
 	} while (t < seconds);
 	return t;
-}
-
-static void *map_buf(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
 }
 
 /* A 32-bit region with one bucket per 4 bytes of @fn, in a page of its own. */
@@ -176,7 +160,7 @@ static int fork_child_main(void *p)
 static void test_fork_child_copy_stops_parent_keeps_counting(void **state)
 {
 	struct fork_arg a = { .fd = kt_open() };
-	void *buf = map_buf(PAGE);
+	void *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_status st0, st1;
 	uint64_t period = PERIOD_NS, sum0, sum1;
 	double t;
@@ -222,7 +206,7 @@ struct exec_arg {
 static int exec_child_main(void *p)
 {
 	struct exec_arg *a = p;
-	void *buf = map_buf(PAGE);
+	void *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	char want[32];
 	int rc;
@@ -246,7 +230,7 @@ static int exec_child_main(void *p)
 static void test_exec_ends_session_and_program_runs_normally(void **state)
 {
 	struct exec_arg a = { .fd = kt_open() };
-	void *buf = map_buf(PAGE);
+	void *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	struct sprofil_status st;
 	ssize_t n;
@@ -300,8 +284,8 @@ static void two_start(struct two *t)
 	uint64_t period = PERIOD_NS;
 
 	t->fd = kt_open();
-	t->pa = map_buf(PAGE);
-	t->pb = map_buf(PAGE);
+	t->pa = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	t->pb = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	assert_non_null(t->pa);
 	assert_non_null(t->pb);
 	t->r[0] = func_region(t->pa, kt_work_a);
@@ -487,7 +471,7 @@ static int pair_side(const struct pair_arg *a, struct sprofil_region *r,
 static int pair_child_main(void *p)
 {
 	struct pair_arg *a = p;
-	void *buf = map_buf(2 * PAGE);
+	void *buf = kt_map(2 * PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	char c = 1;
 	int rc;
@@ -512,7 +496,7 @@ static void test_two_processes_profile_independently(void **state)
 	struct kt_func fb = kt_func_extent(kt_work_b);
 	struct pair_arg a = { .fd = kt_open() };
 	uint64_t period = PERIOD_NS;
-	void *buf = map_buf(2 * PAGE);
+	void *buf = kt_map(2 * PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	pid_t pid;
 	char c = 1;
@@ -556,7 +540,7 @@ static void test_two_processes_profile_independently(void **state)
 static int exit_child_main(void *p)
 {
 	long pinned0 = *(long *)p;
-	void *buf = map_buf(4 * PAGE);
+	void *buf = kt_map(4 * PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	int fd = kt_open(), rc;
 
@@ -594,7 +578,7 @@ static void test_exit_without_stop_releases_session_and_pins(void **state)
 static void test_stop_keeps_counters_and_clears_enabled(void **state)
 {
 	int fd = kt_open();
-	void *buf = map_buf(PAGE);
+	void *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	struct sprofil_status on, off, later;
 	uint64_t period = PERIOD_NS, sum;
@@ -633,7 +617,7 @@ static void test_stop_keeps_counters_and_clears_enabled(void **state)
 static void test_session_survives_closing_the_fd(void **state)
 {
 	int fd = kt_open();
-	void *buf = map_buf(PAGE);
+	void *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	struct sprofil_status st;
 	uint64_t period = PERIOD_NS, sum;

@@ -7,6 +7,7 @@
  * mapping (mapping.h, through kt_bucket_range()), so the module is held
  * to the same arithmetic as every other backend.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,11 +43,6 @@ struct rbuf {
 	size_t nbuckets;
 	struct sprofil_region r;
 };
-
-static double absd(double x)
-{
-	return x < 0 ? -x : x;
-}
 
 static void rbuf_init(struct rbuf *b, struct kt_func f, unsigned int flags,
 		      uintptr_t offset, uint32_t scale, size_t nbuckets)
@@ -196,7 +192,7 @@ static void run_three(struct three *t, unsigned int flags,
 	for (i = 0; i < 3; i++) {
 		/* Nothing in the slack past the function's end. */
 		assert_int_equal(rbuf_in_func(&t->rb[i], flags), t->s[i]);
-		assert_true(absd((double)t->s[i] / t->total -
+		assert_true(fabs((double)t->s[i] / t->total -
 				 (i + 1) / 6.0) <= 0.05);
 	}
 	assert_int_equal(t->st.saturated, 0);
@@ -250,7 +246,7 @@ static void test_unsorted_regions_same_as_sorted(void **state)
 	print_message("# reverse order, overflow bin in the middle:\n");
 	run_three(&b, SPROFIL_UINT, unsorted, 4);
 	for (int i = 0; i < 3; i++)
-		assert_true(absd((double)a.s[i] / a.total -
+		assert_true(fabs((double)a.s[i] / a.total -
 				 (double)b.s[i] / b.total) <= 0.05);
 	free_three(&a);
 	free_three(&b);
@@ -301,7 +297,7 @@ static void test_scale_half_folds_bucket_pairs(void **state)
 			print_message("#   text +%zu: scale 0x8000 bucket %zu = %.2f%%, scale 0x10000 buckets %zu,%zu = %.2f%%\n",
 				      4 * j, j, 100.0 * h / t2, 2 * j,
 				      2 * j + 1, 100.0 * o / t1);
-		d = absd((double)h / t2 - (double)o / t1);
+		d = fabs((double)h / t2 - (double)o / t1);
 		if (d > worst)
 			worst = d;
 	}
@@ -401,7 +397,7 @@ static void test_overlap_larger_offset_wins(void **state)
 	assert_int_equal(o_hi, 0);
 	assert_int_equal(o_lo, o_all);
 	assert_int_equal(rbuf_in_func(&inner, flags), in_all);
-	assert_true(absd((double)in_all / (in_all + o_all) - 0.5) <= 0.05);
+	assert_true(fabs((double)in_all / (in_all + o_all) - 0.5) <= 0.05);
 	assert_int_equal(st.samples, o_all + in_all + st.misses);
 	free(outer.buf);
 	free(inner.buf);
@@ -439,7 +435,7 @@ static void test_overflow_bin_counts_misses(void **state)
 	assert_true(in_a + bin[0] >= MIN_SAMPLES);
 	assert_int_equal(bin[0], st.misses);
 	assert_int_equal(rbuf_in_func(&a, flags), in_a);
-	assert_true(absd((double)bin[0] / (bin[0] + in_a) - 0.5) <= 0.05);
+	assert_true(fabs((double)bin[0] / (bin[0] + in_a) - 0.5) <= 0.05);
 	assert_int_equal(st.samples, in_a + st.misses);
 	free(a.buf);
 }

@@ -10,6 +10,7 @@
  * time.
  */
 #include <pthread.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,11 +50,6 @@ struct fregions {
 	size_t nbuckets[NTHREADS];
 	struct sprofil_region r[NTHREADS];
 };
-
-static double absd(double x)
-{
-	return x < 0 ? -x : x;
-}
 
 static double thread_cpu_seconds(void)
 {
@@ -152,9 +148,9 @@ static void check_run(const char *what, struct fregions *fr,
 	assert_int_equal(st.saturated, 0);
 	assert_int_equal(st.samples, total + st.misses);
 	for (i = 0; i < NTHREADS; i++)
-		assert_true(absd((double)s[i] / total - w[i].cpu / cpu) <=
+		assert_true(fabs((double)s[i] / total - w[i].cpu / cpu) <=
 			    0.05);
-	assert_true(absd(ratio - 1) <= 0.05);
+	assert_true(fabs(ratio - 1) <= 0.05);
 }
 
 /* Threads created after START are covered through counter inheritance. */

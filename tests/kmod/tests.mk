@@ -4,7 +4,7 @@
 KT_DIR := $(BUILD)/vm-payload
 KT_TESTS := $(patsubst tests/kmod/%.c,$(KT_DIR)/%,$(wildcard tests/kmod/test_*.c))
 KT_HELPERS := $(patsubst tests/kmod/%.c,$(KT_DIR)/%,$(wildcard tests/kmod/helper_*.c))
-KT_LIBS := -L$(KT_DIR) -lkt_spin -Wl,-rpath,'$$ORIGIN' -lcmocka -ldl -pthread
+KT_LIBS := -L$(KT_DIR) -lkt_spin -Wl,-rpath,'$$ORIGIN' -lcmocka -ldl -lm -pthread
 KT_COMMON := tests/kmod/kmod_test.c tests/kmod/kmod_test.h $(KT_DIR)/libkt_spin.so \
 	include/uapi/linux/sprofil.h include/sprofil/mapping.h
 
