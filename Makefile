@@ -14,10 +14,10 @@ CPPFLAGS += -Iinclude/uapi -Iinclude
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
-.PHONY: all deps kmod unit check check-unit check-vm check-style demo bench clean
+.PHONY: all deps kmod lib unit check check-unit check-vm check-style demo bench clean
 .DEFAULT_GOAL := all
 
-all: kmod unit vm-payload
+all: kmod lib lib-tests unit vm-payload
 
 deps:
 	@scripts/install-deps
@@ -39,7 +39,9 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard include/*/*.h include/uapi/linu
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcmocka
 
+include libsprofil/libsprofil.mk
 include tests/kmod/tests.mk
+include tests/lib/tests.mk
 include bench/bench.mk
 include demo/demo.mk
 
@@ -61,6 +63,7 @@ check: deps
 	@rm -rf $(BUILD)/results
 	@$(MAKE) --no-print-directory all
 	-@$(MAKE) --no-print-directory check-unit
+	-@$(MAKE) --no-print-directory check-lib
 	-@$(MAKE) --no-print-directory check-style
 	-@$(MAKE) --no-print-directory check-vm
 	@scripts/tap-summary $(BUILD)/results/*.tap

@@ -8,8 +8,24 @@ KT_LIBS := -L$(KT_DIR) -lkt_spin -Wl,-rpath,'$$ORIGIN' -lcmocka -ldl -lm -pthrea
 KT_COMMON := tests/kmod/kmod_test.c tests/kmod/kmod_test.h $(KT_DIR)/libkt_spin.so \
 	include/uapi/linux/sprofil.h include/sprofil/mapping.h
 
+# libsprofil's suite runs in the VM too, on the kmod backend.
+KT_LIB_COPIES := $(patsubst $(LT_DIR)/%,$(KT_DIR)/lib-%,$(LT_TESTS) $(LT_HELPERS))
+
 .PHONY: vm-payload
-vm-payload: $(KT_TESTS) $(KT_HELPERS) $(KT_DIR)/sprofil.ko $(KT_DIR)/run
+vm-payload: $(KT_TESTS) $(KT_HELPERS) $(KT_DIR)/sprofil.ko $(KT_DIR)/run \
+	$(KT_LIB_COPIES) $(KT_DIR)/libsprofil.so.0 $(KT_DIR)/liblt_spin.so
+
+$(KT_DIR)/lib-%: $(LT_DIR)/%
+	@mkdir -p $(KT_DIR)
+	cp $< $@
+
+$(KT_DIR)/libsprofil.so.0: $(LIB_DIR)/libsprofil.so
+	@mkdir -p $(KT_DIR)
+	cp $< $@
+
+$(KT_DIR)/liblt_spin.so: $(LT_DIR)/liblt_spin.so
+	@mkdir -p $(KT_DIR)
+	cp $< $@
 
 $(KT_DIR)/libkt_spin.so: tests/kmod/libkt_spin.c
 	@mkdir -p $(KT_DIR)

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libsprofil: PC-sampling profiling of the calling process.
+ *
+ * profil() and sprofil() keep glibc's signatures and struct prof (from
+ * <sys/profil.h>, included here), so programs written for glibc build and
+ * run unchanged when linked with -lsprofil.  Sampling is done by the
+ * backend SPROFIL_BACKEND names (docs/backends.md):
+ *   kmod    the kernel module's /dev/sprofil (in-kernel, every thread);
+ *   signal  per-thread CPU-time timers and a real-time signal (no privilege);
+ *   auto    kmod when /dev/sprofil opens, else signal (the default).
+ * SPROFIL_HZ=<n> sets the sampling rate of every backend (default: one
+ * kernel tick; PROF_FAST: four per tick).
+ *
+ * Every function sets errno on failure; through the library, profiling
+ * stays on in both parent and child after fork() (each counting into its
+ * own copy of the buffers) and is off after exec.
+ */
+#ifndef SPROFIL_H
+#define SPROFIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/profil.h>
+#include <sys/time.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Classic profil(2): samples into one buffer of 16-bit buckets, bucket of
+ * pc = ((pc - offset) / 2) * scale / 65536.  Scale 0 or 1 (or a NULL
+ * buffer) turns profiling off; a bufsiz of 0 makes it ineffective (off).
+ * Errors: EINVAL for a scale above 0x10000, else as sprofil().
+ */
+int profil(unsigned short *buf, size_t bufsiz, size_t offset,
+	   unsigned int scale);
+
+/*
+ * sprofil(2): samples into @profcnt regions (any order; on overlap the
+ * larger pr_off wins; pr_off 0 with pr_scale 2 is the overflow bin);
+ * flags PROF_USHORT or PROF_UINT, and PROF_FAST; profcnt 0 stops.  A new
+ * call replaces the region set at once.  @tvp, if not NULL, receives the
+ * true sampling period.  Errors: EINVAL (flags, scale, sizes, profcnt),
+ * EFAULT (unwritable buffer), ENOMEM (memory-lock limit, kmod backend).
+ */
+int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
+	    unsigned int flags);
+
+/* What the active (or, before any start, the chosen) backend reports. */
+struct sprofil_info {
+	const char *backend;	/* "kmod" or "signal" */
+	uint64_t period_ns;	/* sampling period while enabled */
+	uint64_t samples;	/* samples taken since the last start */
+	uint64_t misses;	/* samples that fell in no region */
+	uint64_t saturated;	/* increments lost to full buckets */
+	unsigned int enabled;	/* 1 while sampling */
+	unsigned int nregions;	/* regions in use */
+	unsigned int regions_off; /* regions whose buffer went away */
+};
+
+/*
+ * Fills @info for the calling process, on every backend.
+ * Errors: ENODEV if no backend can run here (the reason is on stderr).
+ */
+int sprofil_info(struct sprofil_info *info);
+
+/* A load module's text, as HP-UX's smonitor(3C) takes it. */
+struct text_region {
+	unsigned long text_start;	/* first text address */
+	unsigned long text_end;		/* one past the last */
+	char *name;			/* load module, as the loader names it */
+};
+
+/*
+ * HP-UX smonitor(3C): profiles @nregions text regions into one caller
+ * @buffer of @bufsize bytes, split among them in proportion to their text
+ * size, with PROF_USHORT or PROF_UINT buckets per @flags; @nfunc is
+ * unused.  The buffer is not initialised.  A repeated call first dumps
+ * what the previous one collected; smonitor(0, 0, 0, 0, 0, 0) stops and
+ * dumps.  Errors: reported on stderr (it returns nothing), with errno.
+ */
+void smonitor(struct text_region *regions, int nregions, void *buffer,
+	      size_t bufsize, int nfunc, unsigned int flags);
+
+/*
+ * SysV monitor(3C): profiles [lowpc, highpc) into @buffer (@bufsize
+ * 16-bit words); monitor(0, 0, 0, 0, 0) stops and writes the profile.
+ * @nfunc is unused.  Errors: reported on stderr, with errno.
+ */
+void monitor(void (*lowpc)(void), void (*highpc)(void),
+	     unsigned short *buffer, size_t bufsize, size_t nfunc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPROFIL_H */

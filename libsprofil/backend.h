@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The interface every sampling backend of libsprofil implements.  The
+ * front end (profil.c) turns profil()/sprofil() calls into region arrays
+ * of the kernel ABI's form and hands them to the chosen backend; each
+ * backend files PCs with the shared mapping (include/sprofil/mapping.h),
+ * so a PC lands in the same bucket whichever backend counts it.
+ *
+ * All functions return 0 or a negative errno and are called with the
+ * front end's lock held, never from a signal handler.
+ */
+#ifndef LIBSPROFIL_BACKEND_H
+#define LIBSPROFIL_BACKEND_H
+
+#include <stdint.h>
+#include <linux/sprofil.h>
+
+struct sp_backend {
+	const char *name;
+	/* Whether it can run here; on failure *why says why, one line. */
+	int (*probe)(const char **why);
+	/*
+	 * Starts, or atomically replaces, sampling of every thread of the
+	 * process into @n regions (validated by the backend: same errnos as
+	 * the kernel module).  *period_ns: in, the wanted period (0: one
+	 * kernel tick, or a quarter of one with SPROFIL_FAST); out, the
+	 * period really used.  On failure nothing changes.
+	 */
+	int (*start)(const struct sprofil_region *r, unsigned int n,
+		     unsigned int flags, uint64_t *period_ns);
+	/* Stops sampling; the counters stay readable through status. */
+	int (*stop)(void);
+	/* Fills the counters of the latest start (st->size is set). */
+	int (*status)(struct sprofil_status *st);
+	/*
+	 * Called first thing in a fork child: drops the parent's state that
+	 * the child inherited without owning it (timers, fds), so that the
+	 * front end can start again in the child.
+	 */
+	void (*forget)(void);
+};
+
+extern const struct sp_backend sp_backend_kmod;
+extern const struct sp_backend sp_backend_signal;
+
+/* The default period when the caller gives none: one tick, in ns. */
+uint64_t sp_default_period_ns(unsigned int flags);
+
+#endif /* LIBSPROFIL_BACKEND_H */

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The kmod backend: sprofil.ko does the sampling in the kernel, writing
+ * straight into the caller's (pinned) buffers; this file only speaks the
+ * ioctl ABI of include/uapi/linux/sprofil.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "backend.h"
+
+static int kmod_fd = -1;
+
+static int kmod_probe(const char **why)
+{
+	static char reason[96];
+
+	if (kmod_fd >= 0)
+		return 0;
+	/* CLOEXEC: exec ends the session anyway; the fd must not leak. */
+	kmod_fd = open("/dev/sprofil", O_RDWR | O_CLOEXEC);
+	if (kmod_fd >= 0)
+		return 0;
+	snprintf(reason, sizeof(reason), "cannot open /dev/sprofil: %s",
+		 strerror(errno));
+	*why = reason;
+	return -ENODEV;
+}
+
+static int kmod_start(const struct sprofil_region *r, unsigned int n,
+		      unsigned int flags, uint64_t *period_ns)
+{
+	struct sprofil_start args = {
+		.size = sizeof(args),
+		.flags = flags,
+		.regions = (uintptr_t)r,
+		.nregions = n,
+		.period_ns = *period_ns,
+	};
+
+	if (ioctl(kmod_fd, SPROFIL_IOC_START, &args))
+		return -errno;
+	*period_ns = args.period_ns;
+	return 0;
+}
+
+static int kmod_stop(void)
+{
+	return ioctl(kmod_fd, SPROFIL_IOC_STOP) ? -errno : 0;
+}
+
+static int kmod_status(struct sprofil_status *st)
+{
+	return ioctl(kmod_fd, SPROFIL_IOC_STATUS, st) ? -errno : 0;
+}
+
+/* The session is the process's, not the fd's: the child has none. */
+static void kmod_forget(void)
+{
+}
+
+const struct sp_backend sp_backend_kmod = {
+	.name = "kmod",
+	.probe = kmod_probe,
+	.start = kmod_start,
+	.stop = kmod_stop,
+	.status = kmod_status,
+	.forget = kmod_forget,
+};

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The front end of libsprofil: profil() and sprofil() with glibc's
+ * signatures, the choice of backend, and the fork rule.
+ *
+ * Each call is turned into the kernel ABI's region array and handed to
+ * one backend, chosen once per process from SPROFIL_BACKEND.  The last
+ * successful configuration is kept so that a fork child can start again
+ * on its own copy of the buffers: through the library, profiling "remains
+ * on in child and parent both after a fork", as the classic man pages
+ * promise, while the kernel itself never profiles a child.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sprofil.h>
+#include "backend.h"
+
+static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t sp_once = PTHREAD_ONCE_INIT;
+static const struct sp_backend *sp_backend;	/* chosen, or NULL */
+
+/* The running configuration, to start again in a fork child. */
+static struct {
+	struct sprofil_region *regions;
+	unsigned int n;
+	unsigned int flags;
+	uint64_t period_ns;		/* as asked, 0 = default */
+	bool on;
+} sp_running;
+
+uint64_t sp_default_period_ns(unsigned int flags)
+{
+	struct timespec res;
+	uint64_t tick = 4000000;	/* HZ=250, if the clock cannot tell */
+
+	/* A coarse clock advances once per tick: its resolution is one. */
+	if (!clock_getres(CLOCK_MONOTONIC_COARSE, &res) && !res.tv_sec &&
+	    res.tv_nsec > 0)
+		tick = res.tv_nsec;
+	return flags & SPROFIL_FAST ? tick / SPROFIL_FAST_DIVISOR : tick;
+}
+
+/* The period SPROFIL_HZ asks for, or 0 for the backend's default. */
+static uint64_t wanted_period_ns(void)
+{
+	const char *hz = getenv("SPROFIL_HZ");
+	static bool warned;
+	char *end;
+	unsigned long v;
+
+	if (!hz || !*hz)
+		return 0;
+	errno = 0;
+	v = strtoul(hz, &end, 10);
+	if (errno || *end || v == 0 || v > 1000000000ul) {
+		if (!warned)
+			fprintf(stderr, "libsprofil: SPROFIL_HZ=%s is not a rate in Hz; using the default period\n",
+				hz);
+		warned = true;
+		return 0;
+	}
+	return 1000000000ull / v;
+}
+
+static const struct sp_backend *backend_named(const char *name)
+{
+	if (!strcmp(name, "kmod"))
+		return &sp_backend_kmod;
+	if (!strcmp(name, "signal"))
+		return &sp_backend_signal;
+	return NULL;
+}
+
+/*
+ * SPROFIL_BACKEND=auto (the default) takes the module when /dev/sprofil
+ * opens, else the signal backend.  A backend asked for by name that
+ * cannot run is an error, said once, not a silent fallback.
+ */
+static void choose_backend(void)
+{
+	static const struct sp_backend *const order[] = {
+		&sp_backend_kmod, &sp_backend_signal,
+	};
+	const char *name = getenv("SPROFIL_BACKEND");
+	const struct sp_backend *b;
+	const char *why = NULL;
+	size_t i;
+
+	if (name && *name && strcmp(name, "auto")) {
+		b = backend_named(name);
+		if (!b) {
+			fprintf(stderr, "libsprofil: SPROFIL_BACKEND=%s is not one of auto, kmod, signal; using auto\n",
+				name);
+		} else if (b->probe(&why)) {
+			fprintf(stderr, "libsprofil: backend %s cannot run: %s\n",
+				name, why);
+			return;
+		} else {
+			sp_backend = b;
+			return;
+		}
+	}
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (!order[i]->probe(&why)) {
+			sp_backend = order[i];
+			return;
+		}
+	}
+	fprintf(stderr, "libsprofil: no sampling backend can run: %s\n", why);
+}
+
+static void forked_child(void);
+
+/* No fork may copy the lock held: a child could never take it again. */
+static void before_fork(void)
+{
+	pthread_mutex_lock(&sp_lock);
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&sp_lock);
+}
+
+static void init_once(void)
+{
+	choose_backend();
+	pthread_atfork(before_fork, after_fork_parent, forked_child);
+}
+
+static const struct sp_backend *backend(void)
+{
+	pthread_once(&sp_once, init_once);
+	return sp_backend;
+}
+
+/* Keeps a copy of a successful configuration (called with sp_lock). */
+static void remember(const struct sprofil_region *r, unsigned int n,
+		     unsigned int flags, uint64_t period_ns)
+{
+	struct sprofil_region *copy = malloc(n * sizeof(*r));
+
+	free(sp_running.regions);
+	sp_running.regions = copy;
+	sp_running.on = copy != NULL;
+	if (!copy) {
+		/* Profiling runs; only the fork child would miss out. */
+		fprintf(stderr, "libsprofil: out of memory: a fork child will not be profiled\n");
+		return;
+	}
+	memcpy(copy, r, n * sizeof(*r));
+	sp_running.n = n;
+	sp_running.flags = flags;
+	sp_running.period_ns = period_ns;
+}
+
+/*
+ * In the child of fork() only the forking thread exists and the kernel
+ * does not profile it: drop what belonged to the parent and start again
+ * on the same addresses, which now hold the child's copies.
+ */
+static void forked_child(void)
+{
+	uint64_t period;
+	int err;
+
+	pthread_mutex_unlock(&sp_lock);
+	if (!sp_backend)
+		return;
+	sp_backend->forget();
+	if (!sp_running.on)
+		return;
+	period = sp_running.period_ns;
+	err = sp_backend->start(sp_running.regions, sp_running.n,
+				sp_running.flags, &period);
+	if (err)
+		fprintf(stderr, "libsprofil: cannot profile the fork child: %s\n",
+			strerror(-err));
+}
+
+static int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+static int stop(void)
+{
+	const struct sp_backend *b = backend();
+	int err;
+
+	if (!b)
+		return fail(ENODEV);
+	pthread_mutex_lock(&sp_lock);
+	err = b->stop();
+	if (!err)
+		sp_running.on = false;
+	pthread_mutex_unlock(&sp_lock);
+	return err ? fail(-err) : 0;
+}
+
+int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
+	    unsigned int flags)
+{
+	const struct sp_backend *b;
+	struct sprofil_region *r;
+	uint64_t asked, period;
+	int i, err;
+
+	if (profcnt < 0 || profcnt > SPROFIL_MAX_REGIONS ||
+	    (flags & ~SPROFIL_START_FLAGS))
+		return fail(EINVAL);
+	if (profcnt == 0)
+		return stop();
+	if (!profp)
+		return fail(EFAULT);
+	b = backend();
+	if (!b)
+		return fail(ENODEV);
+	r = calloc(profcnt, sizeof(*r));
+	if (!r)
+		return fail(ENOMEM);
+	for (i = 0; i < profcnt; i++) {
+		if (profp[i].pr_scale > UINT32_MAX) {
+			free(r);
+			return fail(EINVAL);
+		}
+		r[i].base = (uintptr_t)profp[i].pr_base;
+		r[i].size = profp[i].pr_size;
+		r[i].offset = profp[i].pr_off;
+		r[i].scale = profp[i].pr_scale;
+	}
+	pthread_mutex_lock(&sp_lock);
+	asked = wanted_period_ns();
+	period = asked;
+	err = b->start(r, profcnt, flags, &period);
+	if (!err)
+		remember(r, profcnt, flags, asked);
+	pthread_mutex_unlock(&sp_lock);
+	free(r);
+	if (err)
+		return fail(-err);
+	if (tvp) {
+		tvp->tv_sec = period / 1000000000ull;
+		tvp->tv_usec = period % 1000000000ull / 1000;
+	}
+	return 0;
+}
+
+int profil(unsigned short *buf, size_t bufsiz, size_t offset,
+	   unsigned int scale)
+{
+	struct prof p = {
+		.pr_base = buf,
+		.pr_size = bufsiz & ~(size_t)1,	/* whole buckets only */
+		.pr_off = offset,
+		.pr_scale = scale,
+	};
+
+	if (scale > 0x10000)
+		return fail(EINVAL);
+	/* Scale 0 or 1 turns it off; no buffer makes it ineffective. */
+	if (!buf || scale < 2 || p.pr_size == 0)
+		return stop();
+	return sprofil(&p, 1, NULL, PROF_USHORT);
+}
+
+int sprofil_info(struct sprofil_info *info)
+{
+	const struct sp_backend *b = backend();
+	struct sprofil_status st = { .size = sizeof(st) };
+	int err;
+
+	if (!b)
+		return fail(ENODEV);
+	pthread_mutex_lock(&sp_lock);
+	err = b->status(&st);
+	pthread_mutex_unlock(&sp_lock);
+	if (err)
+		return fail(-err);
+	memset(info, 0, sizeof(*info));
+	info->backend = b->name;
+	info->period_ns = st.period_ns;
+	info->samples = st.samples;
+	info->misses = st.misses;
+	info->saturated = st.saturated;
+	info->enabled = !!(st.state & SPROFIL_STATE_ENABLED);
+	info->nregions = st.nregions;
+	info->regions_off = st.regions_off;
+	return 0;
+}

@@ -1,0 +1,33 @@
+# The behavioural suite of libsprofil, one set of binaries run on every
+# backend: on the host with SPROFIL_BACKEND=signal (check-lib), inside the
+# VM with SPROFIL_BACKEND=kmod (copied into the VM payload as lib-*).
+
+LT_DIR := $(BUILD)/tests/lib
+LT_TESTS := $(patsubst tests/lib/%.c,$(LT_DIR)/%,$(wildcard tests/lib/test_*.c))
+LT_HELPERS := $(patsubst tests/lib/%.c,$(LT_DIR)/%,$(wildcard tests/lib/helper_*.c))
+LT_COMMON_SRC := $(wildcard tests/lib/lib_test.c)
+LT_COMMON := $(LT_COMMON_SRC) $(wildcard tests/lib/*.h) $(LIB_DIR)/libsprofil.so \
+	$(LT_DIR)/liblt_spin.so
+# $ORIGIN finds the libraries both here and in the VM payload, where they
+# sit next to the binaries.
+LT_LIBS := -L$(LIB_DIR) -L$(LT_DIR) -lsprofil -llt_spin \
+	-Wl,-rpath,'$$ORIGIN:$$ORIGIN/../../lib' -lcmocka -ldl -lm -pthread
+
+$(LT_DIR)/liblt_spin.so: tests/kmod/libkt_spin.c
+	@mkdir -p $(LT_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -fPIC -o $@ $<
+
+$(LT_DIR)/test_%: tests/lib/test_%.c $(LT_COMMON)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_LIBS)
+
+$(LT_DIR)/helper_%: tests/lib/helper_%.c $(LT_COMMON)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_LIBS)
+
+.PHONY: lib-tests check-lib
+lib-tests: $(LT_TESTS) $(LT_HELPERS)
+
+check-lib: lib-tests
+	@mkdir -p $(BUILD)/results
+	@cd $(LT_DIR) && SPROFIL_BACKEND=signal \
+		$(abspath scripts/run-tap) $(abspath $(BUILD)/results/lib-signal.tap) \
+		$(notdir $(LT_TESTS))
