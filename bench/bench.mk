@@ -12,9 +12,24 @@ BENCH_TIMEOUT ?= 1200
 BENCH_VARS := $(foreach v,BENCH_SECONDS BENCH_ROUNDS BENCH_THREADS \
 	BENCH_PERIODS_US,$(if $($(v)),$(v)=$($(v))))
 
-.PHONY: bench-payload
+.PHONY: bench-payload bench-lib
 bench-payload: $(BENCH_DIR)/bench_sampling $(BENCH_DIR)/sprofil.ko \
-	$(BENCH_DIR)/run
+	$(BENCH_DIR)/run $(BENCH_DIR)/bench_lib $(BENCH_DIR)/libsprofil.so.0
+
+# libsprofil vs glibc's profil(); $ORIGIN finds libsprofil.so.0 next to
+# it in the VM payload and in $(BUILD)/lib on the host.
+$(BENCH_DIR)/bench_lib: bench/bench_lib.c $(LIB_DIR)/libsprofil.so
+	@mkdir -p $(BENCH_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(LIB_DIR) -lsprofil \
+		-Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -ldl -pthread
+
+$(BENCH_DIR)/libsprofil.so.0: $(LIB_DIR)/libsprofil.so
+	@mkdir -p $(BENCH_DIR)
+	cp $< $@
+
+# On the host (no module): the signal backend against glibc's profil().
+bench-lib: $(BENCH_DIR)/bench_lib
+	$(BENCH_DIR)/bench_lib -b signal
 
 $(BENCH_DIR)/bench_sampling: bench/bench_sampling.c \
 		include/uapi/linux/sprofil.h include/sprofil/mapping.h

@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The unprivileged backend: every thread of the process has a POSIX timer
+ * on its own CPU-time clock that sends a real-time signal once per period;
+ * the handler files the interrupted PC with the shared mapping, exactly as
+ * kmod/table.c does.
+ *
+ * Why per-thread timers: a process-wide ITIMER_PROF coalesces the
+ * expirations of several busy threads into one pending SIGPROF and loses
+ * samples.  Why not SIGPROF: the application may use SIGPROF and
+ * ITIMER_PROF itself.  Why a real-time signal: each timer queues its own
+ * signal and reports the periods it missed in si_overrun, which we credit.
+ *
+ * The handler takes no lock and allocates nothing.  It counts itself in
+ * sp_inflight while it may touch a map; whoever unpublishes a map waits for
+ * that count to drop to zero before freeing it or returning, so once
+ * sprofil() returns no handler writes into the previous buffers.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <sprofil/mapping.h>
+
+#include "backend.h"
+#include "signal_internal.h"
+
+/* Pages checked per process_vm_readv()/writev() call (UIO_MAXIOV). */
+#define SP_CHECK_BATCH	1024
+
+/* A prepared region set with its counters, as published to the handler. */
+struct sp_map {
+	struct spm_map map;
+	uintptr_t *base;		/* bucket array of each map region */
+	uintptr_t overflow;		/* overflow bin's bucket, or 0 */
+	__u32 nregions;			/* entries given by the caller */
+	_Atomic uint64_t samples;
+	_Atomic uint64_t misses;
+	_Atomic uint64_t saturated;
+};
+
+struct sp_thread {
+	pid_t tid;
+	timer_t timer;
+};
+
+/*
+ * Tags our timers' signals, so that the handler recognizes even those of a
+ * timer deleted while its signal was queued.
+ */
+static char sp_cookie;
+
+static _Atomic(struct sp_map *) sp_map;
+static atomic_uint sp_inflight;
+/* Process whose timers these are, 0 when stopped (tells a vfork child). */
+static atomic_int sp_pid;
+
+/* Everything below is under sp_lock. */
+static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
+static int sp_signo;
+static struct sigaction sp_prev;	/* handler we replaced */
+static bool sp_running;
+static uint64_t sp_period;
+static struct sp_thread *sp_threads;
+static size_t sp_nthreads, sp_capacity;
+static struct sprofil_status sp_last;	/* counters of the last session */
+
+static void sp_chain(int sig, siginfo_t *si, void *uc)
+{
+	if (sp_prev.sa_flags & SA_SIGINFO)
+		sp_prev.sa_sigaction(sig, si, uc);
+	else if (sp_prev.sa_handler != SIG_DFL &&
+		 sp_prev.sa_handler != SIG_IGN)
+		sp_prev.sa_handler(sig);
+}
+
+/* kmod/table.c bucket_add(): returns the increments lost to saturation. */
+static __u32 sp_bucket_add(uintptr_t bucket, __u32 shift, __u32 n)
+{
+	__u32 max = spm_bucket_max(shift), before, next;
+
+	if (shift == 1) {
+		_Atomic uint16_t *c = (_Atomic uint16_t *)bucket;
+		uint16_t old = atomic_load_explicit(c, memory_order_relaxed);
+
+		do {
+			next = spm_saturating_add(old, n, max);
+		} while (next != old &&
+			 !atomic_compare_exchange_weak_explicit(c, &old, next,
+				memory_order_relaxed, memory_order_relaxed));
+		before = old;
+	} else {
+		_Atomic uint32_t *c = (_Atomic uint32_t *)bucket;
+		uint32_t old = atomic_load_explicit(c, memory_order_relaxed);
+
+		do {
+			next = spm_saturating_add(old, n, max);
+		} while (next != old &&
+			 !atomic_compare_exchange_weak_explicit(c, &old, next,
+				memory_order_relaxed, memory_order_relaxed));
+		before = old;
+	}
+	return n - (next - before);
+}
+
+/* kmod/table.c sprofil_table_count(), without turned-off regions. */
+static void sp_count(struct sp_map *m, __u64 pc, __u32 n)
+{
+	uintptr_t bucket = m->overflow;
+	long r = spm_lookup(&m->map, pc);
+	__u32 lost;
+
+	atomic_fetch_add_explicit(&m->samples, n, memory_order_relaxed);
+	if (r >= 0)
+		bucket = m->base[r] + (spm_region_bucket(&m->map,
+							 &m->map.region[r], pc)
+				       << m->map.shift);
+	else
+		atomic_fetch_add_explicit(&m->misses, n, memory_order_relaxed);
+	if (!bucket)
+		return;
+	lost = sp_bucket_add(bucket, m->map.shift, n);
+	atomic_fetch_add_explicit(&m->saturated, lost, memory_order_relaxed);
+}
+
+static void sp_handler(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	struct sp_map *m;
+
+	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != &sp_cookie) {
+		sp_chain(sig, si, ctx);
+		return;
+	}
+	/*
+	 * Sequentially consistent, with the store of sp_map in sp_publish():
+	 * either we see the new map, or the publisher sees us in flight.
+	 */
+	atomic_fetch_add(&sp_inflight, 1);
+	m = atomic_load(&sp_map);
+	/* si_overrun: periods the timer missed before this one was queued. */
+	if (m)
+		sp_count(m, (__u64)uc->uc_mcontext.gregs[REG_RIP],
+			 1 + (__u32)si->si_overrun);
+	atomic_fetch_sub(&sp_inflight, 1);
+}
+
+
+static void sp_map_free(struct sp_map *m)
+{
+	free(m->map.region);
+	free(m->map.segment);
+	free(m->map.stack);
+	free(m->base);
+	free(m);
+}
+
+/*
+ * Publishes @m (or NULL) under sp_lock and frees the old map once no
+ * handler uses it, keeping its counters for status().
+ */
+static void sp_publish(struct sp_map *m)
+{
+	struct sp_map *old = atomic_exchange(&sp_map, m);
+
+	while (atomic_load(&sp_inflight))
+		sched_yield();
+	if (!old)
+		return;
+	sp_last.samples = atomic_load(&old->samples);
+	sp_last.misses = atomic_load(&old->misses);
+	sp_last.saturated = atomic_load(&old->saturated);
+	sp_last.nregions = old->nregions;
+	sp_map_free(old);
+}
+
+static int sp_map_new(const struct sprofil_region *r, unsigned int n,
+		      unsigned int flags, struct sp_map **out)
+{
+	struct sp_map *m = calloc(1, sizeof(*m));
+	unsigned int i;
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	/* One spare entry, so that n == 0 asks malloc for something. */
+	m->map.region = malloc((n + 1) * sizeof(*m->map.region));
+	m->map.segment = malloc((SPM_MAX_SEGMENTS(n) + 1) *
+				sizeof(*m->map.segment));
+	m->map.stack = malloc((n + 1) * sizeof(*m->map.stack));
+	m->base = malloc((n + 1) * sizeof(*m->base));
+	if (!m->map.region || !m->map.segment || !m->map.stack || !m->base) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = spm_prepare(&m->map, r, n, flags);
+	if (err)
+		goto fail;
+	for (i = 0; i < m->map.nregions; i++)
+		m->base[i] = (uintptr_t)r[m->map.region[i].id].base;
+	if (m->map.overflow >= 0)
+		m->overflow = (uintptr_t)r[m->map.overflow].base;
+	m->nregions = n;
+	*out = m;
+	return 0;
+fail:
+	sp_map_free(m);
+	return err;
+}
+
+/*
+ * Whether every page of [base, base + size) is writable memory of ours,
+ * without changing it: each page's first byte in range is read and written
+ * back through the kernel, which fails with EFAULT where a store of the
+ * handler would fault.
+ */
+static int sp_check_buffer(uintptr_t base, uint64_t size)
+{
+	struct iovec remote[SP_CHECK_BATCH], local;
+	char bytes[SP_CHECK_BATCH];
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t addr = base, end = base + size;
+	size_t k;
+	ssize_t got;
+
+	while (addr < end) {
+		for (k = 0; k < SP_CHECK_BATCH && addr < end; k++) {
+			remote[k].iov_base = (void *)addr;
+			remote[k].iov_len = 1;
+			addr = (addr & ~(page - 1)) + page;
+		}
+		local.iov_base = bytes;
+		local.iov_len = k;
+		got = process_vm_readv(getpid(), &local, 1, remote, k, 0);
+		if (got < 0)
+			return -errno;
+		if ((size_t)got != k)
+			return -EFAULT;
+		got = process_vm_writev(getpid(), &local, 1, remote, k, 0);
+		if (got < 0)
+			return -errno;
+		if ((size_t)got != k)
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/* The buffers the handler may write: regions and the overflow bin. */
+static int sp_check_buffers(const struct sprofil_region *r, unsigned int n)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].scale < 2)
+			continue;
+		err = sp_check_buffer((uintptr_t)r[i].base, r[i].size);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* SIGRTMIN + 7, or SPROFIL_SIGNAL; fixed once the handler is installed. */
+static int sp_pick_signal(void)
+{
+	const char *env = getenv("SPROFIL_SIGNAL");
+	char *end;
+	long sig;
+
+	if (sp_signo)
+		return sp_signo;
+	if (!env || !*env)
+		return SIGRTMIN + 7;
+	errno = 0;
+	sig = strtol(env, &end, 10);
+	if (errno || *end || sig < 1 || sig > SIGRTMAX || sig == SIGKILL ||
+	    sig == SIGSTOP)
+		return -EINVAL;
+	return (int)sig;
+}
+
+/*
+ * Installed once, for the life of the process: a signal of ours may still
+ * be queued after every timer is gone, and the default action of a
+ * real-time signal is to terminate.
+ */
+static int sp_install_handler(void)
+{
+	struct sigaction sa = { 0 };
+	int sig = sp_pick_signal();
+
+	if (sig < 0)
+		return sig;
+	if (sp_signo)
+		return 0;
+	/* Saved before ours goes in: the handler may chain at once. */
+	if (sigaction(sig, NULL, &sp_prev))
+		return -errno;
+	sa.sa_sigaction = sp_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, NULL))
+		return -errno;
+	sp_signo = sig;
+	return 0;
+}
+
+static struct itimerspec sp_interval(uint64_t period)
+{
+	struct itimerspec its;
+
+	its.it_interval.tv_sec = (time_t)(period / 1000000000u);
+	its.it_interval.tv_nsec = (long)(period % 1000000000u);
+	its.it_value = its.it_interval;
+	return its;
+}
+
+static ssize_t sp_find_thread(pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < sp_nthreads; i++)
+		if (sp_threads[i].tid == tid)
+			return (ssize_t)i;
+	return -1;
+}
+
+static void sp_drop_thread(size_t i)
+{
+	timer_delete(sp_threads[i].timer);
+	sp_threads[i] = sp_threads[--sp_nthreads];
+}
+
+/*
+ * Gives thread @tid a timer on its CPU clock, armed with sp_period.  The
+ * calling thread uses CLOCK_THREAD_CPUTIME_ID; another one the kernel's
+ * per-thread clock id, CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED, as glibc's
+ * pthread_getcpuclockid() encodes it.  -ESRCH: the thread is gone.
+ */
+static int sp_add_thread(pid_t tid)
+{
+	struct itimerspec its = sp_interval(sp_period);
+	struct sigevent sev = { 0 };
+	struct sp_thread *t;
+	clockid_t clock = CLOCK_THREAD_CPUTIME_ID;
+	ssize_t old = sp_find_thread(tid);
+	timer_t timer;
+
+	/* A tid is reused: a thread that died unseen held it before. */
+	if (old >= 0)
+		sp_drop_thread((size_t)old);
+	if (sp_nthreads == sp_capacity) {
+		size_t cap = sp_capacity ? 2 * sp_capacity : 16;
+
+		t = realloc(sp_threads, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		sp_threads = t;
+		sp_capacity = cap;
+	}
+	if (tid != gettid())
+		clock = (clockid_t)((~(unsigned int)tid << 3) | 6);
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = sp_signo;
+	sev.sigev_value.sival_ptr = &sp_cookie;
+	sev._sigev_un._tid = tid;
+	if (timer_create(clock, &sev, &timer))
+		/* The clock of a thread that exited is an invalid clock. */
+		return errno == EINVAL && tid != gettid() ? -ESRCH : -errno;
+	if (timer_settime(timer, 0, &its, NULL)) {
+		int err = -errno;
+
+		timer_delete(timer);
+		return err;
+	}
+	sp_threads[sp_nthreads].tid = tid;
+	sp_threads[sp_nthreads].timer = timer;
+	sp_nthreads++;
+	return 0;
+}
+
+static void sp_delete_timers(void)
+{
+	while (sp_nthreads)
+		sp_drop_thread(sp_nthreads - 1);
+}
+
+/* Timers for every thread of the process, all or none. */
+static int sp_arm_all(void)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *d;
+	int err = 0;
+
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		err = sp_add_thread((pid_t)atoi(d->d_name));
+		if (err == -ESRCH)
+			err = 0;
+		if (err)
+			break;
+	}
+	closedir(dir);
+	if (err)
+		sp_delete_timers();
+	return err;
+}
+
+/* Re-arms every timer with sp_period; drops the timers of dead threads. */
+static int sp_rearm(void)
+{
+	struct itimerspec its = sp_interval(sp_period);
+	size_t i = 0;
+
+	while (i < sp_nthreads) {
+		if (!timer_settime(sp_threads[i].timer, 0, &its, NULL))
+			i++;
+		else if (errno == ESRCH)
+			sp_drop_thread(i);
+		else
+			return -errno;
+	}
+	return 0;
+}
+
+static int sig_probe(const char **why)
+{
+	struct sigevent sev = { 0 };
+	int sig = sp_pick_signal();
+	timer_t timer;
+
+	if (sig < 0) {
+		*why = "SPROFIL_SIGNAL is not a signal number";
+		return sig;
+	}
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = sig;
+	sev._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer)) {
+		*why = "no POSIX timer on the thread CPU-time clock";
+		return -errno;
+	}
+	timer_delete(timer);
+	return 0;
+}
+
+static int sig_start(const struct sprofil_region *r, unsigned int n,
+		     unsigned int flags, uint64_t *period_ns)
+{
+	uint64_t period = *period_ns ? *period_ns : sp_default_period_ns(flags);
+	uint64_t old_period = sp_period;
+	struct sp_map *m;
+	int err;
+
+	if (period < SPROFIL_MIN_PERIOD_NS)
+		period = SPROFIL_MIN_PERIOD_NS;
+	if (period > SPROFIL_MAX_PERIOD_NS)
+		return -EINVAL;
+	err = sp_map_new(r, n, flags, &m);
+	if (err)
+		return err;
+	err = sp_check_buffers(r, n);
+	if (err)
+		goto fail;
+	pthread_mutex_lock(&sp_lock);
+	err = sp_install_handler();
+	if (err)
+		goto unlock;
+	sp_period = period;
+	if (!sp_running)
+		err = sp_arm_all();
+	else if (period != old_period)
+		err = sp_rearm();
+	if (err) {
+		sp_period = old_period;
+		if (sp_running)
+			sp_rearm();
+		goto unlock;
+	}
+	sp_running = true;
+	atomic_store(&sp_pid, getpid());
+	sp_publish(m);
+	pthread_mutex_unlock(&sp_lock);
+	*period_ns = period;
+	return 0;
+unlock:
+	pthread_mutex_unlock(&sp_lock);
+fail:
+	sp_map_free(m);
+	return err;
+}
+
+/* Under sp_lock. */
+static void sp_stop_locked(void)
+{
+	sp_delete_timers();
+	sp_running = false;
+	atomic_store(&sp_pid, 0);
+	sp_publish(NULL);
+}
+
+static int sig_stop(void)
+{
+	pthread_mutex_lock(&sp_lock);
+	if (sp_running)
+		sp_stop_locked();
+	pthread_mutex_unlock(&sp_lock);
+	return 0;
+}
+
+static int sig_status(struct sprofil_status *st)
+{
+	struct sp_map *m;
+
+	pthread_mutex_lock(&sp_lock);
+	m = atomic_load(&sp_map);
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	if (m) {
+		st->state = SPROFIL_STATE_ENABLED;
+		st->samples = atomic_load(&m->samples);
+		st->misses = atomic_load(&m->misses);
+		st->saturated = atomic_load(&m->saturated);
+		st->nregions = m->nregions;
+	} else {
+		st->samples = sp_last.samples;
+		st->misses = sp_last.misses;
+		st->saturated = sp_last.saturated;
+		st->nregions = sp_last.nregions;
+	}
+	st->period_ns = sp_period;
+	pthread_mutex_unlock(&sp_lock);
+	return 0;
+}
+
+/*
+ * In a fork child only this thread exists and no timer was inherited;
+ * the lock may have been held by a thread that is not here, and so may a
+ * slot of sp_inflight.  The handler stays installed.
+ */
+static void sig_forget(void)
+{
+	pthread_mutex_init(&sp_lock, NULL);
+	atomic_store(&sp_inflight, 0);
+	atomic_store(&sp_pid, 0);
+	sp_publish(NULL);
+	free(sp_threads);
+	sp_threads = NULL;
+	sp_nthreads = 0;
+	sp_capacity = 0;
+	sp_running = false;
+}
+
+int sp_signal_thread_started(void)
+{
+	int err = 0;
+
+	if (!atomic_load(&sp_pid))
+		return 0;
+	pthread_mutex_lock(&sp_lock);
+	if (sp_running)
+		err = sp_add_thread(gettid());
+	pthread_mutex_unlock(&sp_lock);
+	return err;
+}
+
+void sp_signal_thread_exiting(void)
+{
+	ssize_t i;
+
+	if (!atomic_load(&sp_pid))
+		return;
+	pthread_mutex_lock(&sp_lock);
+	i = sp_find_thread(gettid());
+	if (i >= 0)
+		sp_drop_thread((size_t)i);
+	pthread_mutex_unlock(&sp_lock);
+}
+
+bool sp_signal_before_exec(void)
+{
+	struct timespec zero = { 0 };
+	sigset_t set, old;
+	int sig;
+
+	/* A vfork child shares our memory but owns none of our timers. */
+	if (atomic_load(&sp_pid) != getpid())
+		return false;
+	pthread_mutex_lock(&sp_lock);
+	if (!sp_running) {
+		pthread_mutex_unlock(&sp_lock);
+		return false;
+	}
+	/*
+	 * execve deletes the timers but keeps the signals they queued, which
+	 * would kill the new program: none may arrive between the draining
+	 * and the exec, hence the timers go first, with the signal blocked.
+	 */
+	sigemptyset(&set);
+	sigaddset(&set, sp_signo);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	sp_delete_timers();
+	do {
+		sig = sigtimedwait(&set, NULL, &zero);
+	} while (sig == sp_signo || (sig < 0 && errno == EINTR));
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return true;
+}
+
+void sp_signal_after_failed_exec(void)
+{
+	int err = errno;
+
+	/* Sampling cannot resume without timers: stop it cleanly. */
+	if (sp_arm_all())
+		sp_stop_locked();
+	pthread_mutex_unlock(&sp_lock);
+	errno = err;
+}
+
+const struct sp_backend sp_backend_signal = {
+	.name = "signal",
+	.probe = sig_probe,
+	.start = sig_start,
+	.stop = sig_stop,
+	.status = sig_status,
+	.forget = sig_forget,
+};

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the signal backend (backend_signal.c) offers to the interposers of
+ * pthread_create (threads.c) and of the exec family (exec.c).  None of it
+ * may be called from a signal handler.
+ */
+#ifndef LIBSPROFIL_SIGNAL_INTERNAL_H
+#define LIBSPROFIL_SIGNAL_INTERNAL_H
+
+#include <stdbool.h>
+
+/*
+ * In a new thread, before its start routine: gives it a sampling timer if
+ * signal sampling is on.  Returns 0 or a negative errno (the thread then
+ * runs unsampled).
+ */
+int sp_signal_thread_started(void);
+
+/* In a thread about to exit: deletes its timer, if it has one. */
+void sp_signal_thread_exiting(void);
+
+/*
+ * Just before an exec: if signal sampling is on in this process, deletes
+ * every timer and drains the signals they already queued, so that the new
+ * program is not killed by one of them.  Returns true if it did; the
+ * caller must then call sp_signal_after_failed_exec() if the exec returns.
+ * Between the two, the backend's lock is held.
+ */
+bool sp_signal_before_exec(void);
+
+/* The exec failed: sampling resumes as it was.  errno is preserved. */
+void sp_signal_after_failed_exec(void);
+
+#endif /* LIBSPROFIL_SIGNAL_INTERNAL_H */

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Threads created after sampling started need a timer of their own (the
+ * signal backend has one per thread, on the thread's CPU clock).  We wrap
+ * pthread_create so that the new thread creates it before running the
+ * caller's start routine, and deletes it when it exits by any way that
+ * runs cleanup handlers: return, pthread_exit or cancellation.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "signal_internal.h"
+
+typedef int (*sp_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
+			    void *(*fn)(void *arg), void *arg);
+
+struct sp_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void sp_thread_exit(void *unused)
+{
+	(void)unused;
+	sp_signal_thread_exiting();
+}
+
+static void *sp_thread_main(void *p)
+{
+	struct sp_start s = *(struct sp_start *)p;
+	void *ret;
+
+	free(p);
+	/* On failure the thread runs unsampled: better than not at all. */
+	sp_signal_thread_started();
+	pthread_cleanup_push(sp_thread_exit, NULL);
+	ret = s.fn(s.arg);
+	pthread_cleanup_pop(1);
+	return ret;
+}
+
+int pthread_create(pthread_t *restrict thread,
+		   const pthread_attr_t *restrict attr,
+		   void *(*fn)(void *), void *restrict arg)
+{
+	static _Atomic(sp_create_fn) real;
+	sp_create_fn create = atomic_load(&real);
+	struct sp_start *s;
+	int err;
+
+	if (!create) {
+		create = (sp_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+		if (!create)
+			return ENOSYS;
+		atomic_store(&real, create);
+	}
+	s = malloc(sizeof(*s));
+	/* Out of memory for the wrapper: the thread still gets created. */
+	if (!s)
+		return create(thread, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	err = create(thread, attr, sp_thread_main, s);
+	if (err)
+		free(s);
+	return err;
+}
