@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Writing a profile to disk, and the histogram geometry shared by
+ * smonitor() and monitor().  docs/gmon-format.md specifies both file
+ * formats sp_gmon_dump() writes.
+ */
+#ifndef LIBSPROFIL_GMON_H
+#define LIBSPROFIL_GMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* GNU gmon.out: gprof reads this version. */
+#define SP_GMON_MAGIC		"gmon"
+#define SP_GMON_GNU_VERSION	1
+/* The sprofil extension: "SP" and a minor number; GNU gprof rejects it. */
+#define SP_GMON_EXT_VERSION	0x53500001u
+
+/* Record tags of the extension (GNU tags are a different namespace). */
+#define SP_GMON_TAG_MODULE	1
+#define SP_GMON_TAG_HIST	2
+#define SP_GMON_NO_MODULE	0xffffffffu
+
+/*
+ * One histogram as it was handed to sprofil(): bucket i counts the pcs
+ * whose index ((pc - low_pc) / bucket_size) * scale / 65536 is i.
+ */
+struct sp_hist {
+	uintptr_t low_pc;		/* runtime address of bucket 0 */
+	const void *buckets;
+	size_t nbuckets;
+	unsigned int bucket_size;	/* 2 (PROF_USHORT) or 4 (PROF_UINT) */
+	uint32_t scale;			/* 2 .. 0x10000 */
+};
+
+/* Everything one dump writes; later: call arcs. */
+struct sp_profile {
+	const struct sp_hist *hist;
+	size_t nhist;
+	uint64_t period_ns;		/* true sampling period */
+};
+
+/*
+ * Writes @p atomically to the file sp_gmon_path() names, as GNU gmon.out
+ * when GNU gprof can read it, else in the sprofil extension.  Returns 0
+ * (also when GPROFDIR="" asks for no output) or a negative errno, after
+ * one line on stderr naming the file and the problem.
+ */
+int sp_gmon_dump(const struct sp_profile *p);
+
+/*
+ * The output file name: "<GPROFDIR>/<pid>.<progname>" if GPROFDIR is set,
+ * else "<GMON_OUT_PREFIX>.<pid>" if that is set, else "gmon.out".
+ * Returns 0, 1 when GPROFDIR is empty (no output wanted), or -ENAMETOOLONG.
+ */
+int sp_gmon_path(char *buf, size_t size);
+
+/*
+ * The largest profil scale <= 0x10000 with which @text bytes fit in
+ * @nbuckets buckets of @bucket_size bytes, in *scale, and in *used the
+ * buckets that text reaches.  Returns 0, or -EINVAL when even scale 2
+ * does not fit (the buffer is too small).
+ */
+int sp_fit_scale(uint64_t text, uint64_t nbuckets, unsigned int bucket_size,
+		 uint32_t *scale, uint64_t *used);
+
+/* Shared by smonitor() and monitor(); @who prefixes the messages. */
+struct text_region;
+void sp_monitor_start(const char *who, const struct text_region *regions,
+		      int nregions, void *buffer, size_t bufsize,
+		      unsigned int flags);
+void sp_monitor_stop(const char *who);
+
+#endif /* LIBSPROFIL_GMON_H */

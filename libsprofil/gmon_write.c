@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The profile dump: one entry point, sp_gmon_dump(), for every writer of
+ * a profile (smonitor(), monitor(), later the call-graph runtime).
+ *
+ * GNU gprof is the analyzer most people have, so whenever it can read
+ * the data the file is plain GNU gmon.out.  It cannot when the buckets
+ * are 32-bit, when a region lies outside the main executable (it maps
+ * every address against one image), or when the histograms overlap or
+ * differ in bin width (hist.c treats both as fatal).  Those profiles go
+ * to the versioned extension of docs/gmon-format.md instead, which GNU
+ * gprof rejects by its version number rather than misreading it.
+ *
+ * Addresses are written as link-time addresses, the load bias of the
+ * module holding each region subtracted, so that a PIE or a library
+ * loaded anywhere matches its symbol table, as glibc does since 2.27.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sprofil/mapping.h>
+#include "gmon.h"
+
+int sp_gmon_path(char *buf, size_t size)
+{
+	const char *dir = secure_getenv("GPROFDIR");
+	const char *prefix = secure_getenv("GMON_OUT_PREFIX");
+	int len;
+
+	/* HP-UX: GPROFDIR="" means that no profile is wanted at all. */
+	if (dir && !*dir)
+		return 1;
+	if (dir)
+		len = snprintf(buf, size, "%s/%d.%s", dir, (int)getpid(),
+			       program_invocation_short_name);
+	else if (prefix && *prefix)
+		len = snprintf(buf, size, "%s.%d", prefix, (int)getpid());
+	else
+		len = snprintf(buf, size, "gmon.out");
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+/* The load module holding one address, as dl_iterate_phdr() sees it. */
+struct sp_module {
+	uintptr_t addr;			/* in: the address looked up */
+	bool found;
+	bool main;			/* the main executable */
+	uintptr_t bias;
+	const char *name;
+	const void *build_id;
+	size_t build_id_len;
+};
+
+/* The NT_GNU_BUILD_ID note of a loaded module, if it has one. */
+static void find_build_id(struct dl_phdr_info *info, struct sp_module *m)
+{
+	const ElfW(Phdr) *ph;
+	const char *p, *end;
+	size_t align, i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		/* Notes are 4-aligned, except in 8-aligned note segments. */
+		align = ph->p_align == 8 ? 8 : 4;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			size_t name = (n->n_namesz + align - 1) & ~(align - 1);
+			size_t desc = (n->n_descsz + align - 1) & ~(align - 1);
+
+			p += sizeof(*n);
+			if (name > (size_t)(end - p) ||
+			    desc > (size_t)(end - p - name))
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID &&
+			    n->n_namesz == 4 && !memcmp(p, "GNU", 4)) {
+				m->build_id = p + name;
+				m->build_id_len = n->n_descsz;
+				return;
+			}
+			p += name + desc;
+		}
+	}
+}
+
+/*
+ * A module holds the addresses from its first PT_LOAD to the end of its
+ * last, gaps included: a region may start between two segments.
+ */
+static int module_of(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct sp_module *m = data;
+	uintptr_t low = UINTPTR_MAX, high = 0;
+	size_t i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_vaddr < low)
+			low = ph->p_vaddr;
+		if (ph->p_vaddr + ph->p_memsz > high)
+			high = ph->p_vaddr + ph->p_memsz;
+	}
+	if (low < high && m->addr - info->dlpi_addr >= low &&
+	    m->addr - info->dlpi_addr < high) {
+		m->found = true;
+		m->bias = info->dlpi_addr;
+		m->name = info->dlpi_name;
+		find_build_id(info, m);
+		return 1;
+	}
+	/* The first module dl_iterate_phdr() reports is the executable. */
+	m->main = false;
+	return 0;
+}
+
+static void find_module(uintptr_t addr, struct sp_module *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->addr = addr;
+	m->main = true;
+	dl_iterate_phdr(module_of, m);
+	if (!m->found) {
+		/* Anonymous text (a JIT, say): absolute addresses. */
+		m->main = false;
+		m->name = "";
+	}
+}
+
+/* The runtime end of the text the buckets of @h cover. */
+static uint64_t hist_high(const struct sp_hist *h)
+{
+	uint32_t shift = h->bucket_size == 4 ? 2 : 1;
+
+	return h->low_pc + spm_region_span(h->nbuckets, shift, h->scale);
+}
+
+/* gprof's bin width, in 2-byte units, computed the way hist.c does. */
+static double gnu_bin_width(uint64_t low, uint64_t high, uint64_t nbins)
+{
+	return (double)((high - low) / 2) / nbins;
+}
+
+/*
+ * Whether GNU gprof reads these histograms: 16-bit bins in the main
+ * executable, the same bin width within hist.c's 1e-6, no two records
+ * overlapping (equal ranges would even be summed).
+ */
+static bool gnu_readable(const struct sp_profile *p,
+			 const struct sp_module *mod)
+{
+	double w0 = gnu_bin_width(p->hist[0].low_pc, hist_high(p->hist),
+				  p->hist[0].nbuckets), dw;
+	size_t i, j;
+
+	for (i = 0; i < p->nhist; i++) {
+		const struct sp_hist *a = &p->hist[i];
+
+		if (!mod[i].main || a->bucket_size != 2 ||
+		    a->nbuckets > UINT32_MAX)
+			return false;
+		dw = gnu_bin_width(a->low_pc, hist_high(a), a->nbuckets) - w0;
+		if (dw > 0.000001 || dw < -0.000001)
+			return false;
+		for (j = 0; j < i; j++) {
+			const struct sp_hist *b = &p->hist[j];
+
+			if (a->low_pc < hist_high(b) && b->low_pc < hist_high(a))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* A file being written; the first error sticks and is reported once. */
+struct sp_out {
+	int fd;
+	int err;			/* 0 or a positive errno */
+	const char *op;			/* what failed */
+};
+
+static void put(struct sp_out *o, const void *data, size_t len)
+{
+	const char *p = data;
+	ssize_t n;
+
+	while (!o->err && len) {
+		n = write(o->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			/* A zero-byte write means no room: call it that. */
+			o->err = n < 0 ? errno : ENOSPC;
+			o->op = "write";
+			return;
+		}
+		p += n;
+		len -= n;
+	}
+}
+
+static void put_u8(struct sp_out *o, uint8_t v)
+{
+	put(o, &v, sizeof(v));
+}
+
+static void put_u32(struct sp_out *o, uint32_t v)
+{
+	put(o, &v, sizeof(v));
+}
+
+static void put_u64(struct sp_out *o, uint64_t v)
+{
+	put(o, &v, sizeof(v));
+}
+
+/* The 20-byte header both formats share: magic, version, 12 spare. */
+static void put_header(struct sp_out *o, uint32_t version)
+{
+	static const char spare[12];
+
+	put(o, SP_GMON_MAGIC, 4);
+	put_u32(o, version);
+	put(o, spare, sizeof(spare));
+}
+
+/* GNU gmon.out: one GMON_TAG_TIME_HIST record per histogram. */
+static void put_gnu(struct sp_out *o, const struct sp_profile *p,
+		    const struct sp_module *mod, uint32_t rate)
+{
+	char dimen[15] = "seconds";
+	uintptr_t low, high;
+	size_t i;
+
+	put_header(o, SP_GMON_GNU_VERSION);
+	for (i = 0; i < p->nhist; i++) {
+		const struct sp_hist *h = &p->hist[i];
+
+		low = h->low_pc - mod[i].bias;
+		high = hist_high(h) - mod[i].bias;
+		put_u8(o, 0);		/* GMON_TAG_TIME_HIST */
+		put(o, &low, sizeof(low));
+		put(o, &high, sizeof(high));
+		put_u32(o, h->nbuckets);
+		put_u32(o, rate);
+		put(o, dimen, sizeof(dimen));
+		put_u8(o, 's');
+		put(o, h->buckets, h->nbuckets * 2);
+	}
+}
+
+static void put_record(struct sp_out *o, uint32_t tag, uint64_t size)
+{
+	put_u32(o, tag);
+	put_u64(o, size);
+}
+
+/* The name of a module as its record carries it. */
+static const char *module_name(const struct sp_module *m, char *buf,
+			       size_t size)
+{
+	ssize_t n;
+
+	if (!m->main)
+		return m->name;
+	/* The loader names the executable "": ask the kernel instead. */
+	n = readlink("/proc/self/exe", buf, size - 1);
+	if (n < 0)
+		return program_invocation_name;
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * The sprofil extension: each module once, before the first histogram
+ * that refers to it, then the histogram.
+ */
+static void put_ext(struct sp_out *o, const struct sp_profile *p,
+		    const struct sp_module *mod)
+{
+	char exe[PATH_MAX];
+	uint32_t *index = NULL;
+	uint32_t nmod = 0, m;
+	size_t i, j;
+
+	index = calloc(p->nhist, sizeof(*index));
+	if (!index) {
+		o->err = ENOMEM;
+		o->op = "out of memory";
+		return;
+	}
+	put_header(o, SP_GMON_EXT_VERSION);
+	for (i = 0; i < p->nhist; i++) {
+		const struct sp_hist *h = &p->hist[i];
+		const char *name;
+		size_t len;
+
+		m = SP_GMON_NO_MODULE;
+		if (mod[i].found) {
+			for (j = 0; j < i; j++)
+				if (mod[j].found && mod[j].bias == mod[i].bias &&
+				    mod[j].name == mod[i].name)
+					break;
+			if (j < i) {
+				m = index[j];
+			} else {
+				m = nmod++;
+				name = module_name(&mod[i], exe, sizeof(exe));
+				len = strlen(name);
+				put_record(o, SP_GMON_TAG_MODULE,
+					   24 + len + mod[i].build_id_len);
+				put_u32(o, m);
+				put_u32(o, mod[i].main);
+				put_u64(o, mod[i].bias);
+				put_u32(o, len);
+				put_u32(o, mod[i].build_id_len);
+				put(o, name, len);
+				put(o, mod[i].build_id, mod[i].build_id_len);
+			}
+		}
+		index[i] = m;
+		put_record(o, SP_GMON_TAG_HIST,
+			   48 + (uint64_t)h->nbuckets * h->bucket_size);
+		put_u32(o, m);
+		put_u32(o, h->bucket_size);
+		put_u32(o, h->scale);
+		put_u32(o, 0);
+		put_u64(o, p->period_ns);
+		put_u64(o, h->low_pc - mod[i].bias);
+		put_u64(o, hist_high(h) - mod[i].bias);
+		put_u64(o, h->nbuckets);
+		put(o, h->buckets, (size_t)h->nbuckets * h->bucket_size);
+	}
+	free(index);
+}
+
+/*
+ * Creates a temporary file next to @path.  O_EXCL never follows a link
+ * and mode 0666 lets the umask decide, as for any new file.
+ */
+static int create_temp(const char *path, char *tmp, size_t size)
+{
+	unsigned int try;
+	int fd, len;
+
+	for (try = 0; try < 100; try++) {
+		len = snprintf(tmp, size, "%s.tmp%d.%u", path, (int)getpid(),
+			       try);
+		if (len < 0 || (size_t)len >= size)
+			return -ENAMETOOLONG;
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			  O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+int sp_gmon_dump(const struct sp_profile *p)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 32];
+	struct sp_out o = { .fd = -1 };
+	struct sp_module *mod;
+	uint64_t rate;
+	size_t i;
+	int ret;
+
+	ret = sp_gmon_path(path, sizeof(path));
+	if (ret == 1)
+		return 0;
+	if (ret < 0) {
+		fprintf(stderr, "libsprofil: profile file name: %s\n",
+			strerror(-ret));
+		return ret;
+	}
+	if (!p->nhist || !p->period_ns) {
+		fprintf(stderr, "libsprofil: %s: no histogram or no sampling period to write\n",
+			path);
+		return -EINVAL;
+	}
+	mod = calloc(p->nhist, sizeof(*mod));
+	if (!mod) {
+		fprintf(stderr, "libsprofil: %s: out of memory\n", path);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->nhist; i++)
+		find_module(p->hist[i].low_pc, &mod[i]);
+	rate = (1000000000ull + p->period_ns / 2) / p->period_ns;
+
+	o.fd = create_temp(path, tmp, sizeof(tmp));
+	if (o.fd < 0) {
+		fprintf(stderr, "libsprofil: %s: cannot create: %s\n", path,
+			strerror(-o.fd));
+		free(mod);
+		return o.fd;
+	}
+	if (gnu_readable(p, mod))
+		put_gnu(&o, p, mod, rate);
+	else
+		put_ext(&o, p, mod);
+	free(mod);
+	if (!o.err && fsync(o.fd)) {
+		o.err = errno;
+		o.op = "fsync";
+	}
+	if (close(o.fd) && !o.err) {
+		o.err = errno;
+		o.op = "close";
+	}
+	if (!o.err && rename(tmp, path)) {
+		o.err = errno;
+		o.op = "rename";
+	}
+	if (o.err) {
+		/* Nothing half-written stays behind. */
+		unlink(tmp);
+		fprintf(stderr, "libsprofil: %s: %s: %s\n", path, o.op,
+			strerror(o.err));
+		return -o.err;
+	}
+	return 0;
+}
