@@ -40,8 +40,8 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard include/*/*.h include/uapi/linu
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcmocka
 
 include libsprofil/libsprofil.mk
-include tests/kmod/tests.mk
 include tests/lib/tests.mk
+include tests/kmod/tests.mk
 include bench/bench.mk
 include demo/demo.mk
 

@@ -42,8 +42,10 @@
 struct sp_map {
 	struct spm_map map;
 	uintptr_t *base;		/* bucket array of each map region */
+	uint64_t *size;			/* and its size in bytes */
+	_Atomic bool *off;		/* its memory is going away */
 	uintptr_t overflow;		/* overflow bin's bucket, or 0 */
-	__u32 nregions;			/* entries given by the caller */
+	_Atomic bool overflow_off;
 	_Atomic uint64_t samples;
 	_Atomic uint64_t misses;
 	_Atomic uint64_t saturated;
@@ -113,20 +115,24 @@ static __u32 sp_bucket_add(uintptr_t bucket, __u32 shift, __u32 n)
 	return n - (next - before);
 }
 
-/* kmod/table.c sprofil_table_count(), without turned-off regions. */
+/* kmod/table.c sprofil_table_count(). */
 static void sp_count(struct sp_map *m, __u64 pc, __u32 n)
 {
-	uintptr_t bucket = m->overflow;
+	uintptr_t bucket = 0;
 	long r = spm_lookup(&m->map, pc);
 	__u32 lost;
 
 	atomic_fetch_add_explicit(&m->samples, n, memory_order_relaxed);
-	if (r >= 0)
+	if (r >= 0 && !atomic_load_explicit(&m->off[r], memory_order_relaxed)) {
 		bucket = m->base[r] + (spm_region_bucket(&m->map,
 							 &m->map.region[r], pc)
 				       << m->map.shift);
-	else
+	} else {
 		atomic_fetch_add_explicit(&m->misses, n, memory_order_relaxed);
+		if (!atomic_load_explicit(&m->overflow_off,
+					  memory_order_relaxed))
+			bucket = m->overflow;
+	}
 	if (!bucket)
 		return;
 	lost = sp_bucket_add(bucket, m->map.shift, n);
@@ -162,6 +168,8 @@ static void sp_map_free(struct sp_map *m)
 	free(m->map.segment);
 	free(m->map.stack);
 	free(m->base);
+	free(m->size);
+	free(m->off);
 	free(m);
 }
 
@@ -180,7 +188,6 @@ static void sp_publish(struct sp_map *m)
 	sp_last.samples = atomic_load(&old->samples);
 	sp_last.misses = atomic_load(&old->misses);
 	sp_last.saturated = atomic_load(&old->saturated);
-	sp_last.nregions = old->nregions;
 	sp_map_free(old);
 }
 
@@ -199,18 +206,22 @@ static int sp_map_new(const struct sprofil_region *r, unsigned int n,
 				sizeof(*m->map.segment));
 	m->map.stack = malloc((n + 1) * sizeof(*m->map.stack));
 	m->base = malloc((n + 1) * sizeof(*m->base));
-	if (!m->map.region || !m->map.segment || !m->map.stack || !m->base) {
+	m->size = malloc((n + 1) * sizeof(*m->size));
+	m->off = calloc(n + 1, sizeof(*m->off));
+	if (!m->map.region || !m->map.segment || !m->map.stack || !m->base ||
+	    !m->size || !m->off) {
 		err = -ENOMEM;
 		goto fail;
 	}
 	err = spm_prepare(&m->map, r, n, flags);
 	if (err)
 		goto fail;
-	for (i = 0; i < m->map.nregions; i++)
+	for (i = 0; i < m->map.nregions; i++) {
 		m->base[i] = (uintptr_t)r[m->map.region[i].id].base;
+		m->size[i] = r[m->map.region[i].id].size;
+	}
 	if (m->map.overflow >= 0)
 		m->overflow = (uintptr_t)r[m->map.overflow].base;
-	m->nregions = n;
 	*out = m;
 	return 0;
 fail:
@@ -530,19 +541,21 @@ static int sig_status(struct sprofil_status *st)
 	m = atomic_load(&sp_map);
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
+	/* As the module reports it: period and regions only while on. */
 	if (m) {
 		st->state = SPROFIL_STATE_ENABLED;
 		st->samples = atomic_load(&m->samples);
 		st->misses = atomic_load(&m->misses);
 		st->saturated = atomic_load(&m->saturated);
-		st->nregions = m->nregions;
+		st->nregions = m->map.nregions;
+		for (unsigned int i = 0; i < m->map.nregions; i++)
+			st->regions_off += atomic_load(&m->off[i]);
+		st->period_ns = sp_period;
 	} else {
 		st->samples = sp_last.samples;
 		st->misses = sp_last.misses;
 		st->saturated = sp_last.saturated;
-		st->nregions = sp_last.nregions;
 	}
-	st->period_ns = sp_period;
 	pthread_mutex_unlock(&sp_lock);
 	return 0;
 }
@@ -640,3 +653,42 @@ const struct sp_backend sp_backend_signal = {
 	.status = sig_status,
 	.forget = sig_forget,
 };
+
+static bool overlaps(uintptr_t a, uint64_t alen, uintptr_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/*
+ * The userland counterpart of the module's mmu notifier: memory.c calls
+ * this before [start, start + len) is unmapped, loses write access or is
+ * dropped.  Regions whose buffer is there are turned off, and the call
+ * returns only when no handler can still be storing into them, so the
+ * change never makes a sample fault.
+ */
+void sp_signal_memory_changing(uintptr_t start, size_t len)
+{
+	struct sp_map *m;
+	bool hit = false;
+
+	atomic_fetch_add(&sp_inflight, 1);
+	m = atomic_load(&sp_map);
+	if (m) {
+		for (unsigned int i = 0; i < m->map.nregions; i++) {
+			if (overlaps(start, len, m->base[i], m->size[i])) {
+				atomic_store(&m->off[i], true);
+				hit = true;
+			}
+		}
+		if (m->overflow && overlaps(start, len, m->overflow,
+					    1u << m->map.shift)) {
+			atomic_store(&m->overflow_off, true);
+			hit = true;
+		}
+	}
+	/* The map stays ours until we leave: publishers wait for us. */
+	atomic_fetch_sub(&sp_inflight, 1);
+	if (hit)
+		while (atomic_load(&sp_inflight))
+			sched_yield();
+}

@@ -8,6 +8,8 @@
 #define LIBSPROFIL_SIGNAL_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /*
  * In a new thread, before its start routine: gives it a sampling timer if
@@ -30,5 +32,12 @@ bool sp_signal_before_exec(void);
 
 /* The exec failed: sampling resumes as it was.  errno is preserved. */
 void sp_signal_after_failed_exec(void);
+
+/*
+ * Before [start, start + len) is unmapped, made read-only or dropped:
+ * turns off the regions whose buffer is there and waits until no signal
+ * handler is storing into them.  Async-signal-safe and lock-free.
+ */
+void sp_signal_memory_changing(uintptr_t start, size_t len);
 
 #endif /* LIBSPROFIL_SIGNAL_INTERNAL_H */

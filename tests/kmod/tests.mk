@@ -13,7 +13,13 @@ KT_LIB_COPIES := $(patsubst $(LT_DIR)/%,$(KT_DIR)/lib-%,$(LT_TESTS) $(LT_HELPERS
 
 .PHONY: vm-payload
 vm-payload: $(KT_TESTS) $(KT_HELPERS) $(KT_DIR)/sprofil.ko $(KT_DIR)/run \
-	$(KT_LIB_COPIES) $(KT_DIR)/libsprofil.so.0 $(KT_DIR)/liblt_spin.so
+	$(KT_LIB_COPIES) $(KT_DIR)/libsprofil.so.0 $(KT_DIR)/liblt_spin.so \
+	$(KT_DIR)/gprof
+
+# GNU gprof reads back the profiles test_monitor writes.
+$(KT_DIR)/gprof: $(shell command -v gprof)
+	@mkdir -p $(KT_DIR)
+	cp -L $< $@
 
 $(KT_DIR)/lib-%: $(LT_DIR)/%
 	@mkdir -p $(KT_DIR)
