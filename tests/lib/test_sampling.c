@@ -109,8 +109,8 @@ static void a_3_to_1_split_lands_within_4_points(void **state)
 	};
 	struct timeval tv = { 0, 0 };
 	struct sprofil_info i;
-	uint64_t n, sa, sb, period;
-	double t0, ta, tb, c0;
+	uint64_t chunk, sa, sb, period;
+	double ta = 0, tb = 0, c0, quarter;
 
 	(void)state;
 	assert_int_equal(sprofil(p, 2, &tv, flags), 0);
@@ -119,14 +119,18 @@ static void a_3_to_1_split_lands_within_4_points(void **state)
 	assert_int_equal(tv.tv_sec * 1000000 + tv.tv_usec,
 			 i.period_ns / 1000);
 	period = i.period_ns;
-	n = iters_for(800) / 4;
+	/*
+	 * 3:1 in CPU time by construction, in 20 interleaved rounds: equal
+	 * iteration counts are not equal CPU time under qemu TCG, where the
+	 * speed of a loop depends on where its code lies.
+	 */
+	chunk = iters_for(1) / 8 + 1;
+	quarter = lt_seconds_for(800) / 4 / 20;
 	c0 = lt_cpu_seconds();
-	t0 = lt_thread_seconds();
-	lt_work_a(3 * n);
-	ta = lt_thread_seconds() - t0;
-	t0 = lt_thread_seconds();
-	lt_work_b(n);
-	tb = lt_thread_seconds() - t0;
+	for (int k = 0; k < 20; k++) {
+		ta += lt_spin_cpu(lt_work_a, chunk, 3 * quarter);
+		tb += lt_spin_cpu(lt_work_b, chunk, quarter);
+	}
 	i = stop_and_read();
 	c0 = lt_cpu_seconds() - c0;
 	sa = region_sum(&p[0], flags);
@@ -148,7 +152,8 @@ static void a_3_to_1_split_lands_within_4_points(void **state)
 struct worker {
 	pthread_t tid;
 	uint64_t (*fn)(uint64_t);
-	uint64_t n;
+	uint64_t chunk;
+	double seconds;		/* of CPU to spend in fn */
 	pthread_barrier_t *go;
 	double cpu;
 };
@@ -160,13 +165,15 @@ static void *worker_main(void *arg)
 
 	pthread_barrier_wait(w->go);
 	t0 = lt_thread_seconds();
-	w->fn(w->n);
+	lt_spin_cpu(w->fn, w->chunk, w->seconds);
 	w->cpu = lt_thread_seconds() - t0;
 	return NULL;
 }
 
 /*
- * Threads a..d run 4:3:2:1 units of the same loop.  Two of them exist
+ * Threads a..d spend 4:3:2:1 units of CPU time in the same loop (CPU
+ * time, not iterations: under qemu TCG a loop's speed depends on where
+ * its code lies).  Two of them exist
  * before sprofil() (the backend must reach threads already running) and
  * two are created after it (they must inherit sampling); all start
  * spinning together at a barrier.
@@ -184,7 +191,8 @@ static void four_threads_split_4_3_2_1_within_5_points(void **state)
 	struct prof p[NTHREADS];
 	pthread_barrier_t go;
 	struct sprofil_info i;
-	uint64_t s[NTHREADS], total = 0, unit, period;
+	uint64_t s[NTHREADS], total = 0, period;
+	double unit;
 	double cpu = 0, c0;
 	int k;
 
@@ -201,10 +209,12 @@ static void four_threads_split_4_3_2_1_within_5_points(void **state)
 		assert_int_equal(pthread_create(&w[k].tid, NULL, worker_main,
 						&w[k]), 0);
 	assert_int_equal(sprofil(p, NTHREADS, NULL, flags), 0);
-	unit = iters_for(1000) / 10;
+	unit = lt_seconds_for(1000) / 10;
 	period = lt_info().period_ns;
-	for (k = 0; k < NTHREADS; k++)
-		w[k].n = (NTHREADS - k) * unit;
+	for (k = 0; k < NTHREADS; k++) {
+		w[k].chunk = iters_for(1) / 8 + 1;
+		w[k].seconds = (NTHREADS - k) * unit;
+	}
 	for (k = 2; k < NTHREADS; k++)
 		assert_int_equal(pthread_create(&w[k].tid, NULL, worker_main,
 						&w[k]), 0);
@@ -244,18 +254,15 @@ static void regions_in_executable_and_shared_library(void **state)
 		lt_func_region(lt_work_c, flags),
 	};
 	struct sprofil_info i;
-	uint64_t n, slib, sa, sc;
-	double t0, ta, tlib;
+	uint64_t chunk, slib, sa, sc;
+	double ta, tlib, half;
 
 	(void)state;
 	assert_int_equal(sprofil(p, 3, NULL, flags), 0);
-	n = iters_for(600) / 2;
-	t0 = lt_thread_seconds();
-	lt_work_a(n);
-	ta = lt_thread_seconds() - t0;
-	t0 = lt_thread_seconds();
-	kt_lib_work(n);
-	tlib = lt_thread_seconds() - t0;
+	chunk = iters_for(1) / 8 + 1;
+	half = lt_seconds_for(600) / 2;
+	ta = lt_spin_cpu(lt_work_a, chunk, half);
+	tlib = lt_spin_cpu(kt_lib_work, chunk, half);
 	assert_int_equal(lt_info().nregions, 3);
 	i = stop_and_read();
 	slib = region_sum(&p[0], flags);
@@ -290,18 +297,15 @@ static void overflow_bin_counts_samples_outside_every_region(void **state)
 		  .pr_scale = 2 },
 	};
 	struct sprofil_info i;
-	uint64_t n, sa;
-	double t0, ta, tb;
+	uint64_t chunk, sa;
+	double ta, tb, half;
 
 	(void)state;
 	assert_int_equal(sprofil(p, 2, NULL, flags), 0);
-	n = iters_for(600) / 2;
-	t0 = lt_thread_seconds();
-	lt_work_a(n);
-	ta = lt_thread_seconds() - t0;
-	t0 = lt_thread_seconds();
-	lt_work_b(n);
-	tb = lt_thread_seconds() - t0;
+	chunk = iters_for(1) / 8 + 1;
+	half = lt_seconds_for(600) / 2;
+	ta = lt_spin_cpu(lt_work_a, chunk, half);
+	tb = lt_spin_cpu(lt_work_b, chunk, half);
 	i = stop_and_read();
 	sa = region_sum(&p[0], flags);
 	lt_print_info("overflow bin", &i);
