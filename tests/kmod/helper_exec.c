@@ -33,10 +33,10 @@ int main(int argc, char **argv)
 
 	CHECK(argc == 2, "usage: helper_exec SESSIONS");
 	want = strtol(argv[1], NULL, 10);
-	chunk = kt_calibrate(0.01);
-	t0 = kt_cpu_seconds();
-	while (kt_cpu_seconds() - t0 < 1.0)
-		kt_work_b(chunk);
+	chunk = wl_calibrate(0.01);
+	t0 = wl_cpu_seconds();
+	while (wl_cpu_seconds() - t0 < 1.0)
+		wl_work_b(chunk);
 
 	fd = kt_open();
 	rc = kt_status(fd, &st);
@@ -47,6 +47,6 @@ int main(int argc, char **argv)
 	sessions = kt_module_param("sessions");
 	CHECK(sessions == want, "sessions %ld, expected %ld", sessions, want);
 	printf("# helper_exec: %.2f s CPU after exec, no session, %ld sessions\n",
-	       kt_cpu_seconds() - t0, sessions);
+	       wl_cpu_seconds() - t0, sessions);
 	return 0;
 }

@@ -18,10 +18,10 @@ static uint16_t buckets[4096];
 
 int main(int argc, char **argv)
 {
-	struct kt_func f = kt_func_extent(kt_work_a);
+	struct wl_func f = wl_func_extent(wl_work_a);
 	struct sprofil_region r = kt_region(buckets, sizeof(buckets), f.start,
 					    0x10000);
-	uint64_t n = kt_calibrate(0.2);
+	uint64_t n = wl_calibrate(0.2);
 	int fd, err;
 
 	if (argc < 2)
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "start: %s\n", strerror(-err));
 		return 1;
 	}
-	kt_work_a(n);
+	wl_work_a(n);
 	if (!strcmp(argv[1], "exit"))
 		_exit(0);
 	if (strcmp(argv[1], "hold") || argc < 3)
@@ -40,6 +40,6 @@ int main(int argc, char **argv)
 	/* The session belongs to the process, not to the fd. */
 	close(fd);
 	close(open(argv[2], O_CREAT | O_WRONLY, 0644));
-	kt_work_a(n * 10);
+	wl_work_a(n * 10);
 	return 0;
 }

@@ -68,88 +68,6 @@ struct sprofil_region kt_region(void *buf, size_t bytes, uintptr_t offset,
 	return r;
 }
 
-struct kt_func kt_func_extent(void *fn)
-{
-	struct kt_func f = { 0, 0 };
-	const ElfW(Sym) *sym = NULL;
-	Dl_info info;
-
-	if (dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) && sym) {
-		f.start = (uintptr_t)info.dli_saddr;
-		f.size = sym->st_size;
-	}
-	if (!f.size) {
-		fprintf(stderr, "no extent for %p (link with -rdynamic)\n", fn);
-		abort();
-	}
-	return f;
-}
-
-/* An LCG step the compiler cannot fold or vectorise away. */
-#define KT_SPIN(n, x)						\
-	do {							\
-		for (uint64_t i_ = 0; i_ < (n); i_++) {		\
-			(x) = (x) * 6364136223846793005ULL +	\
-			      1442695040888963407ULL;		\
-			__asm__ volatile("" : "+r"(x));		\
-		}						\
-	} while (0)
-
-__attribute__((noinline)) uint64_t kt_work_a(uint64_t n)
-{
-	uint64_t x = n;
-
-	KT_SPIN(n, x);
-	return x;
-}
-
-__attribute__((noinline)) uint64_t kt_work_b(uint64_t n)
-{
-	uint64_t x = n + 1;
-
-	KT_SPIN(n, x);
-	return x;
-}
-
-__attribute__((noinline)) uint64_t kt_work_c(uint64_t n)
-{
-	uint64_t x = n + 2;
-
-	KT_SPIN(n, x);
-	return x;
-}
-
-__attribute__((noinline)) uint64_t kt_work_d(uint64_t n)
-{
-	uint64_t x = n + 3;
-
-	KT_SPIN(n, x);
-	return x;
-}
-
-static double thread_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-uint64_t kt_calibrate(double seconds)
-{
-	uint64_t n = 1 << 20;
-	double t0, t;
-
-	for (;;) {
-		t0 = thread_seconds();
-		kt_work_a(n);
-		t = thread_seconds() - t0;
-		if (t > 0.05)
-			return (uint64_t)(n * seconds / t) + 1;
-		n *= 4;
-	}
-}
-
 static double tv_seconds(struct timeval tv)
 {
 	return tv.tv_sec + tv.tv_usec / 1e6;
@@ -161,32 +79,6 @@ double kt_user_seconds(void)
 
 	getrusage(RUSAGE_SELF, &ru);
 	return tv_seconds(ru.ru_utime);
-}
-
-double kt_cpu_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void *kt_map(size_t bytes, int prot)
-{
-	void *p = mmap(NULL, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-uint64_t kt_sum(const void *buf, unsigned int flags, size_t first,
-		size_t last)
-{
-	uint64_t sum = 0;
-
-	for (size_t i = first; i < last; i++)
-		sum += (flags & SPROFIL_UINT) ? ((const uint32_t *)buf)[i] :
-						((const uint16_t *)buf)[i];
-	return sum;
 }
 
 void kt_bucket_range(const struct sprofil_region *r, unsigned int flags,

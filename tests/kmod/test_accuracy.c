@@ -29,7 +29,7 @@ static uint64_t iters_per_sec;	/* kt_work_* iterations per CPU second */
 
 /* A zeroed bucket array covering function @f at scale 0x10000. */
 struct fbuf {
-	struct kt_func f;
+	struct wl_func f;
 	void *buf;
 	size_t bytes;
 	struct sprofil_region r;
@@ -39,7 +39,7 @@ static void fbuf_init(struct fbuf *b, void *fn, unsigned int flags)
 {
 	size_t esz = 1u << spm_bucket_shift(flags);
 
-	b->f = kt_func_extent(fn);
+	b->f = wl_func_extent(fn);
 	/* One bucket per esz bytes of text: round the size up to buckets. */
 	b->bytes = (b->f.size + esz - 1) / esz * esz;
 	b->buf = calloc(1, b->bytes);
@@ -49,7 +49,7 @@ static void fbuf_init(struct fbuf *b, void *fn, unsigned int flags)
 
 static uint64_t fbuf_sum(const struct fbuf *b, unsigned int flags)
 {
-	return kt_sum(b->buf, flags, 0, b->bytes >> spm_bucket_shift(flags));
+	return wl_sum(b->buf, flags, 0, b->bytes >> spm_bucket_shift(flags));
 }
 
 /*
@@ -83,7 +83,7 @@ static int group_setup(void **state)
 {
 	(void)state;
 	fd = kt_open();
-	iters_per_sec = kt_calibrate(1.0);
+	iters_per_sec = wl_calibrate(1.0);
 	return 0;
 }
 
@@ -110,8 +110,8 @@ static uint64_t next_chunk(uint64_t *seed, uint64_t mean)
 }
 
 /*
- * kt_work_a gets three times kt_work_b's iterations; both run the same
- * loop, so three quarters of the CPU time is in kt_work_a.  The work is
+ * wl_work_a gets three times wl_work_b's iterations; both run the same
+ * loop, so three quarters of the CPU time is in wl_work_a.  The work is
  * cut into chunks of varying size in alternating order, so that neither
  * a phase effect nor the order of the calls can produce the split.
  */
@@ -126,11 +126,11 @@ static void test_split_3_to_1_at_1ms(void **state)
 	int i;
 
 	(void)state;
-	fbuf_init(&a, kt_work_a, flags);
-	fbuf_init(&b, kt_work_b, flags);
+	fbuf_init(&a, wl_work_a, flags);
+	fbuf_init(&b, wl_work_b, flags);
 	r[0] = a.r;
 	r[1] = b.r;
-	/* Chunks average 15 ms in kt_work_b, 45 ms in kt_work_a. */
+	/* Chunks average 15 ms in wl_work_b, 45 ms in wl_work_a. */
 	n_b = iters_per_sec * 15 / 1000;
 
 	assert_int_equal(kt_start(fd, r, 2, flags, &period), 0);
@@ -144,11 +144,11 @@ static void test_split_3_to_1_at_1ms(void **state)
 	for (i = 0;; i++) {
 		c = next_chunk(&seed, n_b);
 		if (i & 1) {
-			kt_work_b(c);
-			kt_work_a(3 * c);
+			wl_work_b(c);
+			wl_work_a(3 * c);
 		} else {
-			kt_work_a(3 * c);
-			kt_work_b(c);
+			wl_work_a(3 * c);
+			wl_work_b(c);
 		}
 		assert_int_equal(kt_status(fd, &st), 0);
 		if ((i & 1) && (st.samples >= 2400 ||
@@ -184,7 +184,7 @@ static void test_split_3_to_1_at_1ms(void **state)
 }
 
 /*
- * Profiles ~@seconds of CPU in kt_work_a with the given flags and
+ * Profiles ~@seconds of CPU in wl_work_a with the given flags and
  * requested period; returns the period the module reported and checks
  * that samples * period matches the user CPU time within 5%, which is
  * what proves the reported period is the one really used.
@@ -197,17 +197,17 @@ static uint64_t run_period(const char *what, unsigned int flags,
 	struct fbuf a;
 	double u0, u1, c0, c1, ratio;
 
-	fbuf_init(&a, kt_work_a, flags);
+	fbuf_init(&a, wl_work_a, flags);
 	assert_int_equal(kt_start(fd, &a.r, 1, flags, &period), 0);
 	u0 = kt_user_seconds();
-	c0 = kt_cpu_seconds();
+	c0 = wl_cpu_seconds();
 	/* Sized by samples, as in the split test: @seconds on a quiet host. */
 	do {
-		kt_work_a(iters_per_sec / 50);
+		wl_work_a(iters_per_sec / 50);
 		assert_int_equal(kt_status(fd, &st), 0);
 	} while (st.samples * (period / 1e9) < seconds &&
 		 kt_user_seconds() - u0 < MAX_CPU_SECONDS);
-	c1 = kt_cpu_seconds();
+	c1 = wl_cpu_seconds();
 	u1 = kt_user_seconds();
 	assert_int_equal(kt_status(fd, &st), 0);
 	assert_int_equal(kt_stop(fd), 0);

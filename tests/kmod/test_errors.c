@@ -5,7 +5,7 @@
  *
  * "Changes nothing" is checked against a live session, not just asserted
  * from the return value: before every bad call the process already
- * profiles kt_work_a into a 32-bit buffer at 1 ms.  The bad call asks for
+ * profiles wl_work_a into a 32-bit buffer at 1 ms.  The bad call asks for
  * something different (another buffer, another period, other flags), so a
  * START that half-happened would show: after the rejection, the session
  * must still be enabled with the same period and region count, its
@@ -45,7 +45,7 @@ static struct {
 	struct sprofil_region r;
 } live;
 
-/* Iterations of kt_work_a taking about 5 ms of CPU. */
+/* Iterations of wl_work_a taking about 5 ms of CPU. */
 static uint64_t chunk;
 
 /* Counters that a rejected START must leave alone. */
@@ -57,24 +57,24 @@ struct snapshot {
 };
 
 /*
- * Runs kt_work_a until @seconds of CPU have passed: the work is bounded by
+ * Runs wl_work_a until @seconds of CPU have passed: the work is bounded by
  * CPU time, not by iterations, because the VM's speed varies with the
  * load other VMs put on the host.
  */
 static double spin_a(double seconds)
 {
-	double t0 = kt_cpu_seconds(), t;
+	double t0 = wl_cpu_seconds(), t;
 
 	do {
-		kt_work_a(chunk);
-		t = kt_cpu_seconds() - t0;
+		wl_work_a(chunk);
+		t = wl_cpu_seconds() - t0;
 	} while (t < seconds);
 	return t;
 }
 
 static uint64_t live_sum(void)
 {
-	return kt_sum(live.buf, SPROFIL_UINT, 0, live.bytes / 4);
+	return wl_sum(live.buf, SPROFIL_UINT, 0, live.bytes / 4);
 }
 
 /* Same failure-reporting style in the test process and in a forked child. */
@@ -157,7 +157,7 @@ static int check_unchanged(const struct snapshot *before, const char *what)
 	      t * 1.05 + BASE_PERIOD_NS / 1e9,
 	      "samples x period / CPU = %.2f",
 	      dsamples * (BASE_PERIOD_NS / 1e9) / t);
-	/* Nearly all of it runs in kt_work_a, the only region. */
+	/* Nearly all of it runs in wl_work_a, the only region. */
 	CHECK(dbuf <= dsamples && dbuf >= dsamples * 8 / 10,
 	      "buffer +%llu for +%llu samples", (unsigned long long)dbuf,
 	      (unsigned long long)dsamples);
@@ -191,20 +191,20 @@ static int expect_rejected(const struct sprofil_region *r, unsigned int n,
 static int group_setup(void **state)
 {
 	(void)state;
-	chunk = kt_calibrate(0.005);
+	chunk = wl_calibrate(0.005);
 	return 0;
 }
 
 static int start_session(void **state)
 {
-	struct kt_func fa = kt_func_extent(kt_work_a);
+	struct wl_func fa = wl_func_extent(wl_work_a);
 	uint64_t period = BASE_PERIOD_NS;
 
 	(void)state;
 	live.fd = kt_open();
-	/* One 32-bit bucket per 4 bytes of kt_work_a: cannot saturate. */
+	/* One 32-bit bucket per 4 bytes of wl_work_a: cannot saturate. */
 	live.bytes = (fa.size + 3) / 4 * 4;
-	live.buf = kt_map(live.bytes, PROT_READ | PROT_WRITE);
+	live.buf = wl_map(live.bytes, PROT_READ | PROT_WRITE);
 	if (!live.buf)
 		return -1;
 	live.r = kt_region(live.buf, live.bytes, fa.start, 0x10000);
@@ -227,15 +227,15 @@ static int stop_session(void **state)
 	return 0;
 }
 
-/* A valid region over kt_work_b in a fresh buffer, for bad variations. */
+/* A valid region over wl_work_b in a fresh buffer, for bad variations. */
 static struct sprofil_region other_region(void *buf, size_t bytes)
 {
-	return kt_region(buf, bytes, kt_func_extent(kt_work_b).start, 0x10000);
+	return kt_region(buf, bytes, wl_func_extent(wl_work_b).start, 0x10000);
 }
 
 static void test_unknown_flags_einval(void **state)
 {
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, PAGE);
 
 	(void)state;
@@ -244,13 +244,13 @@ static void test_unknown_flags_einval(void **state)
 					 BAD_PERIOD_NS, EINVAL, "flag 0x4"), 0);
 	assert_int_equal(expect_rejected(&r, 1, 0x80000000u, BAD_PERIOD_NS,
 					 EINVAL, "flag 0x80000000"), 0);
-	assert_int_equal(kt_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
 	munmap(buf, PAGE);
 }
 
 static void test_period_above_max_einval(void **state)
 {
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, PAGE);
 
 	(void)state;
@@ -263,7 +263,7 @@ static void test_period_above_max_einval(void **state)
 
 static void test_scale_above_one_einval(void **state)
 {
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, PAGE);
 
 	(void)state;
@@ -271,13 +271,13 @@ static void test_scale_above_one_einval(void **state)
 	r.scale = 0x10001;
 	assert_int_equal(expect_rejected(&r, 1, SPROFIL_UINT, BAD_PERIOD_NS,
 					 EINVAL, "scale 0x10001"), 0);
-	assert_int_equal(kt_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
 	munmap(buf, PAGE);
 }
 
 static void test_zero_size_einval(void **state)
 {
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, 0);
 
 	(void)state;
@@ -289,33 +289,33 @@ static void test_zero_size_einval(void **state)
 
 static void test_odd_size_16bit_einval(void **state)
 {
-	uint16_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint16_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, 7);
 
 	(void)state;
 	assert_non_null(buf);
 	assert_int_equal(expect_rejected(&r, 1, SPROFIL_USHORT, BAD_PERIOD_NS,
 					 EINVAL, "16-bit size 7"), 0);
-	assert_int_equal(kt_sum(buf, SPROFIL_USHORT, 0, PAGE / 2), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_USHORT, 0, PAGE / 2), 0);
 	munmap(buf, PAGE);
 }
 
 static void test_size_6_32bit_einval(void **state)
 {
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, 6);
 
 	(void)state;
 	assert_non_null(buf);
 	assert_int_equal(expect_rejected(&r, 1, SPROFIL_UINT, BAD_PERIOD_NS,
 					 EINVAL, "32-bit size 6"), 0);
-	assert_int_equal(kt_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
 	munmap(buf, PAGE);
 }
 
 static void test_misaligned_base_einval(void **state)
 {
-	char *buf = kt_map(2 * PAGE, PROT_READ | PROT_WRITE);
+	char *buf = wl_map(2 * PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 
 	(void)state;
@@ -327,13 +327,13 @@ static void test_misaligned_base_einval(void **state)
 	assert_int_equal(expect_rejected(&r, 1, SPROFIL_USHORT,
 					 BAD_PERIOD_NS, EINVAL,
 					 "16-bit base + 1"), 0);
-	assert_int_equal(kt_sum(buf, SPROFIL_UINT, 0, 2 * PAGE / 4), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_UINT, 0, 2 * PAGE / 4), 0);
 	munmap(buf, 2 * PAGE);
 }
 
 static void test_region_too_large_einval(void **state)
 {
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf,
 					       SPROFIL_MAX_REGION_BYTES + 4);
 
@@ -348,7 +348,7 @@ static void test_too_many_regions_einval(void **state)
 {
 	unsigned int n = SPROFIL_MAX_REGIONS + 1;
 	struct sprofil_region *r = calloc(n, sizeof(*r));
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 
 	(void)state;
 	assert_non_null(r);
@@ -358,14 +358,14 @@ static void test_too_many_regions_einval(void **state)
 		r[i] = other_region(buf, PAGE);
 	assert_int_equal(expect_rejected(r, n, SPROFIL_UINT, BAD_PERIOD_NS,
 					 EINVAL, "1025 regions"), 0);
-	assert_int_equal(kt_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
 	munmap(buf, PAGE);
 	free(r);
 }
 
 static void test_unreadable_region_array_efault(void **state)
 {
-	void *gone = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	void *gone = wl_map(PAGE, PROT_READ | PROT_WRITE);
 
 	(void)state;
 	assert_non_null(gone);
@@ -376,20 +376,20 @@ static void test_unreadable_region_array_efault(void **state)
 
 static void test_read_only_buffer_efault(void **state)
 {
-	uint32_t *buf = kt_map(PAGE, PROT_READ);
+	uint32_t *buf = wl_map(PAGE, PROT_READ);
 	struct sprofil_region r = other_region(buf, PAGE);
 
 	(void)state;
 	assert_non_null(buf);
 	assert_int_equal(expect_rejected(&r, 1, SPROFIL_UINT, BAD_PERIOD_NS,
 					 EFAULT, "PROT_READ buffer"), 0);
-	assert_int_equal(kt_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
 	munmap(buf, PAGE);
 }
 
 static void test_unmapped_buffer_efault(void **state)
 {
-	void *gone = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	void *gone = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(gone, PAGE);
 
 	(void)state;
@@ -405,7 +405,7 @@ static void test_unmapped_buffer_efault(void **state)
  */
 static void test_partly_unmapped_buffer_efault(void **state)
 {
-	char *buf = kt_map(4 * PAGE, PROT_READ | PROT_WRITE);
+	char *buf = wl_map(4 * PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, 4 * PAGE);
 
 	(void)state;
@@ -413,7 +413,7 @@ static void test_partly_unmapped_buffer_efault(void **state)
 	assert_int_equal(munmap(buf + 3 * PAGE, PAGE), 0);
 	assert_int_equal(expect_rejected(&r, 1, SPROFIL_UINT, BAD_PERIOD_NS,
 					 EFAULT, "last page unmapped"), 0);
-	assert_int_equal(kt_sum(buf, SPROFIL_UINT, 0, 3 * PAGE / 4), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_UINT, 0, 3 * PAGE / 4), 0);
 	munmap(buf, 3 * PAGE);
 }
 
@@ -444,7 +444,7 @@ static int memlock_child(void)
 	CHECK(setuid(65534) == 0, "setuid: %m");
 	CHECK(geteuid() == 65534, "euid %d", (int)geteuid());
 
-	buf = kt_map(big, PROT_READ | PROT_WRITE);
+	buf = wl_map(big, PROT_READ | PROT_WRITE);
 	CHECK(buf, "mmap: %m");
 	r = other_region(buf, big);
 	rc = take_snapshot(&before);
@@ -454,7 +454,7 @@ static int memlock_child(void)
 	print_message("# 256 pages over a 16-page RLIMIT_MEMLOCK, no CAP_IPC_LOCK: START returned %d (%s)\n",
 		      rc, strerror(-rc));
 	CHECK(rc == -ENOMEM, "errno");
-	CHECK(kt_sum(buf, SPROFIL_UINT, 0, big / 4) == 0, "buffer written");
+	CHECK(wl_sum(buf, SPROFIL_UINT, 0, big / 4) == 0, "buffer written");
 	rc = check_unchanged(&before, "ENOMEM");
 	if (rc)
 		return rc;
@@ -510,7 +510,7 @@ static void test_unknown_ioctl_enotty(void **state)
 
 static void test_short_args_size_einval(void **state)
 {
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, PAGE);
 	const uint32_t sizes[] = { 0, 4, 16, 24, 31 };
 	struct snapshot before;
@@ -535,13 +535,13 @@ static void test_short_args_size_einval(void **state)
 		assert_int_equal(errno, EINVAL);
 		assert_int_equal(check_unchanged(&before, "short args"), 0);
 	}
-	assert_int_equal(kt_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
 	munmap(buf, PAGE);
 }
 
 static void test_start_reserved_nonzero_einval(void **state)
 {
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, PAGE);
 	struct sprofil_start a = {
 		.size = sizeof(a),
@@ -561,13 +561,13 @@ static void test_start_reserved_nonzero_einval(void **state)
 	print_message("# sprofil_start.reserved = 1: %s\n", strerror(errno));
 	assert_int_equal(errno, EINVAL);
 	assert_int_equal(check_unchanged(&before, "start.reserved"), 0);
-	assert_int_equal(kt_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
 	munmap(buf, PAGE);
 }
 
 static void test_region_reserved_nonzero_einval(void **state)
 {
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r = other_region(buf, PAGE);
 
 	(void)state;
@@ -579,13 +579,13 @@ static void test_region_reserved_nonzero_einval(void **state)
 	r.scale = 0;
 	assert_int_equal(expect_rejected(&r, 1, SPROFIL_UINT, BAD_PERIOD_NS,
 					 EINVAL, "ignored region.reserved"), 0);
-	assert_int_equal(kt_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
 	munmap(buf, PAGE);
 }
 
 static void test_two_overflow_bins_einval(void **state)
 {
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r[3];
 
 	(void)state;
@@ -595,7 +595,7 @@ static void test_two_overflow_bins_einval(void **state)
 	r[2] = kt_region(buf + 1, 4, 0, 2);
 	assert_int_equal(expect_rejected(r, 3, SPROFIL_UINT, BAD_PERIOD_NS,
 					 EINVAL, "two overflow bins"), 0);
-	assert_int_equal(kt_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_UINT, 0, PAGE / 4), 0);
 	munmap(buf, PAGE);
 }
 

@@ -71,7 +71,7 @@ static void random_region(struct sprofil_region *r)
 		0, 1, 2, 3, 0x8000, 0xffff, 0x10000, 0x10001, 0xffffffff,
 	};
 	const uint64_t offsets[] = {
-		0, 1, (uintptr_t)kt_work_a, ~0ull, ~0ull - 0xfff,
+		0, 1, (uintptr_t)wl_work_a, ~0ull, ~0ull - 0xfff,
 	};
 
 	r->base = random_pointer();

@@ -44,13 +44,13 @@ static uint64_t chunk;
 static double spin_n(double seconds, uint64_t n, uint64_t (*f)(uint64_t),
 		     uint64_t (*g)(uint64_t))
 {
-	double t0 = kt_cpu_seconds(), t;
+	double t0 = wl_cpu_seconds(), t;
 
 	do {
 		f(n);
 		if (g)
 			g(n);
-		t = kt_cpu_seconds() - t0;
+		t = wl_cpu_seconds() - t0;
 	} while (t < seconds);
 	return t;
 }
@@ -58,12 +58,12 @@ static double spin_n(double seconds, uint64_t n, uint64_t (*f)(uint64_t),
 static int group_setup(void **state)
 {
 	(void)state;
-	chunk = kt_calibrate(0.005);
+	chunk = wl_calibrate(0.005);
 	return 0;
 }
 
 /*
- * Bug 1.  Two regions exactly over kt_work_a and kt_work_b, with room
+ * Bug 1.  Two regions exactly over wl_work_a and wl_work_b, with room
  * around each function so a misfiled sample would land in the buffer
  * where it can be seen; the two alternate every ~0.1 ms of CPU, so
  * consecutive samples keep changing region (glibc's slow path, taken on
@@ -71,9 +71,9 @@ static int group_setup(void **state)
  */
 static void test_bug1_alternating_regions_no_sample_misfiled(void **state)
 {
-	struct kt_func fa = kt_func_extent(kt_work_a);
-	struct kt_func fb = kt_func_extent(kt_work_b);
-	uint32_t *ba = kt_map(4 * PAGE, PROT_READ | PROT_WRITE), *bb = kt_map(4 * PAGE, PROT_READ | PROT_WRITE);
+	struct wl_func fa = wl_func_extent(wl_work_a);
+	struct wl_func fb = wl_func_extent(wl_work_b);
+	uint32_t *ba = wl_map(4 * PAGE, PROT_READ | PROT_WRITE), *bb = wl_map(4 * PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r[2];
 	size_t af, al, bf, bl, na, nb;
 	uint64_t period = 1000000, in_a, in_b, all_a, all_b;
@@ -87,7 +87,7 @@ static void test_bug1_alternating_regions_no_sample_misfiled(void **state)
 	/*
 	 * Each region covers its function plus 64 bytes of margin on the
 	 * side away from the other one, where no code runs while profiling
-	 * (the end of kt_func_extent() below, kt_work_c() above): the
+	 * (the end of wl_func_extent() below, wl_work_c() above): the
 	 * regions do not overlap, and a sample filed with the wrong mapping
 	 * would show up in a margin or as a miss.  Status and stop are
 	 * issued from here, not through kt_status() and kt_stop(), whose
@@ -112,17 +112,17 @@ static void test_bug1_alternating_regions_no_sample_misfiled(void **state)
 	nb = r[1].size / 4;
 	assert_int_equal(kt_start(fd, r, 2, SPROFIL_UINT, &period), 0);
 	/* Chunks of ~0.1 ms: about ten changes of region per sample. */
-	t = spin_n(1.0, chunk / 50 + 1, kt_work_a, kt_work_b);
+	t = spin_n(1.0, chunk / 50 + 1, wl_work_a, wl_work_b);
 	memset(&st, 0, sizeof(st));
 	st.size = sizeof(st);
 	assert_int_equal(ioctl(fd, SPROFIL_IOC_STATUS, &st), 0);
 	assert_int_equal(ioctl(fd, SPROFIL_IOC_STOP), 0);
 
-	in_a = kt_sum(ba, SPROFIL_UINT, af, al);
-	in_b = kt_sum(bb, SPROFIL_UINT, bf, bl);
-	all_a = kt_sum(ba, SPROFIL_UINT, 0, na);
-	all_b = kt_sum(bb, SPROFIL_UINT, 0, nb);
-	print_message("# %.2f s CPU: %llu samples, %llu misses; region A %llu (%llu in kt_work_a), region B %llu (%llu in kt_work_b)\n",
+	in_a = wl_sum(ba, SPROFIL_UINT, af, al);
+	in_b = wl_sum(bb, SPROFIL_UINT, bf, bl);
+	all_a = wl_sum(ba, SPROFIL_UINT, 0, na);
+	all_b = wl_sum(bb, SPROFIL_UINT, 0, nb);
+	print_message("# %.2f s CPU: %llu samples, %llu misses; region A %llu (%llu in wl_work_a), region B %llu (%llu in wl_work_b)\n",
 		      t, (unsigned long long)st.samples,
 		      (unsigned long long)st.misses,
 		      (unsigned long long)all_a, (unsigned long long)in_a,
@@ -153,9 +153,9 @@ static void test_bug1_alternating_regions_no_sample_misfiled(void **state)
 static void check_all_samples_below(void *region_fn, uint64_t (*hot)(uint64_t),
 				    const char *what)
 {
-	struct kt_func above = kt_func_extent(region_fn);
-	struct kt_func h = kt_func_extent(hot);
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	struct wl_func above = wl_func_extent(region_fn);
+	struct wl_func h = wl_func_extent(hot);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	uint64_t period = 1000000;
 	struct sprofil_region r;
 	struct sprofil_status st;
@@ -174,11 +174,11 @@ static void check_all_samples_below(void *region_fn, uint64_t (*hot)(uint64_t),
 		      what, (unsigned long)above.start, (unsigned long)h.start,
 		      t, (unsigned long long)st.samples,
 		      (unsigned long long)st.misses,
-		      (unsigned long long)kt_sum(buf, SPROFIL_UINT, 0,
+		      (unsigned long long)wl_sum(buf, SPROFIL_UINT, 0,
 						 r.size / 4));
 	assert_true(st.samples >= 20);
 	assert_int_equal(st.misses, st.samples);
-	assert_int_equal(kt_sum(buf, SPROFIL_UINT, 0, r.size / 4), 0);
+	assert_int_equal(wl_sum(buf, SPROFIL_UINT, 0, r.size / 4), 0);
 	close(fd);
 	munmap(buf, PAGE);
 }
@@ -186,13 +186,13 @@ static void check_all_samples_below(void *region_fn, uint64_t (*hot)(uint64_t),
 static void test_bug2_region_in_shared_library_above_hot_code(void **state)
 {
 	(void)state;
-	check_all_samples_below(kt_lib_work, kt_work_a, "kt_lib_work");
+	check_all_samples_below(kt_lib_work, wl_work_a, "kt_lib_work");
 }
 
 static void test_bug2_region_above_hot_code_in_program(void **state)
 {
 	(void)state;
-	check_all_samples_below(kt_work_d, kt_work_a, "kt_work_d");
+	check_all_samples_below(wl_work_d, wl_work_a, "wl_work_d");
 }
 
 /*
@@ -203,7 +203,7 @@ static void test_bug2_region_above_hot_code_in_program(void **state)
 static void test_bug3_five_start_stop_rounds_each_count(void **state)
 {
 	uint64_t (*const fn[4])(uint64_t) = {
-		kt_work_a, kt_work_b, kt_work_c, kt_work_d,
+		wl_work_a, wl_work_b, wl_work_c, wl_work_d,
 	};
 	/* Which functions each round profiles (bit i: fn[i]). */
 	const unsigned int sets[5] = { 0x1, 0x6, 0xf, 0x8, 0x5 };
@@ -224,30 +224,30 @@ static void test_bug3_five_start_stop_rounds_each_count(void **state)
 		uint64_t counts[4] = { 0 }, period = periods[round];
 		struct sprofil_status st;
 		unsigned int n = 0, f = flags[round];
-		uint16_t *buf = kt_map(4 * PAGE, PROT_READ | PROT_WRITE);
+		uint16_t *buf = wl_map(4 * PAGE, PROT_READ | PROT_WRITE);
 		double t;
 
 		assert_non_null(buf);
 		for (int i = 0; i < 4; i++) {
-			struct kt_func k = kt_func_extent(fn[i]);
+			struct wl_func k = wl_func_extent(fn[i]);
 
 			if (sets[round] & (1u << i))
 				r[n++] = kt_region(buf + i * PAGE / 2, PAGE,
 						   k.start, 0x10000);
 		}
 		assert_int_equal(kt_start(fd, r, n, f, &period), 0);
-		t = kt_cpu_seconds();
+		t = wl_cpu_seconds();
 		do {
 			for (int i = 0; i < 4; i++)
 				if (sets[round] & (1u << i))
 					fn[i](chunk / 4 + 1);
-		} while (kt_cpu_seconds() - t < 0.2);
-		t = kt_cpu_seconds() - t;
+		} while (wl_cpu_seconds() - t < 0.2);
+		t = wl_cpu_seconds() - t;
 		assert_int_equal(kt_status(fd, &st), 0);
 		assert_int_equal(kt_stop(fd), 0);
 		for (int i = 0; i < 4; i++)
 			if (sets[round] & (1u << i))
-				counts[i] = kt_sum(buf + i * PAGE / 2, f, 0,
+				counts[i] = wl_sum(buf + i * PAGE / 2, f, 0,
 						   PAGE >> spm_bucket_shift(f));
 		print_message("# round %d: %u regions, flags %#x, period %llu ns, %.2f s CPU, %llu samples; counts a %llu b %llu c %llu d %llu\n",
 			      round + 1, n, f, (unsigned long long)period, t,
@@ -264,7 +264,7 @@ static void test_bug3_five_start_stop_rounds_each_count(void **state)
 				assert_true(counts[i] > 0);
 		/* The previous round's buffers were left alone. */
 		if (prev) {
-			assert_int_equal(kt_sum(prev, prev_flags, 0,
+			assert_int_equal(wl_sum(prev, prev_flags, 0,
 						prev_bytes >>
 						spm_bucket_shift(prev_flags)),
 					 prev_sum);
@@ -273,7 +273,7 @@ static void test_bug3_five_start_stop_rounds_each_count(void **state)
 		prev = buf;
 		prev_flags = f;
 		prev_bytes = 4 * PAGE;
-		prev_sum = kt_sum(buf, f, 0, prev_bytes >> spm_bucket_shift(f));
+		prev_sum = wl_sum(buf, f, 0, prev_bytes >> spm_bucket_shift(f));
 		/* The stop unpinned this round's buffers. */
 		assert_int_equal(kt_module_param("pinned_pages"), pinned0);
 	}
@@ -290,8 +290,8 @@ static void test_bug3_five_start_stop_rounds_each_count(void **state)
  */
 static void check_period(uint64_t asked, unsigned int flags, double seconds)
 {
-	struct kt_func fa = kt_func_extent(kt_work_a);
-	uint32_t *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	struct wl_func fa = wl_func_extent(wl_work_a);
+	uint32_t *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	struct sprofil_status st0, st1;
 	uint64_t period = asked, samples;
@@ -303,11 +303,11 @@ static void check_period(uint64_t asked, unsigned int flags, double seconds)
 	assert_int_equal(kt_start(fd, &r, 1, flags, &period), 0);
 	assert_int_equal(kt_status(fd, &st0), 0);
 	u = kt_user_seconds();
-	t = kt_cpu_seconds();
+	t = wl_cpu_seconds();
 	do {
-		kt_work_a(chunk);
-	} while (kt_cpu_seconds() - t < seconds);
-	t = kt_cpu_seconds() - t;
+		wl_work_a(chunk);
+	} while (wl_cpu_seconds() - t < seconds);
+	t = wl_cpu_seconds() - t;
 	u = kt_user_seconds() - u;
 	assert_int_equal(kt_status(fd, &st1), 0);
 	assert_int_equal(kt_stop(fd), 0);

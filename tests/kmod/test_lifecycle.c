@@ -64,13 +64,13 @@ static double wall_seconds(void)
 static double spin(double seconds, uint64_t (*f)(uint64_t),
 		   uint64_t (*g)(uint64_t))
 {
-	double t0 = kt_cpu_seconds(), t;
+	double t0 = wl_cpu_seconds(), t;
 
 	do {
 		f(chunk);
 		if (g)
 			g(chunk);
-		t = kt_cpu_seconds() - t0;
+		t = wl_cpu_seconds() - t0;
 	} while (t < seconds);
 	return t;
 }
@@ -78,14 +78,14 @@ static double spin(double seconds, uint64_t (*f)(uint64_t),
 /* A 32-bit region with one bucket per 4 bytes of @fn, in a page of its own. */
 static struct sprofil_region func_region(void *buf, void *fn)
 {
-	struct kt_func f = kt_func_extent(fn);
+	struct wl_func f = wl_func_extent(fn);
 
 	return kt_region(buf, (f.size + 3) / 4 * 4, f.start, 0x10000);
 }
 
 static uint64_t region_sum(const struct sprofil_region *r)
 {
-	return kt_sum((const void *)(uintptr_t)r->base, SPROFIL_UINT, 0,
+	return wl_sum((const void *)(uintptr_t)r->base, SPROFIL_UINT, 0,
 		      r->size / 4);
 }
 
@@ -123,7 +123,7 @@ static pid_t fork_child(int (*fn)(void *), void *arg)
 static int group_setup(void **state)
 {
 	(void)state;
-	chunk = kt_calibrate(0.005);
+	chunk = wl_calibrate(0.005);
 	return 0;
 }
 
@@ -143,9 +143,9 @@ static int fork_child_main(void *p)
 	int rc;
 
 	before = region_sum(&a->r);
-	t = spin(0.5, kt_work_a, NULL);
+	t = spin(0.5, wl_work_a, NULL);
 	after = region_sum(&a->r);
-	print_message("# fork child: its copy of the buffer %llu -> %llu over %.2f s CPU in kt_work_a\n",
+	print_message("# fork child: its copy of the buffer %llu -> %llu over %.2f s CPU in wl_work_a\n",
 		      (unsigned long long)before, (unsigned long long)after, t);
 	CHECK(before > 0, "the copy lost the parent's counts");
 	CHECK(after == before, "the child's copy kept counting");
@@ -160,7 +160,7 @@ static int fork_child_main(void *p)
 static void test_fork_child_copy_stops_parent_keeps_counting(void **state)
 {
 	struct fork_arg a = { .fd = kt_open() };
-	void *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	void *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_status st0, st1;
 	uint64_t period = PERIOD_NS, sum0, sum1;
 	double t;
@@ -168,15 +168,15 @@ static void test_fork_child_copy_stops_parent_keeps_counting(void **state)
 
 	(void)state;
 	assert_non_null(buf);
-	a.r = func_region(buf, kt_work_a);
+	a.r = func_region(buf, wl_work_a);
 	assert_int_equal(kt_start(a.fd, &a.r, 1, SPROFIL_UINT, &period), 0);
-	spin(0.1, kt_work_a, NULL);
+	spin(0.1, wl_work_a, NULL);
 
 	pid = fork_child(fork_child_main, &a);
 	assert_true(pid > 0);
 	assert_int_equal(kt_status(a.fd, &st0), 0);
 	sum0 = region_sum(&a.r);
-	t = spin(0.5, kt_work_a, NULL);
+	t = spin(0.5, wl_work_a, NULL);
 	assert_int_equal(kt_status(a.fd, &st1), 0);
 	sum1 = region_sum(&a.r);
 	print_message("# fork parent: buffer %llu -> %llu, samples +%llu over %.2f s CPU\n",
@@ -206,16 +206,16 @@ struct exec_arg {
 static int exec_child_main(void *p)
 {
 	struct exec_arg *a = p;
-	void *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	void *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	char want[32];
 	int rc;
 
 	CHECK(buf, "mmap: %m");
-	r = func_region(buf, kt_work_b);
+	r = func_region(buf, wl_work_b);
 	rc = kt_start(a->fd, &r, 1, SPROFIL_UINT, NULL);
 	CHECK(rc == 0, "start: %s", strerror(-rc));
-	spin(0.1, kt_work_b, NULL);
+	spin(0.1, wl_work_b, NULL);
 	CHECK(region_sum(&r) > 0, "the child's session does not count");
 	CHECK(kt_module_param("sessions") == a->sessions + 1,
 	      "sessions %ld, expected %ld", kt_module_param("sessions"),
@@ -230,7 +230,7 @@ static int exec_child_main(void *p)
 static void test_exec_ends_session_and_program_runs_normally(void **state)
 {
 	struct exec_arg a = { .fd = kt_open() };
-	void *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	void *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	struct sprofil_status st;
 	ssize_t n;
@@ -248,14 +248,14 @@ static void test_exec_ends_session_and_program_runs_normally(void **state)
 	strcpy(slash + 1, "helper_exec");
 
 	/* The parent profiles too: exec in the child must not end that. */
-	r = func_region(buf, kt_work_a);
+	r = func_region(buf, wl_work_a);
 	assert_int_equal(kt_start(a.fd, &r, 1, SPROFIL_UINT, NULL), 0);
 	a.sessions = kt_module_param("sessions");
 	assert_true(a.sessions >= 1);
 
 	pid = fork_child(exec_child_main, &a);
 	assert_true(pid > 0);
-	spin(0.2, kt_work_a, NULL);
+	spin(0.2, wl_work_a, NULL);
 	rc = wait_child(pid);
 	print_message("# exec'd helper exit status %d; sessions %ld -> %ld\n",
 		      rc, a.sessions, kt_module_param("sessions"));
@@ -272,7 +272,7 @@ static void test_exec_ends_session_and_program_runs_normally(void **state)
 
 /* ---- a buffer that goes away ---- */
 
-/* Regions over kt_work_a and kt_work_b, each buffer in a page of its own. */
+/* Regions over wl_work_a and wl_work_b, each buffer in a page of its own. */
 struct two {
 	int fd;
 	void *pa, *pb;
@@ -284,15 +284,15 @@ static void two_start(struct two *t)
 	uint64_t period = PERIOD_NS;
 
 	t->fd = kt_open();
-	t->pa = kt_map(PAGE, PROT_READ | PROT_WRITE);
-	t->pb = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	t->pa = wl_map(PAGE, PROT_READ | PROT_WRITE);
+	t->pb = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	assert_non_null(t->pa);
 	assert_non_null(t->pb);
-	t->r[0] = func_region(t->pa, kt_work_a);
-	t->r[1] = func_region(t->pb, kt_work_b);
+	t->r[0] = func_region(t->pa, wl_work_a);
+	t->r[1] = func_region(t->pb, wl_work_b);
 	assert_true(t->r[0].size <= PAGE && t->r[1].size <= PAGE);
 	assert_int_equal(kt_start(t->fd, t->r, 2, SPROFIL_UINT, &period), 0);
-	spin(0.1, kt_work_a, kt_work_b);
+	spin(0.1, wl_work_a, wl_work_b);
 	assert_true(region_sum(&t->r[0]) > 0);
 	assert_true(region_sum(&t->r[1]) > 0);
 }
@@ -320,7 +320,7 @@ static double wait_region_off(int fd, struct sprofil_status *st)
 
 /*
  * After region A was turned off: the process runs on, B keeps counting,
- * kt_work_a's samples become misses, and A's memory (@a, still readable
+ * wl_work_a's samples become misses, and A's memory (@a, still readable
  * or remapped) does not change.
  */
 static void check_a_off(struct two *t, const void *a, uint64_t a_sum0)
@@ -331,10 +331,10 @@ static void check_a_off(struct two *t, const void *a, uint64_t a_sum0)
 
 	assert_int_equal(kt_status(t->fd, &st0), 0);
 	b0 = region_sum(&t->r[1]);
-	cpu = spin(0.4, kt_work_a, kt_work_b);
+	cpu = spin(0.4, wl_work_a, wl_work_b);
 	assert_int_equal(kt_status(t->fd, &st1), 0);
 	b1 = region_sum(&t->r[1]);
-	a1 = kt_sum(a, SPROFIL_UINT, 0, t->r[0].size / 4);
+	a1 = wl_sum(a, SPROFIL_UINT, 0, t->r[0].size / 4);
 	print_message("# region A off: %.2f s CPU, samples +%llu, misses +%llu, B +%llu, A %llu -> %llu\n",
 		      cpu, (unsigned long long)(st1.samples - st0.samples),
 		      (unsigned long long)(st1.misses - st0.misses),
@@ -435,8 +435,8 @@ static struct sprofil_region pair_region(void *buf, const struct pair_arg *a)
 static int pair_side(const struct pair_arg *a, struct sprofil_region *r,
 		     const char *who)
 {
-	struct kt_func own = kt_func_extent(a->own);
-	struct kt_func other = kt_func_extent(a->other);
+	struct wl_func own = wl_func_extent(a->own);
+	struct wl_func other = wl_func_extent(a->other);
 	size_t of, ol, xf, xl;
 	struct sprofil_status st0, st1;
 	uint64_t in_own, in_other, ds;
@@ -454,8 +454,8 @@ static int pair_side(const struct pair_arg *a, struct sprofil_region *r,
 	CHECK(rc == 0, "status: %s", strerror(-rc));
 	ds = st1.samples - st0.samples;
 	ratio = ds * (PERIOD_NS / 1e9) / u;
-	in_own = kt_sum((void *)(uintptr_t)r->base, SPROFIL_UINT, of, ol);
-	in_other = kt_sum((void *)(uintptr_t)r->base, SPROFIL_UINT, xf, xl);
+	in_own = wl_sum((void *)(uintptr_t)r->base, SPROFIL_UINT, of, ol);
+	in_other = wl_sum((void *)(uintptr_t)r->base, SPROFIL_UINT, xf, xl);
 	print_message("# %s: %.2f s CPU (%.2f s user), samples +%llu (x period = %.3f of user CPU), own function %llu, other's %llu\n",
 		      who, t, u, (unsigned long long)ds, ratio,
 		      (unsigned long long)in_own, (unsigned long long)in_other);
@@ -471,7 +471,7 @@ static int pair_side(const struct pair_arg *a, struct sprofil_region *r,
 static int pair_child_main(void *p)
 {
 	struct pair_arg *a = p;
-	void *buf = kt_map(2 * PAGE, PROT_READ | PROT_WRITE);
+	void *buf = wl_map(2 * PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	char c = 1;
 	int rc;
@@ -492,11 +492,11 @@ static int pair_child_main(void *p)
 
 static void test_two_processes_profile_independently(void **state)
 {
-	struct kt_func fa = kt_func_extent(kt_work_a);
-	struct kt_func fb = kt_func_extent(kt_work_b);
+	struct wl_func fa = wl_func_extent(wl_work_a);
+	struct wl_func fb = wl_func_extent(wl_work_b);
 	struct pair_arg a = { .fd = kt_open() };
 	uint64_t period = PERIOD_NS;
-	void *buf = kt_map(2 * PAGE, PROT_READ | PROT_WRITE);
+	void *buf = wl_map(2 * PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	pid_t pid;
 	char c = 1;
@@ -511,15 +511,15 @@ static void test_two_processes_profile_independently(void **state)
 	assert_int_equal(pipe(a.ready), 0);
 	assert_int_equal(pipe(a.go), 0);
 
-	a.own = kt_work_b;
-	a.other = kt_work_a;
+	a.own = wl_work_b;
+	a.other = wl_work_a;
 	pid = fork_child(pair_child_main, &a);
 	assert_true(pid > 0);
 	close(a.ready[1]);
 	close(a.go[0]);
 
-	a.own = kt_work_a;
-	a.other = kt_work_b;
+	a.own = wl_work_a;
+	a.other = wl_work_b;
 	r = pair_region(buf, &a);
 	assert_int_equal(kt_start(a.fd, &r, 1, SPROFIL_UINT, &period), 0);
 	/* Both sessions exist before either one measures. */
@@ -540,15 +540,15 @@ static void test_two_processes_profile_independently(void **state)
 static int exit_child_main(void *p)
 {
 	long pinned0 = *(long *)p;
-	void *buf = kt_map(4 * PAGE, PROT_READ | PROT_WRITE);
+	void *buf = wl_map(4 * PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	int fd = kt_open(), rc;
 
 	CHECK(buf, "mmap: %m");
-	r = kt_region(buf, 4 * PAGE, kt_func_extent(kt_work_a).start, 0x10000);
+	r = kt_region(buf, 4 * PAGE, wl_func_extent(wl_work_a).start, 0x10000);
 	rc = kt_start(fd, &r, 1, SPROFIL_UINT, NULL);
 	CHECK(rc == 0, "start: %s", strerror(-rc));
-	spin(0.1, kt_work_a, NULL);
+	spin(0.1, wl_work_a, NULL);
 	CHECK(kt_module_param("pinned_pages") == pinned0 + 4,
 	      "pinned pages %ld, expected %ld",
 	      kt_module_param("pinned_pages"), pinned0 + 4);
@@ -578,21 +578,21 @@ static void test_exit_without_stop_releases_session_and_pins(void **state)
 static void test_stop_keeps_counters_and_clears_enabled(void **state)
 {
 	int fd = kt_open();
-	void *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	void *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	struct sprofil_status on, off, later;
 	uint64_t period = PERIOD_NS, sum;
 
 	(void)state;
 	assert_non_null(buf);
-	r = func_region(buf, kt_work_a);
+	r = func_region(buf, wl_work_a);
 	assert_int_equal(kt_start(fd, &r, 1, SPROFIL_UINT, &period), 0);
-	spin(0.2, kt_work_a, NULL);
+	spin(0.2, wl_work_a, NULL);
 	assert_int_equal(kt_status(fd, &on), 0);
 	assert_int_equal(kt_stop(fd), 0);
 	assert_int_equal(kt_status(fd, &off), 0);
 	sum = region_sum(&r);
-	spin(0.2, kt_work_a, NULL);
+	spin(0.2, wl_work_a, NULL);
 	assert_int_equal(kt_status(fd, &later), 0);
 	print_message("# running: state %#x, %llu samples, %llu misses; stopped: state %#x, %llu samples, %llu misses; buffer %llu -> %llu\n",
 		      on.state, (unsigned long long)on.samples,
@@ -617,18 +617,18 @@ static void test_stop_keeps_counters_and_clears_enabled(void **state)
 static void test_session_survives_closing_the_fd(void **state)
 {
 	int fd = kt_open();
-	void *buf = kt_map(PAGE, PROT_READ | PROT_WRITE);
+	void *buf = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct sprofil_region r;
 	struct sprofil_status st;
 	uint64_t period = PERIOD_NS, sum;
 
 	(void)state;
 	assert_non_null(buf);
-	r = func_region(buf, kt_work_a);
+	r = func_region(buf, wl_work_a);
 	assert_int_equal(kt_start(fd, &r, 1, SPROFIL_UINT, &period), 0);
 	assert_int_equal(close(fd), 0);
 	sum = region_sum(&r);
-	spin(0.2, kt_work_a, NULL);
+	spin(0.2, wl_work_a, NULL);
 	fd = kt_open();
 	assert_int_equal(kt_status(fd, &st), 0);
 	print_message("# after close: state %#x, %llu samples, buffer %llu -> %llu\n",

@@ -38,13 +38,13 @@ typedef uint64_t (*work_fn)(uint64_t);
 
 /* A zeroed bucket array for one region. */
 struct rbuf {
-	struct kt_func f;	/* the function the region is about */
+	struct wl_func f;	/* the function the region is about */
 	void *buf;
 	size_t nbuckets;
 	struct sprofil_region r;
 };
 
-static void rbuf_init(struct rbuf *b, struct kt_func f, unsigned int flags,
+static void rbuf_init(struct rbuf *b, struct wl_func f, unsigned int flags,
 		      uintptr_t offset, uint32_t scale, size_t nbuckets)
 {
 	size_t esz = 1u << spm_bucket_shift(flags);
@@ -59,7 +59,7 @@ static void rbuf_init(struct rbuf *b, struct kt_func f, unsigned int flags,
 /* A region at scale one starting at @fn, SLACK buckets longer than it. */
 static void rbuf_func(struct rbuf *b, work_fn fn, unsigned int flags)
 {
-	struct kt_func f = kt_func_extent((void *)fn);
+	struct wl_func f = wl_func_extent((void *)fn);
 	size_t esz = 1u << spm_bucket_shift(flags);
 
 	rbuf_init(b, f, flags, f.start, SPM_SCALE_ONE,
@@ -68,7 +68,7 @@ static void rbuf_func(struct rbuf *b, work_fn fn, unsigned int flags)
 
 static uint64_t rbuf_total(const struct rbuf *b, unsigned int flags)
 {
-	return kt_sum(b->buf, flags, 0, b->nbuckets);
+	return wl_sum(b->buf, flags, 0, b->nbuckets);
 }
 
 /* Samples in the buckets of the region's function. */
@@ -78,12 +78,12 @@ static uint64_t rbuf_in_func(const struct rbuf *b, unsigned int flags)
 
 	kt_bucket_range(&b->r, flags, b->f.start, b->f.size, &first, &last);
 	assert_true(last <= b->nbuckets);
-	return kt_sum(b->buf, flags, first, last);
+	return wl_sum(b->buf, flags, first, last);
 }
 
 static uint64_t bucket(const void *buf, unsigned int flags, size_t i)
 {
-	return kt_sum(buf, flags, i, i + 1);
+	return wl_sum(buf, flags, i, i + 1);
 }
 
 /*
@@ -108,7 +108,7 @@ static int group_setup(void **state)
 {
 	(void)state;
 	fd = kt_open();
-	iters_per_sec = kt_calibrate(1.0);
+	iters_per_sec = wl_calibrate(1.0);
 	return 0;
 }
 
@@ -137,7 +137,7 @@ static void profile(const struct sprofil_region *r, unsigned int nr,
 }
 
 /*
- * kt_work_a, kt_work_b and kt_lib_work (in libkt_spin.so) run 1:2:3, each
+ * wl_work_a, wl_work_b and kt_lib_work (in libkt_spin.so) run 1:2:3, each
  * with its own region.  Every region's samples must sit in its own
  * function's buckets, and the regions must share the samples 1:2:3.
  * With @bin, an overflow bin is added at index @bin_at of the array and
@@ -151,13 +151,13 @@ struct three {
 };
 
 static const char *const three_name[3] = {
-	"kt_work_a", "kt_work_b", "kt_lib_work",
+	"wl_work_a", "wl_work_b", "kt_lib_work",
 };
 
 static void run_three(struct three *t, unsigned int flags,
 		      const int *order, int nentries)
 {
-	static const work_fn fn[3] = { kt_work_a, kt_work_b, kt_lib_work };
+	static const work_fn fn[3] = { wl_work_a, wl_work_b, kt_lib_work };
 	struct sprofil_region r[4], entry[4];
 	uint64_t n[3];
 	int i;
@@ -261,8 +261,8 @@ static void test_unsorted_regions_same_as_sorted(void **state)
 static void test_scale_half_folds_bucket_pairs(void **state)
 {
 	const unsigned int flags = SPROFIL_USHORT;
-	struct kt_func f = kt_func_extent(kt_work_a);
-	static const work_fn fn[1] = { kt_work_a };
+	struct wl_func f = wl_func_extent(wl_work_a);
+	static const work_fn fn[1] = { wl_work_a };
 	uint64_t n[1] = { iters_per_sec / 2 };
 	struct sprofil_status st1, st2;
 	struct rbuf one, half;
@@ -308,14 +308,14 @@ static void test_scale_half_folds_bucket_pairs(void **state)
 
 /*
  * Scale 2 is the coarsest: one bucket per 64 KiB of text (16-bit) or
- * 128 KiB (32-bit).  With the region starting 1.5 buckets below kt_work_a,
- * all of kt_work_a is in bucket 1, and so is the rest of this small
+ * 128 KiB (32-bit).  With the region starting 1.5 buckets below wl_work_a,
+ * all of wl_work_a is in bucket 1, and so is the rest of this small
  * program's text: every in-region sample must be in bucket 1.
  */
 static void check_scale_2(unsigned int flags)
 {
-	struct kt_func f = kt_func_extent(kt_work_a);
-	static const work_fn fn[1] = { kt_work_a };
+	struct wl_func f = wl_func_extent(wl_work_a);
+	static const work_fn fn[1] = { wl_work_a };
 	uint64_t n[1] = { iters_per_sec / 2 };
 	uint64_t span = 0x10000ull << (spm_bucket_shift(flags) - 1);
 	struct sprofil_status st;
@@ -353,18 +353,18 @@ static void test_scale_2_one_bucket_per_128k_uint(void **state)
 }
 
 /*
- * An outer region spans kt_work_a and kt_work_b; an inner region starts
+ * An outer region spans wl_work_a and wl_work_b; an inner region starts
  * at the later of the two.  Larger offset wins: the later function's
  * samples go to the inner region only, the earlier one's to the outer.
  */
 static void test_overlap_larger_offset_wins(void **state)
 {
 	const unsigned int flags = SPROFIL_UINT;
-	struct kt_func fa = kt_func_extent(kt_work_a);
-	struct kt_func fb = kt_func_extent(kt_work_b);
-	struct kt_func lo = fa.start < fb.start ? fa : fb;
-	struct kt_func hi = fa.start < fb.start ? fb : fa;
-	static const work_fn fn[2] = { kt_work_a, kt_work_b };
+	struct wl_func fa = wl_func_extent(wl_work_a);
+	struct wl_func fb = wl_func_extent(wl_work_b);
+	struct wl_func lo = fa.start < fb.start ? fa : fb;
+	struct wl_func hi = fa.start < fb.start ? fb : fa;
+	static const work_fn fn[2] = { wl_work_a, wl_work_b };
 	uint64_t n[2] = { iters_per_sec / 2, iters_per_sec / 2 };
 	struct sprofil_region r[2];
 	struct sprofil_status st;
@@ -384,7 +384,7 @@ static void test_overlap_larger_offset_wins(void **state)
 	profile(r, 2, flags, PERIOD_NS, fn, n, 2, &st);
 
 	kt_bucket_range(&outer.r, flags, hi.start, hi.size, &first, &last);
-	o_hi = kt_sum(outer.buf, flags, first, last);
+	o_hi = wl_sum(outer.buf, flags, first, last);
 	o_lo = rbuf_in_func(&outer, flags);
 	o_all = rbuf_total(&outer, flags);
 	in_all = rbuf_total(&inner, flags);
@@ -404,16 +404,16 @@ static void test_overlap_larger_offset_wins(void **state)
 }
 
 /*
- * A region for kt_work_a only plus the overflow bin, running kt_work_a and
- * kt_work_b 1:1: the bin gets kt_work_b's samples (and the few elsewhere)
+ * A region for wl_work_a only plus the overflow bin, running wl_work_a and
+ * wl_work_b 1:1: the bin gets wl_work_b's samples (and the few elsewhere)
  * and equals the misses exactly, since nothing saturates.  The region
- * has no slack: kt_work_b may follow kt_work_a closely.
+ * has no slack: wl_work_b may follow wl_work_a closely.
  */
 static void test_overflow_bin_counts_misses(void **state)
 {
 	const unsigned int flags = SPROFIL_USHORT;
-	struct kt_func fa = kt_func_extent(kt_work_a);
-	static const work_fn fn[2] = { kt_work_a, kt_work_b };
+	struct wl_func fa = wl_func_extent(wl_work_a);
+	static const work_fn fn[2] = { wl_work_a, wl_work_b };
 	uint64_t n[2] = { iters_per_sec / 2, iters_per_sec / 2 };
 	struct sprofil_region r[2];
 	struct sprofil_status st;
@@ -427,7 +427,7 @@ static void test_overflow_bin_counts_misses(void **state)
 	r[1] = kt_region(bin, sizeof(bin), 0, 2);
 	profile(r, 2, flags, PERIOD_NS, fn, n, 2, &st);
 	in_a = rbuf_total(&a, flags);
-	print_message("# kt_work_a region: %llu; overflow bin: %u = %.2f%% (want 50 +- 5); misses: %llu\n",
+	print_message("# wl_work_a region: %llu; overflow bin: %u = %.2f%% (want 50 +- 5); misses: %llu\n",
 		      (unsigned long long)in_a, bin[0],
 		      100.0 * bin[0] / (bin[0] + in_a),
 		      (unsigned long long)st.misses);
@@ -445,13 +445,13 @@ static void test_overflow_bin_counts_misses(void **state)
  * increments below its maximum saturates after that many samples: it must
  * end exactly at the maximum, and every further sample that hit it must
  * be counted as saturated.  Scale 2 with one bucket puts all of
- * kt_work_a (and the 64 KiB above it) into that bucket.
+ * wl_work_a (and the 64 KiB above it) into that bucket.
  */
 static void check_saturation(unsigned int flags, uint32_t headroom)
 {
 	uint32_t max = spm_bucket_max(spm_bucket_shift(flags));
-	struct kt_func f = kt_func_extent(kt_work_a);
-	static const work_fn fn[1] = { kt_work_a };
+	struct wl_func f = wl_func_extent(wl_work_a);
+	static const work_fn fn[1] = { wl_work_a };
 	uint64_t n[1] = { iters_per_sec / 5 };
 	struct sprofil_status st;
 	uint64_t hits;

@@ -31,7 +31,7 @@ static int fd = -1;
 static uint64_t iters_per_sec;
 
 static uint64_t (*const work[NTHREADS])(uint64_t) = {
-	kt_work_a, kt_work_b, kt_work_c, kt_work_d,
+	wl_work_a, wl_work_b, wl_work_c, wl_work_d,
 };
 static const char *const work_name[NTHREADS] = { "a", "b", "c", "d" };
 
@@ -45,7 +45,7 @@ struct worker {
 
 /* One region per function, each bucket array exactly covering it. */
 struct fregions {
-	struct kt_func f[NTHREADS];
+	struct wl_func f[NTHREADS];
 	uint32_t *buf[NTHREADS];
 	size_t nbuckets[NTHREADS];
 	struct sprofil_region r[NTHREADS];
@@ -75,7 +75,7 @@ static void *worker_main(void *arg)
 static void fregions_init(struct fregions *fr)
 {
 	for (int i = 0; i < NTHREADS; i++) {
-		fr->f[i] = kt_func_extent(work[i]);
+		fr->f[i] = wl_func_extent(work[i]);
 		fr->nbuckets[i] = (fr->f[i].size + 3) / 4;
 		fr->buf[i] = calloc(fr->nbuckets[i], 4);
 		assert_non_null(fr->buf[i]);
@@ -94,7 +94,7 @@ static int group_setup(void **state)
 {
 	(void)state;
 	fd = kt_open();
-	iters_per_sec = kt_calibrate(1.0);
+	iters_per_sec = wl_calibrate(1.0);
 	return 0;
 }
 
@@ -128,7 +128,7 @@ static void check_run(const char *what, struct fregions *fr,
 
 	assert_int_equal(kt_status(fd, &st), 0);
 	for (i = 0; i < NTHREADS; i++) {
-		s[i] = kt_sum(fr->buf[i], FLAGS, 0, fr->nbuckets[i]);
+		s[i] = wl_sum(fr->buf[i], FLAGS, 0, fr->nbuckets[i]);
 		total += s[i];
 		cpu += w[i].cpu;
 	}

@@ -5,8 +5,10 @@ KT_DIR := $(BUILD)/vm-payload
 KT_TESTS := $(patsubst tests/kmod/%.c,$(KT_DIR)/%,$(wildcard tests/kmod/test_*.c))
 KT_HELPERS := $(patsubst tests/kmod/%.c,$(KT_DIR)/%,$(wildcard tests/kmod/helper_*.c))
 KT_LIBS := -L$(KT_DIR) -lkt_spin -Wl,-rpath,'$$ORIGIN' -lcmocka -ldl -lm -pthread
-KT_COMMON := tests/kmod/kmod_test.c tests/kmod/kmod_test.h $(KT_DIR)/libkt_spin.so \
-	include/uapi/linux/sprofil.h include/sprofil/mapping.h
+KT_SRC := tests/kmod/kmod_test.c tests/common/workload.c
+KT_COMMON := $(KT_SRC) tests/kmod/kmod_test.h tests/common/workload.h \
+	$(KT_DIR)/libkt_spin.so include/uapi/linux/sprofil.h \
+	include/sprofil/mapping.h
 
 # libsprofil's suite runs in the VM too, on the kmod backend.
 KT_LIB_COPIES := $(patsubst $(LT_DIR)/%,$(KT_DIR)/lib-%,$(LT_TESTS) $(LT_HELPERS))
@@ -38,10 +40,10 @@ $(KT_DIR)/libkt_spin.so: tests/kmod/libkt_spin.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -fPIC -o $@ $<
 
 $(KT_DIR)/test_%: tests/kmod/test_%.c $(KT_COMMON)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -rdynamic -o $@ $< tests/kmod/kmod_test.c $(KT_LIBS)
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -rdynamic -o $@ $< $(KT_SRC) $(KT_LIBS)
 
 $(KT_DIR)/helper_%: tests/kmod/helper_%.c $(KT_COMMON)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -rdynamic -o $@ $< tests/kmod/kmod_test.c $(KT_LIBS)
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -rdynamic -o $@ $< $(KT_SRC) $(KT_LIBS)
 
 $(KT_DIR)/sprofil.ko: $(BUILD)/kmod/sprofil.ko
 	@mkdir -p $(KT_DIR)

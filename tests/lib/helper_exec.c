@@ -26,7 +26,7 @@ int main(void)
 	struct sprofil_info i;
 	double t;
 
-	t = lt_spin_cpu(lt_work_b, lt_calibrate(0.01), 0.5);
+	t = wl_spin_cpu(wl_work_b, wl_calibrate(0.01), 0.5);
 	/* exec turns profiling off: this image has started nothing. */
 	memset(&i, 0, sizeof(i));
 	if (sprofil_info(&i) == 0)

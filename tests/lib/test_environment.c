@@ -35,7 +35,7 @@ static uint64_t chunk;
 static int group_setup(void **state)
 {
 	(void)state;
-	chunk = lt_calibrate(1.0) / 1000 + 1;	/* about 1 ms of work */
+	chunk = wl_calibrate(1.0) / 1000 + 1;	/* about 1 ms of work */
 	return 0;
 }
 
@@ -69,7 +69,7 @@ static void in_fresh_process(const char *role, const char *backend)
 static void sprofil_hz_sets_the_period_of_every_backend(void **state)
 {
 	const unsigned int flags = PROF_UINT;
-	struct prof p = lt_func_region(lt_work_a, flags);
+	struct prof p = lt_func_region(wl_work_a, flags);
 	struct timeval tv;
 	struct sprofil_info i;
 	double cpu;
@@ -83,7 +83,7 @@ static void sprofil_hz_sets_the_period_of_every_backend(void **state)
 	print_message("# SPROFIL_HZ=500 on %s: period %llu ns\n", i.backend,
 		      (unsigned long long)i.period_ns);
 	assert_int_equal(i.period_ns, 2000000);
-	cpu = lt_spin_cpu(lt_work_a, chunk, 0.6);
+	cpu = wl_spin_cpu(wl_work_a, chunk, 0.6);
 	i = lt_info();
 	/*
 	 * The signal backend's CPU timers expire on the tick: at 500 Hz the
@@ -106,7 +106,7 @@ static void sprofil_hz_sets_the_period_of_every_backend(void **state)
 
 static int unknown_backend_child(void)
 {
-	struct prof p = lt_func_region(lt_work_a, PROF_USHORT);
+	struct prof p = lt_func_region(wl_work_a, PROF_USHORT);
 
 	if (sprofil(&p, 1, NULL, PROF_USHORT))
 		return 1;
@@ -123,7 +123,7 @@ static void an_unknown_backend_name_falls_back_to_auto(void **state)
 
 static int missing_kmod_child(void)
 {
-	struct prof p = lt_func_region(lt_work_a, PROF_USHORT);
+	struct prof p = lt_func_region(wl_work_a, PROF_USHORT);
 
 	if (access("/dev/sprofil", F_OK) == 0)
 		return 0;	/* the module is here: nothing to refuse */
@@ -150,7 +150,7 @@ static void app_sigprof(int sig)
 static void the_applications_sigprof_keeps_working(void **state)
 {
 	struct itimerval it = { { 0, 10000 }, { 0, 10000 } };
-	struct prof p = lt_func_region(lt_work_a, PROF_UINT);
+	struct prof p = lt_func_region(wl_work_a, PROF_UINT);
 	struct sigaction sa = { .sa_handler = app_sigprof };
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
 	struct sprofil_info i;
@@ -160,10 +160,10 @@ static void the_applications_sigprof_keeps_working(void **state)
 	assert_int_equal(sigaction(SIGPROF, &sa, NULL), 0);
 	assert_int_equal(setitimer(ITIMER_PROF, &it, NULL), 0);
 	assert_int_equal(sprofil(&p, 1, NULL, PROF_UINT), 0);
-	lt_spin_cpu(lt_work_a, chunk, 0.5);
+	wl_spin_cpu(wl_work_a, chunk, 0.5);
 	i = lt_info();
 	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
-	lt_spin_cpu(lt_work_a, chunk, 0.1);
+	wl_spin_cpu(wl_work_a, chunk, 0.1);
 	setitimer(ITIMER_PROF, &off, NULL);
 	signal(SIGPROF, SIG_DFL);
 	print_message("# %s: %llu samples; the application's SIGPROF ran %d times\n",
@@ -184,21 +184,21 @@ static void samples_changing_region_are_not_misfiled(void **state)
 {
 	const unsigned int flags = PROF_UINT;
 	struct prof p[2] = {
-		lt_func_region(lt_work_a, flags),
-		lt_func_region(lt_work_b, flags),
+		lt_func_region(wl_work_a, flags),
+		lt_func_region(wl_work_b, flags),
 	};
 	uint64_t sa, sb;
 
 	(void)state;
 	assert_int_equal(sprofil(p, 2, NULL, flags), 0);
 	for (int k = 0; k < 1500; k++) {
-		lt_work_a(chunk / 2);
-		lt_work_b(chunk / 2);
+		wl_work_a(chunk / 2);
+		wl_work_b(chunk / 2);
 	}
 	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
-	sa = lt_sum(p[0].pr_base, flags, 0, lt_nbuckets(&p[0], flags));
-	sb = lt_sum(p[1].pr_base, flags, 0, lt_nbuckets(&p[1], flags));
-	print_message("# alternating: %llu in lt_work_a, %llu in lt_work_b\n",
+	sa = wl_sum(p[0].pr_base, flags, 0, lt_nbuckets(&p[0], flags));
+	sb = wl_sum(p[1].pr_base, flags, 0, lt_nbuckets(&p[1], flags));
+	print_message("# alternating: %llu in wl_work_a, %llu in wl_work_b\n",
 		      (unsigned long long)sa, (unsigned long long)sb);
 	/* The regions are exactly the functions: no bucket outside them. */
 	assert_true(sa >= 50 && sb >= 50);
@@ -219,9 +219,9 @@ static void a_sample_below_every_region_is_a_miss(void **state)
 
 	(void)state;
 	/* The executable's text lies below the shared library's. */
-	assert_true((uintptr_t)lt_work_a < (uintptr_t)p.pr_off);
+	assert_true((uintptr_t)wl_work_a < (uintptr_t)p.pr_off);
 	assert_int_equal(sprofil(&p, 1, NULL, flags), 0);
-	lt_spin_cpu(lt_work_a, chunk, 0.5);
+	wl_spin_cpu(wl_work_a, chunk, 0.5);
 	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
 	i = lt_info();
 	print_message("# below the region: %llu samples, %llu misses\n",
@@ -229,7 +229,7 @@ static void a_sample_below_every_region_is_a_miss(void **state)
 		      (unsigned long long)i.misses);
 	assert_true(i.samples >= 50);
 	assert_int_equal(i.misses, i.samples);
-	assert_int_equal(lt_sum(p.pr_base, flags, 0, lt_nbuckets(&p, flags)),
+	assert_int_equal(wl_sum(p.pr_base, flags, 0, lt_nbuckets(&p, flags)),
 			 0);
 	free(p.pr_base);
 }

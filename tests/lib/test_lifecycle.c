@@ -47,13 +47,13 @@ static uint64_t chunk;
 
 static uint64_t region_sum(const struct prof *p, unsigned int flags)
 {
-	return lt_sum(p->pr_base, flags, 0, lt_nbuckets(p, flags));
+	return wl_sum(p->pr_base, flags, 0, lt_nbuckets(p, flags));
 }
 
 /* Spins @fn for about @samples sampling periods of CPU time. */
 static double spin_samples(uint64_t (*fn)(uint64_t), double samples)
 {
-	return lt_spin_cpu(fn, chunk, lt_seconds_for(samples));
+	return wl_spin_cpu(fn, chunk, lt_seconds_for(samples));
 }
 
 /*
@@ -64,7 +64,7 @@ static double spin_stopped(uint64_t (*fn)(uint64_t), double samples,
 			   uint64_t period_ns)
 {
 	assert_true(period_ns > 0);
-	return lt_spin_cpu(fn, chunk, samples * period_ns / 1e9);
+	return wl_spin_cpu(fn, chunk, samples * period_ns / 1e9);
 }
 
 static int group_setup(void **state)
@@ -72,7 +72,7 @@ static int group_setup(void **state)
 	struct sprofil_info i;
 
 	(void)state;
-	chunk = lt_calibrate(0.01);
+	chunk = wl_calibrate(0.01);
 	if (sprofil_info(&i)) {
 		print_message("# sprofil_info: %s\n", strerror(errno));
 		return -1;
@@ -94,7 +94,7 @@ static int stop_profiling(void **state)
 static void stop_and_restart_with_sprofil(void **state)
 {
 	const unsigned int flags = PROF_UINT;
-	struct prof p = lt_func_region(lt_work_a, flags);
+	struct prof p = lt_func_region(wl_work_a, flags);
 	struct sprofil_info i, stopped;
 	uint64_t s1, s2, s3, period;
 
@@ -106,12 +106,12 @@ static void stop_and_restart_with_sprofil(void **state)
 		assert_int_equal(i.nregions, 1);
 		period = i.period_ns;
 		s1 = region_sum(&p, flags);
-		spin_samples(lt_work_a, 100);
+		spin_samples(wl_work_a, 100);
 		assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
 		stopped = lt_info();
 		s2 = region_sum(&p, flags);
 		lt_print_info("stopped", &stopped);
-		print_message("#   round %d: %llu -> %llu samples in lt_work_a\n",
+		print_message("#   round %d: %llu -> %llu samples in wl_work_a\n",
 			      round, (unsigned long long)s1,
 			      (unsigned long long)s2);
 		assert_false(stopped.enabled);
@@ -121,7 +121,7 @@ static void stop_and_restart_with_sprofil(void **state)
 		assert_true(stopped.samples <= s2 - s1 + stopped.misses);
 
 		/* Stopped means stopped: nothing moves any more. */
-		spin_stopped(lt_work_a, 50, period);
+		spin_stopped(wl_work_a, 50, period);
 		s3 = region_sum(&p, flags);
 		i = lt_info();
 		assert_int_equal(s3, s2);
@@ -134,7 +134,7 @@ static void stop_and_restart_with_sprofil(void **state)
 static void stop_and_restart_with_profil(void **state)
 {
 	unsigned short *volatile no_buffer = NULL;
-	struct prof p = lt_func_region(lt_work_a, PROF_USHORT);
+	struct prof p = lt_func_region(wl_work_a, PROF_USHORT);
 	uint64_t s1, s2, period;
 
 	(void)state;
@@ -143,7 +143,7 @@ static void stop_and_restart_with_profil(void **state)
 					p.pr_scale), 0);
 		period = lt_info().period_ns;
 		s1 = region_sum(&p, PROF_USHORT);
-		spin_samples(lt_work_a, 100);
+		spin_samples(wl_work_a, 100);
 		s2 = region_sum(&p, PROF_USHORT);
 		print_message("# profil round %d: %llu -> %llu\n", round,
 			      (unsigned long long)s1, (unsigned long long)s2);
@@ -158,7 +158,7 @@ static void stop_and_restart_with_profil(void **state)
 			assert_int_equal(profil(p.pr_base, p.pr_size,
 						p.pr_off, 0), 0);
 		assert_false(lt_info().enabled);
-		spin_stopped(lt_work_a, 50, period);
+		spin_stopped(wl_work_a, 50, period);
 		assert_int_equal(region_sum(&p, PROF_USHORT), s2);
 	}
 	free(p.pr_base);
@@ -168,19 +168,19 @@ static void stop_and_restart_with_profil(void **state)
 static void a_new_call_replaces_the_region_set(void **state)
 {
 	const unsigned int flags = PROF_UINT;
-	struct prof pa = lt_func_region(lt_work_a, flags);
-	struct prof pb = lt_func_region(lt_work_b, flags);
+	struct prof pa = lt_func_region(wl_work_a, flags);
+	struct prof pb = lt_func_region(wl_work_b, flags);
 	uint64_t a1, b1;
 
 	(void)state;
 	assert_int_equal(sprofil(&pa, 1, NULL, flags), 0);
-	spin_samples(lt_work_a, 50);
+	spin_samples(wl_work_a, 50);
 	assert_int_equal(sprofil(&pb, 1, NULL, flags), 0);
 	a1 = region_sum(&pa, flags);
-	spin_samples(lt_work_a, 50);
-	spin_samples(lt_work_b, 100);
+	spin_samples(wl_work_a, 50);
+	spin_samples(wl_work_b, 100);
 	b1 = region_sum(&pb, flags);
-	print_message("# lt_work_a %llu (frozen), lt_work_b %llu\n",
+	print_message("# wl_work_a %llu (frozen), wl_work_b %llu\n",
 		      (unsigned long long)a1, (unsigned long long)b1);
 	assert_true(a1 >= 25);
 	assert_int_equal(region_sum(&pa, flags), a1);
@@ -191,10 +191,10 @@ static void a_new_call_replaces_the_region_set(void **state)
 }
 
 /*
- * The child of fork() runs lt_work_b and the parent lt_work_a, both
+ * The child of fork() runs wl_work_b and the parent wl_work_a, both
  * profiled into their own copy of the same buffers: the child's copy gains
- * lt_work_b's samples and keeps lt_work_a's count from the fork; the
- * parent's never sees lt_work_b and keeps counting lt_work_a.
+ * wl_work_b's samples and keeps wl_work_a's count from the fork; the
+ * parent's never sees wl_work_b and keeps counting wl_work_a.
  */
 static int fork_child(struct prof *p, unsigned int flags, uint64_t a_at_fork)
 {
@@ -202,18 +202,18 @@ static int fork_child(struct prof *p, unsigned int flags, uint64_t a_at_fork)
 	uint64_t a, b;
 	double cpu, want;
 
-	cpu = spin_samples(lt_work_b, 150);
+	cpu = spin_samples(wl_work_b, 150);
 	i = lt_info();
 	a = region_sum(&p[0], flags);
 	b = region_sum(&p[1], flags);
 	want = cpu / (i.period_ns / 1e9);
-	print_message("# child: %.3f s CPU (~%.0f periods), lt_work_a %llu (at fork %llu), lt_work_b %llu\n",
+	print_message("# child: %.3f s CPU (~%.0f periods), wl_work_a %llu (at fork %llu), wl_work_b %llu\n",
 		      cpu, want, (unsigned long long)a,
 		      (unsigned long long)a_at_fork, (unsigned long long)b);
 	lt_print_info("child", &i);
 	CHECK(i.enabled, "the child is not profiled");
-	CHECK(a == a_at_fork, "lt_work_a changed in the child");
-	CHECK(b >= want / 2, "too few samples in the child's lt_work_b");
+	CHECK(a == a_at_fork, "wl_work_a changed in the child");
+	CHECK(b >= want / 2, "too few samples in the child's wl_work_b");
 	return 0;
 }
 
@@ -221,8 +221,8 @@ static void fork_profiles_parent_and_child_into_their_own_copies(void **state)
 {
 	const unsigned int flags = PROF_UINT;
 	struct prof p[2] = {
-		lt_func_region(lt_work_a, flags),
-		lt_func_region(lt_work_b, flags),
+		lt_func_region(wl_work_a, flags),
+		lt_func_region(wl_work_b, flags),
 	};
 	struct sprofil_info i;
 	uint64_t a0, a1, b1;
@@ -232,19 +232,19 @@ static void fork_profiles_parent_and_child_into_their_own_copies(void **state)
 
 	(void)state;
 	assert_int_equal(sprofil(p, 2, NULL, flags), 0);
-	spin_samples(lt_work_a, 50);
+	spin_samples(wl_work_a, 50);
 	a0 = region_sum(&p[0], flags);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
 		_exit(fork_child(p, flags, a0));
-	cpu = spin_samples(lt_work_a, 150);
+	cpu = spin_samples(wl_work_a, 150);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	i = lt_info();
 	a1 = region_sum(&p[0], flags);
 	b1 = region_sum(&p[1], flags);
 	lt_print_info("parent", &i);
-	print_message("# parent: %.3f s CPU after fork, lt_work_a %llu -> %llu, lt_work_b %llu; child status %#x\n",
+	print_message("# parent: %.3f s CPU after fork, wl_work_a %llu -> %llu, wl_work_b %llu; child status %#x\n",
 		      cpu, (unsigned long long)a0, (unsigned long long)a1,
 		      (unsigned long long)b1, status);
 	assert_true(WIFEXITED(status));
@@ -289,7 +289,7 @@ static void helper_path(char *path, size_t size)
 static void exec_runs_the_new_program_normally(void **state)
 {
 	const unsigned int flags = PROF_UINT;
-	struct prof p = lt_func_region(lt_work_a, flags);
+	struct prof p = lt_func_region(wl_work_a, flags);
 	char path[PATH_MAX];
 	pid_t pid;
 	int status;
@@ -297,13 +297,13 @@ static void exec_runs_the_new_program_normally(void **state)
 	(void)state;
 	helper_path(path, sizeof(path));
 	assert_int_equal(sprofil(&p, 1, NULL, flags), 0);
-	spin_samples(lt_work_a, 10);
+	spin_samples(wl_work_a, 10);
 	fflush(NULL);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		/* Spins with sampling on, so that signals may be in flight. */
-		spin_samples(lt_work_a, 20);
+		spin_samples(wl_work_a, 20);
 		execl(path, path, (char *)NULL);
 		_exit(127);
 	}
@@ -320,7 +320,7 @@ static void exec_runs_the_new_program_normally(void **state)
 }
 
 /*
- * Profiling that must survive every bad call below: lt_work_a into a
+ * Profiling that must survive every bad call below: wl_work_a into a
  * 32-bit region.
  */
 static struct prof good;
@@ -328,7 +328,7 @@ static struct sprofil_info good_info;
 
 static void start_good(void)
 {
-	good = lt_func_region(lt_work_a, PROF_UINT);
+	good = lt_func_region(wl_work_a, PROF_UINT);
 	assert_int_equal(sprofil(&good, 1, NULL, PROF_UINT), 0);
 	good_info = lt_info();
 }
@@ -339,7 +339,7 @@ static void check_still_profiling(const char *what)
 	uint64_t before = region_sum(&good, PROF_UINT);
 	struct sprofil_info i0 = lt_info(), i1;
 
-	spin_samples(lt_work_a, 20);
+	spin_samples(wl_work_a, 20);
 	i1 = lt_info();
 	if (!i1.enabled || i1.period_ns != good_info.period_ns ||
 	    i1.nregions != 1 || i1.samples <= i0.samples ||
@@ -363,13 +363,13 @@ static void check_still_profiling(const char *what)
 		check_still_profiling(#call);				\
 	} while (0)
 
-/* One region over a small buffer of @bytes at @buf, for lt_work_b. */
+/* One region over a small buffer of @bytes at @buf, for wl_work_b. */
 static struct prof one(void *buf, size_t bytes, unsigned int scale)
 {
 	struct prof p = {
 		.pr_base = buf,
 		.pr_size = bytes,
-		.pr_off = lt_func_extent(lt_work_b).start,
+		.pr_off = wl_func_extent(wl_work_b).start,
 		.pr_scale = scale,
 	};
 
@@ -379,8 +379,8 @@ static struct prof one(void *buf, size_t bytes, unsigned int scale)
 static void bad_input_gets_its_errno_and_changes_nothing(void **state)
 {
 	static uint32_t buf[64] __attribute__((aligned(16)));
-	char *ro = lt_map(PAGE, PROT_READ);
-	char *gone = lt_map(PAGE, PROT_READ | PROT_WRITE);
+	char *ro = wl_map(PAGE, PROT_READ);
+	char *gone = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct prof p[2], *many;
 	int nmany = SPROFIL_MAX_REGIONS + 1;
 
@@ -459,7 +459,7 @@ static void bad_input_gets_its_errno_and_changes_nothing(void **state)
 static int read_only_child(void)
 {
 	const unsigned int flags = PROF_UINT;
-	uint32_t *page = lt_map(PAGE, PROT_READ | PROT_WRITE);
+	uint32_t *page = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	struct prof p[2];
 	struct sprofil_info i;
 	uint64_t a0, b0, a1, b1;
@@ -467,24 +467,24 @@ static int read_only_child(void)
 	signal(SIGSEGV, SIG_DFL);
 	signal(SIGBUS, SIG_DFL);
 	CHECK(page, "mmap");
-	p[0] = lt_func_region(lt_work_a, flags);
-	p[1] = lt_func_region(lt_work_b, flags);
+	p[0] = lt_func_region(wl_work_a, flags);
+	p[1] = lt_func_region(wl_work_b, flags);
 	free(p[1].pr_base);
 	p[1].pr_base = page;
-	CHECK(p[1].pr_size <= PAGE, "lt_work_b is too big");
+	CHECK(p[1].pr_size <= PAGE, "wl_work_b is too big");
 	CHECK(sprofil(p, 2, NULL, flags) == 0, "sprofil: %s",
 	      strerror(errno));
-	spin_samples(lt_work_b, 20);
+	spin_samples(wl_work_b, 20);
 	CHECK(mprotect(page, PAGE, PROT_READ) == 0, "mprotect");
 	b0 = region_sum(&p[1], flags);
-	spin_samples(lt_work_b, 50);
+	spin_samples(wl_work_b, 50);
 	a0 = region_sum(&p[0], flags);
-	spin_samples(lt_work_a, 50);
+	spin_samples(wl_work_a, 50);
 	i = lt_info();
 	a1 = region_sum(&p[0], flags);
 	b1 = region_sum(&p[1], flags);
 	lt_print_info("read-only buffer", &i);
-	print_message("#   lt_work_b (read-only) %llu -> %llu, lt_work_a %llu -> %llu\n",
+	print_message("#   wl_work_b (read-only) %llu -> %llu, wl_work_a %llu -> %llu\n",
 		      (unsigned long long)b0, (unsigned long long)b1,
 		      (unsigned long long)a0, (unsigned long long)a1);
 	CHECK(i.enabled, "profiling stopped");

@@ -37,7 +37,7 @@ static uint64_t iters_for(double samples)
 
 static uint64_t region_sum(const struct prof *p, unsigned int flags)
 {
-	return lt_sum(p->pr_base, flags, 0, lt_nbuckets(p, flags));
+	return wl_sum(p->pr_base, flags, 0, lt_nbuckets(p, flags));
 }
 
 /*
@@ -84,7 +84,7 @@ static int group_setup(void **state)
 	struct sprofil_info i;
 
 	(void)state;
-	iters_per_sec = lt_calibrate(1.0);
+	iters_per_sec = wl_calibrate(1.0);
 	if (sprofil_info(&i)) {
 		print_message("# sprofil_info: %s\n", strerror(errno));
 		return -1;
@@ -104,8 +104,8 @@ static void a_3_to_1_split_lands_within_4_points(void **state)
 {
 	const unsigned int flags = PROF_UINT;
 	struct prof p[2] = {
-		lt_func_region(lt_work_a, flags),
-		lt_func_region(lt_work_b, flags),
+		lt_func_region(wl_work_a, flags),
+		lt_func_region(wl_work_b, flags),
 	};
 	struct timeval tv = { 0, 0 };
 	struct sprofil_info i;
@@ -126,18 +126,18 @@ static void a_3_to_1_split_lands_within_4_points(void **state)
 	 */
 	chunk = iters_for(1) / 8 + 1;
 	quarter = lt_seconds_for(800) / 4 / 20;
-	c0 = lt_cpu_seconds();
+	c0 = wl_cpu_seconds();
 	for (int k = 0; k < 20; k++) {
-		ta += lt_spin_cpu(lt_work_a, chunk, 3 * quarter);
-		tb += lt_spin_cpu(lt_work_b, chunk, quarter);
+		ta += wl_spin_cpu(wl_work_a, chunk, 3 * quarter);
+		tb += wl_spin_cpu(wl_work_b, chunk, quarter);
 	}
 	i = stop_and_read();
-	c0 = lt_cpu_seconds() - c0;
+	c0 = wl_cpu_seconds() - c0;
 	sa = region_sum(&p[0], flags);
 	sb = region_sum(&p[1], flags);
 	lt_print_info("3:1", &i);
-	check_share("lt_work_a", sa, sa + sb, 100 * ta / (ta + tb), 75, 4);
-	check_share("lt_work_b", sb, sa + sb, 100 * tb / (ta + tb), 25, 4);
+	check_share("wl_work_a", sa, sa + sb, 100 * ta / (ta + tb), 75, 4);
+	check_share("wl_work_b", sb, sa + sb, 100 * tb / (ta + tb), 25, 4);
 	check_sampled_time(&i, period, c0);
 	assert_true(sa + sb >= 400);
 	/* Every sample is in a bucket or counted as a miss. */
@@ -164,9 +164,9 @@ static void *worker_main(void *arg)
 	double t0;
 
 	pthread_barrier_wait(w->go);
-	t0 = lt_thread_seconds();
-	lt_spin_cpu(w->fn, w->chunk, w->seconds);
-	w->cpu = lt_thread_seconds() - t0;
+	t0 = wl_thread_seconds();
+	wl_spin_cpu(w->fn, w->chunk, w->seconds);
+	w->cpu = wl_thread_seconds() - t0;
 	return NULL;
 }
 
@@ -181,7 +181,7 @@ static void *worker_main(void *arg)
 static void four_threads_split_4_3_2_1_within_5_points(void **state)
 {
 	static uint64_t (*const fn[NTHREADS])(uint64_t) = {
-		lt_work_a, lt_work_b, lt_work_c, lt_work_d,
+		wl_work_a, wl_work_b, wl_work_c, wl_work_d,
 	};
 	static const char *const name[NTHREADS] = {
 		"thread a (4)", "thread b (3)", "thread c (2)", "thread d (1)",
@@ -204,7 +204,7 @@ static void four_threads_split_4_3_2_1_within_5_points(void **state)
 		w[k].go = &go;
 		w[k].cpu = 0;
 	}
-	c0 = lt_cpu_seconds();
+	c0 = wl_cpu_seconds();
 	for (k = 0; k < 2; k++)
 		assert_int_equal(pthread_create(&w[k].tid, NULL, worker_main,
 						&w[k]), 0);
@@ -222,7 +222,7 @@ static void four_threads_split_4_3_2_1_within_5_points(void **state)
 	for (k = 0; k < NTHREADS; k++)
 		assert_int_equal(pthread_join(w[k].tid, NULL), 0);
 	i = stop_and_read();
-	c0 = lt_cpu_seconds() - c0;
+	c0 = wl_cpu_seconds() - c0;
 	pthread_barrier_destroy(&go);
 	for (k = 0; k < NTHREADS; k++) {
 		s[k] = region_sum(&p[k], flags);
@@ -250,8 +250,8 @@ static void regions_in_executable_and_shared_library(void **state)
 	const unsigned int flags = PROF_USHORT;
 	struct prof p[3] = {
 		lt_func_region(kt_lib_work, flags),
-		lt_func_region(lt_work_a, flags),
-		lt_func_region(lt_work_c, flags),
+		lt_func_region(wl_work_a, flags),
+		lt_func_region(wl_work_c, flags),
 	};
 	struct sprofil_info i;
 	uint64_t chunk, slib, sa, sc;
@@ -261,17 +261,17 @@ static void regions_in_executable_and_shared_library(void **state)
 	assert_int_equal(sprofil(p, 3, NULL, flags), 0);
 	chunk = iters_for(1) / 8 + 1;
 	half = lt_seconds_for(600) / 2;
-	ta = lt_spin_cpu(lt_work_a, chunk, half);
-	tlib = lt_spin_cpu(kt_lib_work, chunk, half);
+	ta = wl_spin_cpu(wl_work_a, chunk, half);
+	tlib = wl_spin_cpu(kt_lib_work, chunk, half);
 	assert_int_equal(lt_info().nregions, 3);
 	i = stop_and_read();
 	slib = region_sum(&p[0], flags);
 	sa = region_sum(&p[1], flags);
 	sc = region_sum(&p[2], flags);
 	lt_print_info("exe + DSO", &i);
-	print_message("#   lt_work_c (never run): %llu samples\n",
+	print_message("#   wl_work_c (never run): %llu samples\n",
 		      (unsigned long long)sc);
-	check_share("lt_work_a (executable)", sa, sa + slib,
+	check_share("wl_work_a (executable)", sa, sa + slib,
 		    100 * ta / (ta + tlib), 50, 5);
 	check_share("kt_lib_work (liblt_spin.so)", slib, sa + slib,
 		    100 * tlib / (ta + tlib), 50, 5);
@@ -285,14 +285,14 @@ static void regions_in_executable_and_shared_library(void **state)
 
 /*
  * The entry with offset 0 and scale 2 counts in its first bucket the
- * samples that fall in no region: here lt_work_b, which has none.
+ * samples that fall in no region: here wl_work_b, which has none.
  */
 static void overflow_bin_counts_samples_outside_every_region(void **state)
 {
 	const unsigned int flags = PROF_UINT;
 	uint32_t ovf[2] = { 0, 0 };
 	struct prof p[2] = {
-		lt_func_region(lt_work_a, flags),
+		lt_func_region(wl_work_a, flags),
 		{ .pr_base = ovf, .pr_size = sizeof(ovf), .pr_off = 0,
 		  .pr_scale = 2 },
 	};
@@ -304,15 +304,15 @@ static void overflow_bin_counts_samples_outside_every_region(void **state)
 	assert_int_equal(sprofil(p, 2, NULL, flags), 0);
 	chunk = iters_for(1) / 8 + 1;
 	half = lt_seconds_for(600) / 2;
-	ta = lt_spin_cpu(lt_work_a, chunk, half);
-	tb = lt_spin_cpu(lt_work_b, chunk, half);
+	ta = wl_spin_cpu(wl_work_a, chunk, half);
+	tb = wl_spin_cpu(wl_work_b, chunk, half);
 	i = stop_and_read();
 	sa = region_sum(&p[0], flags);
 	lt_print_info("overflow bin", &i);
 	print_message("#   overflow bin: [0]=%u [1]=%u\n", ovf[0], ovf[1]);
-	check_share("lt_work_a (region)", sa, sa + ovf[0],
+	check_share("wl_work_a (region)", sa, sa + ovf[0],
 		    100 * ta / (ta + tb), 50, 5);
-	check_share("lt_work_b (overflow bin)", ovf[0], sa + ovf[0],
+	check_share("wl_work_b (overflow bin)", ovf[0], sa + ovf[0],
 		    100 * tb / (ta + tb), 50, 5);
 	/* The bin is not a region: it holds exactly the misses. */
 	assert_int_equal(ovf[0], i.misses);
@@ -322,17 +322,17 @@ static void overflow_bin_counts_samples_outside_every_region(void **state)
 }
 
 /*
- * One region over lt_work_a..lt_work_d at half scale (one bucket per two
- * bucket-widths of text), only lt_work_b running: every sample must be in
- * the buckets the mapping formula gives for lt_work_b, with the bucket
+ * One region over wl_work_a..wl_work_d at half scale (one bucket per two
+ * bucket-widths of text), only wl_work_b running: every sample must be in
+ * the buckets the mapping formula gives for wl_work_b, with the bucket
  * width of @flags.
  */
 static void check_bucket_width(unsigned int flags)
 {
-	static void *const fns[] = { lt_work_a, lt_work_b, lt_work_c,
-				     lt_work_d };
+	static void *const fns[] = { wl_work_a, wl_work_b, wl_work_c,
+				     wl_work_d };
 	size_t esz = (size_t)1 << spm_bucket_shift(flags);
-	struct lt_func f, b = lt_func_extent(lt_work_b);
+	struct wl_func f, b = wl_func_extent(wl_work_b);
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	size_t first, last, nb;
 	struct sprofil_info i;
@@ -340,7 +340,7 @@ static void check_bucket_width(unsigned int flags)
 	struct prof p;
 
 	for (size_t k = 0; k < sizeof(fns) / sizeof(fns[0]); k++) {
-		f = lt_func_extent(fns[k]);
+		f = wl_func_extent(fns[k]);
 		lo = f.start < lo ? f.start : lo;
 		hi = f.start + f.size > hi ? f.start + f.size : hi;
 	}
@@ -351,13 +351,13 @@ static void check_bucket_width(unsigned int flags)
 	p.pr_off = lo;
 	p.pr_scale = 0x8000;
 	assert_int_equal(sprofil(&p, 1, NULL, flags), 0);
-	lt_spin_cpu(lt_work_b, iters_per_sec / 100, lt_seconds_for(400));
+	wl_spin_cpu(wl_work_b, iters_per_sec / 100, lt_seconds_for(400));
 	i = stop_and_read();
 	lt_bucket_range(&p, flags, b.start, b.size, &first, &last);
-	in_b = lt_sum(p.pr_base, flags, first, last);
-	all = lt_sum(p.pr_base, flags, 0, nb);
+	in_b = wl_sum(p.pr_base, flags, first, last);
+	all = wl_sum(p.pr_base, flags, 0, nb);
 	lt_print_info(flags & PROF_UINT ? "32-bit" : "16-bit", &i);
-	print_message("#   %llu of %llu region samples in lt_work_b's buckets [%zu, %zu) of %zu\n",
+	print_message("#   %llu of %llu region samples in wl_work_b's buckets [%zu, %zu) of %zu\n",
 		      (unsigned long long)in_b, (unsigned long long)all,
 		      first, last, nb);
 	assert_true(in_b >= 300);
@@ -387,7 +387,7 @@ static void check_saturation(unsigned int flags)
 {
 	const uint32_t max = spm_bucket_max(spm_bucket_shift(flags));
 	const uint32_t fill = max - 3;
-	struct prof p = lt_func_region(lt_work_a, flags);
+	struct prof p = lt_func_region(wl_work_a, flags);
 	size_t nb = lt_nbuckets(&p, flags), k, at_max = 0;
 	uint64_t added = 0;
 	struct sprofil_info i;
@@ -400,7 +400,7 @@ static void check_saturation(unsigned int flags)
 			((uint16_t *)p.pr_base)[k] = fill;
 	}
 	assert_int_equal(sprofil(&p, 1, NULL, flags), 0);
-	lt_spin_cpu(lt_work_a, iters_per_sec / 100, lt_seconds_for(200));
+	wl_spin_cpu(wl_work_a, iters_per_sec / 100, lt_seconds_for(200));
 	i = stop_and_read();
 	for (k = 0; k < nb; k++) {
 		v = (flags & PROF_UINT) ? ((uint32_t *)p.pr_base)[k] :

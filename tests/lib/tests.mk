@@ -5,9 +5,9 @@
 LT_DIR := $(BUILD)/tests/lib
 LT_TESTS := $(patsubst tests/lib/%.c,$(LT_DIR)/%,$(wildcard tests/lib/test_*.c))
 LT_HELPERS := $(patsubst tests/lib/%.c,$(LT_DIR)/%,$(wildcard tests/lib/helper_*.c))
-LT_COMMON_SRC := $(wildcard tests/lib/lib_test.c)
-LT_COMMON := $(LT_COMMON_SRC) $(wildcard tests/lib/*.h) $(LIB_DIR)/libsprofil.so \
-	$(LT_DIR)/liblt_spin.so
+LT_COMMON_SRC := tests/lib/lib_test.c tests/common/workload.c
+LT_COMMON := $(LT_COMMON_SRC) $(wildcard tests/lib/*.h) tests/common/workload.h \
+	$(LIB_DIR)/libsprofil.so $(LT_DIR)/liblt_spin.so
 # $ORIGIN finds the libraries both here and in the VM payload, where they
 # sit next to the binaries.
 LT_LIBS := -L$(LIB_DIR) -L$(LT_DIR) -lsprofil -llt_spin \
@@ -18,10 +18,10 @@ $(LT_DIR)/liblt_spin.so: tests/kmod/libkt_spin.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -fPIC -o $@ $<
 
 $(LT_DIR)/test_%: tests/lib/test_%.c $(LT_COMMON)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_LIBS)
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_LIBS)
 
 $(LT_DIR)/helper_%: tests/lib/helper_%.c $(LT_COMMON)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_LIBS)
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_LIBS)
 
 .PHONY: lib-tests check-lib
 lib-tests: $(LT_TESTS) $(LT_HELPERS)
