@@ -48,15 +48,18 @@ int profil(unsigned short *buf, size_t bufsiz, size_t offset,
 int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	    unsigned int flags);
 
-/* What the active (or, before any start, the chosen) backend reports. */
+/*
+ * What the active (or, before any start, the chosen) backend reports; the
+ * counters of the last start stay readable after it stops.
+ */
 struct sprofil_info {
 	const char *backend;	/* "kmod" or "signal" */
-	uint64_t period_ns;	/* sampling period while enabled */
+	uint64_t period_ns;	/* sampling period while enabled, else 0 */
 	uint64_t samples;	/* samples taken since the last start */
 	uint64_t misses;	/* samples that fell in no region */
 	uint64_t saturated;	/* increments lost to full buckets */
 	unsigned int enabled;	/* 1 while sampling */
-	unsigned int nregions;	/* regions in use */
+	unsigned int nregions;	/* regions in use (not the overflow bin) */
 	unsigned int regions_off; /* regions whose buffer went away */
 };
 
