@@ -95,6 +95,15 @@ void smonitor(struct text_region *regions, int nregions, void *buffer,
 void monitor(void (*lowpc)(void), void (*highpc)(void),
 	     unsigned short *buffer, size_t bufsize, size_t nfunc);
 
+/*
+ * The gcc -pg runtime (gcrt1.o calls the first two): profiles [lowpc,
+ * highpc) and counts calls; _mcleanup() stops and writes gmon.out;
+ * moncontrol(0) pauses both, moncontrol(1) resumes.  Errors: on stderr.
+ */
+void monstartup(unsigned long lowpc, unsigned long highpc);
+void _mcleanup(void);
+void moncontrol(int mode);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,8 @@
  * not killed by a sampling signal queued before the exec (glibc's
  * "Profiling timer expired" bug): sp_signal_before_exec() deletes our
  * timers and drains their signals, and if the exec fails sampling resumes.
+ * A gcc -pg process also writes its profile first (sp_gmon_before_exec()),
+ * since the new image never runs its atexit(_mcleanup).
  *
  * Each wrapper ends in the real execve, execvpe, fexecve or execveat; the
  * list forms build their argv on the stack, because an exec may run in a
@@ -17,6 +19,7 @@
 #include <stddef.h>
 #include <unistd.h>
 
+#include "gmon.h"
 #include "signal_internal.h"
 
 typedef int (*sp_execve_fn)(const char *, char *const[], char *const[]);
@@ -56,6 +59,7 @@ int execve(const char *path, char *const argv[], char *const envp[])
 
 	if (!real_execve)
 		return sp_no_exec();
+	sp_gmon_before_exec();
 	suspended = sp_signal_before_exec();
 	real_execve(path, argv, envp);
 	return sp_exec_failed(suspended);
@@ -67,6 +71,7 @@ int execvpe(const char *file, char *const argv[], char *const envp[])
 
 	if (!real_execvpe)
 		return sp_no_exec();
+	sp_gmon_before_exec();
 	suspended = sp_signal_before_exec();
 	real_execvpe(file, argv, envp);
 	return sp_exec_failed(suspended);
@@ -78,6 +83,7 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 
 	if (!real_fexecve)
 		return sp_no_exec();
+	sp_gmon_before_exec();
 	suspended = sp_signal_before_exec();
 	real_fexecve(fd, argv, envp);
 	return sp_exec_failed(suspended);
@@ -90,6 +96,7 @@ int execveat(int dirfd, const char *path, char *const argv[],
 
 	if (!real_execveat)
 		return sp_no_exec();
+	sp_gmon_before_exec();
 	suspended = sp_signal_before_exec();
 	real_execveat(dirfd, path, argv, envp, flags);
 	return sp_exec_failed(suspended);

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* GNU gmon.out: gprof reads this version. */
 #define SP_GMON_MAGIC		"gmon"
@@ -19,6 +20,7 @@
 /* Record tags of the extension (GNU tags are a different namespace). */
 #define SP_GMON_TAG_MODULE	1
 #define SP_GMON_TAG_HIST	2
+#define SP_GMON_TAG_ARCS	3
 #define SP_GMON_NO_MODULE	0xffffffffu
 
 /*
@@ -33,7 +35,14 @@ struct sp_hist {
 	uint32_t scale;			/* 2 .. 0x10000 */
 };
 
-/* Everything one dump writes; later: call arcs. */
+/* One call arc, runtime addresses: @count calls from @from to @self. */
+struct sp_arc {
+	uintptr_t from;			/* return address in the caller */
+	uintptr_t self;			/* pc just inside the callee */
+	uint64_t count;
+};
+
+/* Everything one dump writes (sp_gmon_dump_arcs() adds call arcs). */
 struct sp_profile {
 	const struct sp_hist *hist;
 	size_t nhist;
@@ -49,8 +58,19 @@ struct sp_profile {
 int sp_gmon_dump(const struct sp_profile *p);
 
 /*
+ * sp_gmon_dump() with @narcs call arcs (sorted or not, no duplicates).
+ * The file is GNU gmon.out only if, besides the histogram rules, every
+ * callee is in the main executable; arcs from callers outside it are
+ * then left out, as glibc does (gprof could not name them).
+ */
+int sp_gmon_dump_arcs(const struct sp_profile *p, const struct sp_arc *arcs,
+		      size_t narcs);
+
+/*
  * The output file name: "<GPROFDIR>/<pid>.<progname>" if GPROFDIR is set,
- * else "<GMON_OUT_PREFIX>.<pid>" if that is set, else "gmon.out".
+ * else "<GMON_OUT_PREFIX>.<pid>" if that is set, else "gmon.out", or
+ * "gmon.out.<pid>" in a forked child, so that it never overwrites the
+ * file of its parent.
  * Returns 0, 1 when GPROFDIR is empty (no output wanted), or -ENAMETOOLONG.
  */
 int sp_gmon_path(char *buf, size_t size);
@@ -70,5 +90,19 @@ void sp_monitor_start(const char *who, const struct text_region *regions,
 		      int nregions, void *buffer, size_t bufsize,
 		      unsigned int flags);
 void sp_monitor_stop(const char *who);
+
+/* The call-arc table of mcount.c (the gcc -pg runtime, gmon.c). */
+int sp_arcs_init(size_t limit);
+void sp_arcs_enable(int on);
+void sp_arcs_reset(void);
+/*
+ * The arcs counted so far, duplicates merged, in a malloc()ed *arcs;
+ * *lost calls were not counted because the table of *limit arcs was
+ * full.  Returns the number of arcs or -ENOMEM.
+ */
+ssize_t sp_arcs_collect(struct sp_arc **arcs, uint64_t *lost, size_t *limit);
+
+/* gmon.c: a -pg process writes its profile before exec (exec.c). */
+void sp_gmon_before_exec(void);
 
 #endif /* LIBSPROFIL_GMON_H */

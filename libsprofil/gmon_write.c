@@ -14,10 +14,12 @@
  * Addresses are written as link-time addresses, the load bias of the
  * module holding each region subtracted, so that a PIE or a library
  * loaded anywhere matches its symbol table, as glibc does since 2.27.
+ * Call arcs (from the -pg runtime) get the same treatment at both ends.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <link.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,6 +28,19 @@
 #include <unistd.h>
 #include <sprofil/mapping.h>
 #include "gmon.h"
+
+/* Set in a fork child, so that it does not write over its parent's file. */
+static bool sp_forked;
+
+static void sp_mark_forked(void)
+{
+	sp_forked = true;
+}
+
+__attribute__((constructor)) static void sp_gmon_init(void)
+{
+	pthread_atfork(NULL, NULL, sp_mark_forked);
+}
 
 int sp_gmon_path(char *buf, size_t size)
 {
@@ -41,6 +56,8 @@ int sp_gmon_path(char *buf, size_t size)
 			       program_invocation_short_name);
 	else if (prefix && *prefix)
 		len = snprintf(buf, size, "%s.%d", prefix, (int)getpid());
+	else if (sp_forked)
+		len = snprintf(buf, size, "gmon.out.%d", (int)getpid());
 	else
 		len = snprintf(buf, size, "gmon.out");
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
@@ -52,6 +69,7 @@ struct sp_module {
 	bool found;
 	bool main;			/* the main executable */
 	uintptr_t bias;
+	uintptr_t low, high;		/* runtime range of the module */
 	const char *name;
 	const void *build_id;
 	size_t build_id_len;
@@ -117,6 +135,8 @@ static int module_of(struct dl_phdr_info *info, size_t size, void *data)
 	    m->addr - info->dlpi_addr < high) {
 		m->found = true;
 		m->bias = info->dlpi_addr;
+		m->low = info->dlpi_addr + low;
+		m->high = info->dlpi_addr + high;
 		m->name = info->dlpi_name;
 		find_build_id(info, m);
 		return 1;
@@ -139,6 +159,22 @@ static void find_module(uintptr_t addr, struct sp_module *m)
 	}
 }
 
+/*
+ * find_module() for many addresses, mostly in the same few modules:
+ * @last remembers the previous answer (zeroed at first).
+ */
+static void find_module_cached(uintptr_t addr, struct sp_module *m,
+			       struct sp_module *last)
+{
+	if (last->found && addr >= last->low && addr < last->high) {
+		*m = *last;
+		m->addr = addr;
+		return;
+	}
+	find_module(addr, m);
+	*last = *m;
+}
+
 /* The runtime end of the text the buckets of @h cover. */
 static uint64_t hist_high(const struct sp_hist *h)
 {
@@ -159,7 +195,8 @@ static double gnu_bin_width(uint64_t low, uint64_t high, uint64_t nbins)
  * overlapping (equal ranges would even be summed).
  */
 static bool gnu_readable(const struct sp_profile *p,
-			 const struct sp_module *mod)
+			 const struct sp_module *mod,
+			 const struct sp_module *amod, size_t narcs)
 {
 	double w0 = gnu_bin_width(p->hist[0].low_pc, hist_high(p->hist),
 				  p->hist[0].nbuckets), dw;
@@ -181,6 +218,10 @@ static bool gnu_readable(const struct sp_profile *p,
 				return false;
 		}
 	}
+	/* gprof names every callee against the executable's symbols. */
+	for (i = 0; i < narcs; i++)
+		if (!amod[2 * i + 1].main)
+			return false;
 	return true;
 }
 
@@ -238,7 +279,9 @@ static void put_header(struct sp_out *o, uint32_t version)
 
 /* GNU gmon.out: one GMON_TAG_TIME_HIST record per histogram. */
 static void put_gnu(struct sp_out *o, const struct sp_profile *p,
-		    const struct sp_module *mod, uint32_t rate)
+		    const struct sp_module *mod, uint32_t rate,
+		    const struct sp_arc *arcs, const struct sp_module *amod,
+		    size_t narcs)
 {
 	char dimen[15] = "seconds";
 	uintptr_t low, high;
@@ -258,6 +301,18 @@ static void put_gnu(struct sp_out *o, const struct sp_profile *p,
 		put(o, dimen, sizeof(dimen));
 		put_u8(o, 's');
 		put(o, h->buckets, h->nbuckets * 2);
+	}
+	for (i = 0; i < narcs; i++) {
+		/* glibc too leaves out callers outside the executable. */
+		if (!amod[2 * i].main)
+			continue;
+		low = arcs[i].from - amod[2 * i].bias;
+		high = arcs[i].self - amod[2 * i + 1].bias;
+		put_u8(o, 1);		/* GMON_TAG_CG_ARC */
+		put(o, &low, sizeof(low));
+		put(o, &high, sizeof(high));
+		put_u32(o, arcs[i].count > INT32_MAX ? INT32_MAX :
+			arcs[i].count);
 	}
 }
 
@@ -283,54 +338,70 @@ static const char *module_name(const struct sp_module *m, char *buf,
 	return buf;
 }
 
+/* The module records written so far, to give each one index. */
+struct sp_modtab {
+	const struct sp_module **mod;
+	uint32_t n;
+	char exe[PATH_MAX];
+};
+
+/* The index of @m's record, written first if this is its first use. */
+static uint32_t ext_module(struct sp_out *o, struct sp_modtab *t,
+			   const struct sp_module *m)
+{
+	const char *name;
+	uint32_t i;
+	size_t len;
+
+	if (!m->found)
+		return SP_GMON_NO_MODULE;
+	for (i = 0; i < t->n; i++)
+		if (t->mod[i]->bias == m->bias && t->mod[i]->name == m->name)
+			return i;
+	t->mod[t->n] = m;
+	name = module_name(m, t->exe, sizeof(t->exe));
+	len = strlen(name);
+	put_record(o, SP_GMON_TAG_MODULE, 24 + len + m->build_id_len);
+	put_u32(o, t->n);
+	put_u32(o, m->main);
+	put_u64(o, m->bias);
+	put_u32(o, len);
+	put_u32(o, m->build_id_len);
+	put(o, name, len);
+	put(o, m->build_id, m->build_id_len);
+	return t->n++;
+}
+
 /*
  * The sprofil extension: each module once, before the first histogram
- * that refers to it, then the histogram.
+ * or arc record that refers to it, then the histogram; the arcs last, in
+ * one record.
  */
 static void put_ext(struct sp_out *o, const struct sp_profile *p,
-		    const struct sp_module *mod)
+		    const struct sp_module *mod, const struct sp_arc *arcs,
+		    const struct sp_module *amod, size_t narcs)
 {
-	char exe[PATH_MAX];
+	struct sp_modtab *t;
 	uint32_t *index = NULL;
-	uint32_t nmod = 0, m;
-	size_t i, j;
+	size_t i;
+	uint32_t m;
 
-	index = calloc(p->nhist, sizeof(*index));
-	if (!index) {
+	t = malloc(sizeof(*t));
+	if (t)
+		t->mod = calloc(p->nhist + 2 * narcs, sizeof(*t->mod));
+	if (narcs)
+		index = calloc(2 * narcs, sizeof(*index));
+	if (!t || !t->mod || (narcs && !index)) {
 		o->err = ENOMEM;
 		o->op = "out of memory";
-		return;
+		goto out;
 	}
+	t->n = 0;
 	put_header(o, SP_GMON_EXT_VERSION);
 	for (i = 0; i < p->nhist; i++) {
 		const struct sp_hist *h = &p->hist[i];
-		const char *name;
-		size_t len;
 
-		m = SP_GMON_NO_MODULE;
-		if (mod[i].found) {
-			for (j = 0; j < i; j++)
-				if (mod[j].found && mod[j].bias == mod[i].bias &&
-				    mod[j].name == mod[i].name)
-					break;
-			if (j < i) {
-				m = index[j];
-			} else {
-				m = nmod++;
-				name = module_name(&mod[i], exe, sizeof(exe));
-				len = strlen(name);
-				put_record(o, SP_GMON_TAG_MODULE,
-					   24 + len + mod[i].build_id_len);
-				put_u32(o, m);
-				put_u32(o, mod[i].main);
-				put_u64(o, mod[i].bias);
-				put_u32(o, len);
-				put_u32(o, mod[i].build_id_len);
-				put(o, name, len);
-				put(o, mod[i].build_id, mod[i].build_id_len);
-			}
-		}
-		index[i] = m;
+		m = ext_module(o, t, &mod[i]);
 		put_record(o, SP_GMON_TAG_HIST,
 			   48 + (uint64_t)h->nbuckets * h->bucket_size);
 		put_u32(o, m);
@@ -343,6 +414,24 @@ static void put_ext(struct sp_out *o, const struct sp_profile *p,
 		put_u64(o, h->nbuckets);
 		put(o, h->buckets, (size_t)h->nbuckets * h->bucket_size);
 	}
+	if (!narcs)
+		goto out;
+	/* The modules the arcs name come before the record that names them. */
+	for (i = 0; i < 2 * narcs; i++)
+		index[i] = ext_module(o, t, &amod[i]);
+	put_record(o, SP_GMON_TAG_ARCS, 8 + 32 * (uint64_t)narcs);
+	put_u64(o, narcs);
+	for (i = 0; i < narcs; i++) {
+		put_u32(o, index[2 * i]);
+		put_u32(o, index[2 * i + 1]);
+		put_u64(o, arcs[i].from - amod[2 * i].bias);
+		put_u64(o, arcs[i].self - amod[2 * i + 1].bias);
+		put_u64(o, arcs[i].count);
+	}
+out:
+	if (t)
+		free(t->mod);
+	free(t);
 	free(index);
 }
 
@@ -370,9 +459,15 @@ static int create_temp(const char *path, char *tmp, size_t size)
 
 int sp_gmon_dump(const struct sp_profile *p)
 {
+	return sp_gmon_dump_arcs(p, NULL, 0);
+}
+
+int sp_gmon_dump_arcs(const struct sp_profile *p, const struct sp_arc *arcs,
+		      size_t narcs)
+{
 	char path[PATH_MAX], tmp[PATH_MAX + 32];
 	struct sp_out o = { .fd = -1 };
-	struct sp_module *mod;
+	struct sp_module *mod, *amod = NULL, last = { 0 };
 	uint64_t rate;
 	size_t i;
 	int ret;
@@ -397,6 +492,19 @@ int sp_gmon_dump(const struct sp_profile *p)
 	}
 	for (i = 0; i < p->nhist; i++)
 		find_module(p->hist[i].low_pc, &mod[i]);
+	/* Each arc's caller module at 2i, its callee's at 2i + 1. */
+	if (narcs) {
+		amod = calloc(2 * narcs, sizeof(*amod));
+		if (!amod) {
+			fprintf(stderr, "libsprofil: %s: out of memory\n", path);
+			free(mod);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < narcs; i++) {
+		find_module_cached(arcs[i].from, &amod[2 * i], &last);
+		find_module_cached(arcs[i].self, &amod[2 * i + 1], &last);
+	}
 	rate = (1000000000ull + p->period_ns / 2) / p->period_ns;
 
 	o.fd = create_temp(path, tmp, sizeof(tmp));
@@ -404,13 +512,15 @@ int sp_gmon_dump(const struct sp_profile *p)
 		fprintf(stderr, "libsprofil: %s: cannot create: %s\n", path,
 			strerror(-o.fd));
 		free(mod);
+		free(amod);
 		return o.fd;
 	}
-	if (gnu_readable(p, mod))
-		put_gnu(&o, p, mod, rate);
+	if (gnu_readable(p, mod, amod, narcs))
+		put_gnu(&o, p, mod, rate, arcs, amod, narcs);
 	else
-		put_ext(&o, p, mod);
+		put_ext(&o, p, mod, arcs, amod, narcs);
 	free(mod);
+	free(amod);
 	if (!o.err && fsync(o.fd)) {
 		o.err = errno;
 		o.op = "fsync";
