@@ -41,6 +41,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard include/*/*.h include/uapi/linu
 
 include libsprofil/libsprofil.mk
 include tests/lib/tests.mk
+include tests/pg/tests.mk
 include tests/kmod/tests.mk
 include bench/bench.mk
 include demo/demo.mk
@@ -64,6 +65,7 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	-@$(MAKE) --no-print-directory check-unit
 	-@$(MAKE) --no-print-directory check-lib
+	-@$(MAKE) --no-print-directory check-pg
 	-@$(MAKE) --no-print-directory check-style
 	-@$(MAKE) --no-print-directory check-vm
 	@scripts/tap-summary $(BUILD)/results/*.tap

@@ -12,11 +12,14 @@ KT_COMMON := $(KT_SRC) tests/kmod/kmod_test.h tests/common/workload.h \
 
 # libsprofil's suite runs in the VM too, on the kmod backend.
 KT_LIB_COPIES := $(patsubst $(LT_DIR)/%,$(KT_DIR)/lib-%,$(LT_TESTS) $(LT_HELPERS))
+# So does the -pg runtime's (tests/pg): its programs keep their pg-* names.
+KT_PG_COPIES := $(patsubst $(PG_DIR)/%,$(KT_DIR)/%,$(PG_PROGS)) \
+	$(KT_DIR)/pg-test_pg
 
 .PHONY: vm-payload
 vm-payload: $(KT_TESTS) $(KT_HELPERS) $(KT_DIR)/sprofil.ko $(KT_DIR)/run \
-	$(KT_LIB_COPIES) $(KT_DIR)/libsprofil.so.0 $(KT_DIR)/liblt_spin.so \
-	$(KT_DIR)/gprof
+	$(KT_LIB_COPIES) $(KT_PG_COPIES) $(KT_DIR)/libsprofil.so.0 \
+	$(KT_DIR)/liblt_spin.so $(KT_DIR)/gprof
 
 # GNU gprof reads back the profiles test_monitor writes.
 $(KT_DIR)/gprof: $(shell command -v gprof)
@@ -24,6 +27,14 @@ $(KT_DIR)/gprof: $(shell command -v gprof)
 	cp -L $< $@
 
 $(KT_DIR)/lib-%: $(LT_DIR)/%
+	@mkdir -p $(KT_DIR)
+	cp $< $@
+
+$(KT_DIR)/pg-test_pg: $(PG_DRIVER)
+	@mkdir -p $(KT_DIR)
+	cp $< $@
+
+$(KT_DIR)/pg-%: $(PG_DIR)/pg-%
 	@mkdir -p $(KT_DIR)
 	cp $< $@
 

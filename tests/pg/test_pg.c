@@ -1,0 +1,822 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libsprofil's gcc -pg runtime (mcount, __fentry__, __monstartup,
+ * _mcleanup), end to end: run the -pg programs built next to this driver
+ * (tests/pg/pg_*.c) in a fresh temporary directory and read the files
+ * they write back with GNU gprof, the oracle.  The same binary runs on
+ * the host (SPROFIL_BACKEND=signal) and in the VM (SPROFIL_BACKEND=kmod),
+ * where the programs are copied into the payload next to it.
+ *
+ * Call counts are asserted exactly: libsprofil must drop no arc.  Where
+ * glibc's own runtime is known to get it wrong (arcs dropped by threads,
+ * the exec'd program killed by SIGPROF), its result is printed for
+ * contrast and not asserted.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+/* Where this driver, the programs, gprof and libsprofil are. */
+static char bindir[PATH_MAX / 2];
+static char libpath[PATH_MAX];
+static char gprof[PATH_MAX];
+
+static char tmpdir[64];
+static char oldcwd[PATH_MAX];
+
+/* Big enough for LD_DEBUG=bindings; one run's output at a time. */
+static char outbuf[8 << 20];
+
+/* What one run of a program gave. */
+struct run {
+	pid_t pid;
+	int status;
+	char *out;		/* its stdout and stderr, in outbuf */
+};
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!getcwd(oldcwd, sizeof(oldcwd)))
+		return -1;
+	strcpy(tmpdir, "/tmp/test_pg.XXXXXX");
+	if (!mkdtemp(tmpdir) || chdir(tmpdir))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	if (chdir(oldcwd))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd);
+}
+
+/* Finds the programs next to the driver, libsprofil and gprof. */
+static int locate(void)
+{
+	char exe[PATH_MAX / 2], real[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	*slash = '\0';
+	snprintf(bindir, sizeof(bindir), "%s", exe);
+
+	/* In the VM payload the library sits next to the driver. */
+	snprintf(libpath, sizeof(libpath), "%s/libsprofil.so.0", bindir);
+	if (access(libpath, R_OK))
+		snprintf(libpath, sizeof(libpath), "%s/../../lib/libsprofil.so",
+			 bindir);
+	if (!realpath(libpath, real))
+		return -1;
+	snprintf(libpath, sizeof(libpath), "%s", real);
+
+	/* The payload has its own gprof; the host has one on PATH. */
+	snprintf(gprof, sizeof(gprof), "%s/gprof", bindir);
+	if (access(gprof, X_OK))
+		snprintf(gprof, sizeof(gprof), "gprof");
+	return 0;
+}
+
+static void prog_path(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/%s", bindir, name);
+}
+
+/*
+ * Runs @argv[0] (a program next to the driver, or an absolute path) in
+ * the current directory with only the environment it needs: PATH, LC_ALL,
+ * the SPROFIL_* variables of the driver (the backend) and @env, a
+ * NULL-terminated list of NAME=VALUE.  GMON_OUT_PREFIX, GPROFDIR and
+ * LD_PRELOAD are thus set only when a test asks for them.
+ */
+static void run(struct run *r, const char *const argv[],
+		const char *const env[])
+{
+	char path[PATH_MAX], *envp[64], *args[16];
+	posix_spawn_file_actions_t fa;
+	size_t len = 0;
+	int n = 0, fd[2], lines = 0;
+	ssize_t got;
+
+	if (argv[0][0] == '/')
+		snprintf(path, sizeof(path), "%s", argv[0]);
+	else
+		prog_path(path, sizeof(path), argv[0]);
+	for (int i = 0; argv[i] && i < 15; i++)
+		args[i] = (char *)argv[i], args[i + 1] = NULL;
+	args[0] = path;
+
+	for (char **e = environ; *e && n < 40; e++)
+		if (!strncmp(*e, "SPROFIL_", 8) || !strncmp(*e, "PATH=", 5))
+			envp[n++] = *e;
+	envp[n++] = "LC_ALL=C";
+	for (int i = 0; env && env[i] && n < 62; i++)
+		envp[n++] = (char *)env[i];
+	envp[n] = NULL;
+
+	assert_int_equal(pipe(fd), 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	assert_int_equal(posix_spawn(&r->pid, path, &fa, NULL, args, envp), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	r->out = outbuf;
+	while ((got = read(fd[0], r->out + len, sizeof(outbuf) - 1 - len)) > 0)
+		len += got;
+	r->out[len] = '\0';
+	close(fd[0]);
+	assert_int_equal(waitpid(r->pid, &r->status, 0), r->pid);
+
+	print_message("# ran %s (pid %d):", argv[0], (int)r->pid);
+	for (int i = 0; env && env[i]; i++)
+		print_message(" %s", env[i]);
+	if (WIFEXITED(r->status))
+		print_message(" exit %d\n", WEXITSTATUS(r->status));
+	else if (WIFSIGNALED(r->status))
+		print_message(" killed by signal %d (%s)\n",
+			      WTERMSIG(r->status), strsignal(WTERMSIG(r->status)));
+	for (char *l = r->out; *l; ) {
+		size_t ll = strcspn(l, "\n");
+
+		/* The tests print what they look for in LD_DEBUG's flood. */
+		if (++lines > 40) {
+			print_message("#   | ...\n");
+			break;
+		}
+		print_message("#   | %.*s\n", (int)ll, l);
+		l += ll + (l[ll] == '\n');
+	}
+}
+
+static void assert_exited_ok(const struct run *r)
+{
+	assert_true(WIFEXITED(r->status));
+	assert_int_equal(WEXITSTATUS(r->status), 0);
+}
+
+/* Prints the entries of @path and returns how many there are. */
+static int dir_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		print_message("# %s/%s\n", path, e->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void assert_file(const char *path)
+{
+	if (access(path, R_OK))
+		print_message("# %s: %s\n", path, strerror(errno));
+	assert_int_equal(access(path, R_OK), 0);
+}
+
+/*
+ * GNU gprof's report (@opt: "-p" flat profile or "-q" call graph, brief)
+ * of @file written by program @prog.  Returns a malloc()ed string.
+ */
+static char *gprof_report(const char *prog, const char *file,
+			  const char *opt)
+{
+	char exe[PATH_MAX], cmd[3 * PATH_MAX];
+	size_t len = 0, cap = 65536;
+	char *buf = malloc(cap);
+	FILE *p;
+	size_t got;
+
+	assert_non_null(buf);
+	prog_path(exe, sizeof(exe), prog);
+	snprintf(cmd, sizeof(cmd), "LC_ALL=C '%s' -b %s '%s' '%s' 2>&1",
+		 gprof, opt, exe, file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while ((got = fread(buf + len, 1, cap - 1 - len, p)) > 0) {
+		len += got;
+		if (len == cap - 1) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	buf[len] = '\0';
+	if (pclose(p)) {
+		print_message("# %s failed:\n%s\n", cmd, buf);
+		fail_msg("gprof could not read %s", file);
+	}
+	return buf;
+}
+
+/* Splits @line (modified) on blanks into at most @max tokens. */
+static int tokens(char *line, char **tok, int max)
+{
+	int n = 0;
+
+	for (char *t = strtok(line, " \t"); t && n < max;
+	     t = strtok(NULL, " \t"))
+		tok[n++] = t;
+	return n;
+}
+
+/* The next line of @*text in @buf, or NULL at the end. */
+static char *next_line(const char **text, char *buf, size_t size)
+{
+	size_t len;
+
+	if (!**text)
+		return NULL;
+	len = strcspn(*text, "\n");
+	snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), *text);
+	*text += len + ((*text)[len] == '\n');
+	return buf;
+}
+
+/* A function's line of the flat profile. */
+struct flat {
+	int listed;
+	double pct, self;
+	long calls;		/* -1: no call count (not called via mcount) */
+};
+
+/*
+ * @func's line of the flat profile (gprof -b -p).  Its columns are
+ * "%time cumulative self [calls self/call total/call] name"; the call
+ * columns are blank for a function mcount never saw.
+ */
+static struct flat flat_line(const char *report, const char *func)
+{
+	struct flat f = { 0, 0, 0, -1 };
+	char line[512], copy[512], *tok[16];
+	const char *t = report;
+	int n;
+
+	while (next_line(&t, line, sizeof(line))) {
+		strcpy(copy, line);
+		n = tokens(copy, tok, 16);
+		if ((n != 4 && n != 7) || strcmp(tok[n - 1], func))
+			continue;
+		f.listed = 1;
+		f.pct = atof(tok[0]);
+		f.self = atof(tok[2]);
+		if (n == 7)
+			f.calls = atol(tok[3]);
+		print_message("# gprof -p: %s\n", line);
+	}
+	if (!f.listed)
+		print_message("# gprof -p: %s is not listed\n", func);
+	return f;
+}
+
+/*
+ * From the call graph (gprof -b -q): the total calls of @func (its
+ * primary line "[i] %time self children called name [i]") and, if
+ * @parent is given, the calls from @parent (@func's parent line
+ * "self children called/total parent [j]").  -1 when gprof shows none.
+ */
+static long cg_calls(const char *report, const char *func,
+		     const char *parent)
+{
+	char line[512], copy[512], *tok[16];
+	char parents[32][512];
+	const char *t = report;
+	int nparents = 0, n;
+	long calls = -1;
+
+	while (next_line(&t, line, sizeof(line))) {
+		if (line[0] == '-') {		/* the end of an entry */
+			nparents = 0;
+			continue;
+		}
+		if (line[0] != '[') {
+			if (nparents < 32)
+				strcpy(parents[nparents++], line);
+			continue;
+		}
+		strcpy(copy, line);
+		n = tokens(copy, tok, 16);
+		if (n < 6 || strcmp(tok[n - 2], func))
+			continue;
+		print_message("# gprof -q: %s\n", line);
+		if (!parent) {
+			/* "4000000" or, for recursion, "n+m". */
+			calls = n == 7 ? strtol(tok[4], NULL, 10) : -1;
+			continue;
+		}
+		for (int i = 0; i < nparents; i++) {
+			strcpy(copy, parents[i]);
+			n = tokens(copy, tok, 16);
+			if (n == 5 && !strcmp(tok[3], parent) &&
+			    strchr(tok[2], '/')) {
+				print_message("# gprof -q: %s\n", parents[i]);
+				calls = strtol(tok[2], NULL, 10);
+			}
+		}
+	}
+	if (calls < 0)
+		print_message("# gprof -q: no calls of %s%s%s\n", func,
+			      parent ? " from " : "", parent ? parent : "");
+	return calls;
+}
+
+/*
+ * The glibc gmon test shape in @file written by @prog: exact call counts
+ * in both reports, every arc from the right caller, and busy() sampled.
+ */
+static void check_shape(const char *prog, const char *file)
+{
+	char *p = gprof_report(prog, file, "-p");
+	char *q = gprof_report(prog, file, "-q");
+	struct flat busy;
+
+	assert_int_equal(flat_line(p, "f1").calls, 2000);
+	assert_int_equal(flat_line(p, "f2").calls, 1000);
+	assert_int_equal(flat_line(p, "f3").calls, 1);
+	busy = flat_line(p, "busy");
+	assert_int_equal(busy.calls, 1);
+	/* Half a second of CPU and nothing else to speak of. */
+	assert_true(busy.self > 0);
+	assert_true(busy.pct >= 50);
+
+	assert_int_equal(cg_calls(q, "f1", NULL), 2000);
+	assert_int_equal(cg_calls(q, "f2", NULL), 1000);
+	assert_int_equal(cg_calls(q, "f3", NULL), 1);
+	/*
+	 * glibc records a caller rounded down to 16 bytes, which can name
+	 * the function before it; the parents must be exact.
+	 */
+	assert_int_equal(cg_calls(q, "f1", "f2"), 2000);
+	assert_int_equal(cg_calls(q, "f2", "f3"), 1000);
+	assert_int_equal(cg_calls(q, "f3", "main"), 1);
+	assert_int_equal(cg_calls(q, "busy", "main"), 1);
+	free(p);
+	free(q);
+}
+
+/* libsprofil must export the whole -pg runtime, or nothing here works. */
+static void libsprofil_exports_the_pg_runtime(void **state)
+{
+	static const char *const syms[] = {
+		"mcount", "_mcount", "__fentry__", "__monstartup",
+		"monstartup", "_mcleanup", "moncontrol",
+	};
+	void *h;
+	int missing = 0;
+
+	(void)state;
+	print_message("# %s\n", libpath);
+	h = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		print_message("# dlopen: %s\n", dlerror());
+	assert_non_null(h);
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		void *s = dlsym(h, syms[i]);
+		Dl_info info = { 0 };
+
+		/* dlsym may find libc's: it must be libsprofil's own. */
+		if (!s || !dladdr(s, &info) || !info.dli_fname ||
+		    !strstr(info.dli_fname, "libsprofil")) {
+			print_message("# %s: not exported by libsprofil%s%s\n",
+				      syms[i], s ? ", found in " : "",
+				      s ? info.dli_fname : "");
+			missing++;
+		}
+	}
+	dlclose(h);
+	assert_int_equal(missing, 0);
+}
+
+/*
+ * The programs linked with -lsprofil must get their runtime from it and
+ * not from libc (which exports mcount too): the dynamic linker says which.
+ */
+static void check_binds(const char *prog, const char *const *syms,
+			const char *const env[])
+{
+	const char *argv[] = { prog, NULL };
+	struct run r;
+	char want[128];
+
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	for (int i = 0; syms[i]; i++) {
+		const char *l = r.out;
+		int found = 0;
+
+		snprintf(want, sizeof(want), "`%s'", syms[i]);
+		while ((l = strstr(l, want))) {
+			const char *bol = l;
+
+			while (bol > r.out && bol[-1] != '\n')
+				bol--;
+			print_message("# %.*s\n", (int)(strchr(l, '\n') ?
+				      strchr(l, '\n') - bol : (long)strlen(bol)), bol);
+			if (memmem(bol, l - bol, "libsprofil", 10))
+				found = 1;
+			l++;
+		}
+		if (!found)
+			print_message("# %s: %s is not bound to libsprofil\n",
+				      prog, syms[i]);
+		assert_true(found);
+	}
+}
+
+static void pg_programs_bind_their_runtime_to_libsprofil(void **state)
+{
+	static const char *const env[] = { "LD_DEBUG=bindings", NULL };
+	static const char *const mc[] = { "__monstartup", "mcount", NULL };
+	static const char *const fe[] = { "__monstartup", "__fentry__", NULL };
+
+	(void)state;
+	check_binds("pg-shape", mc, env);
+	check_binds("pg-shape-fentry", fe, env);
+}
+
+static void preload_binds_glibc_pg_program_to_libsprofil(void **state)
+{
+	static const char *const mc[] = { "__monstartup", "mcount", NULL };
+	char preload[PATH_MAX + 16];
+	const char *env[] = { "LD_DEBUG=bindings", preload, NULL };
+
+	(void)state;
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", libpath);
+	check_binds("pg-shape-glibc", mc, env);
+}
+
+static void shape_counts_exact_with_mcount(void **state)
+{
+	const char *argv[] = { "pg-shape", NULL };
+	struct run r;
+
+	(void)state;
+	run(&r, argv, NULL);
+	assert_exited_ok(&r);
+	assert_int_equal(dir_entries("."), 1);
+	assert_file("gmon.out");
+	check_shape("pg-shape", "gmon.out");
+}
+
+static void shape_counts_exact_with_fentry(void **state)
+{
+	const char *argv[] = { "pg-shape-fentry", NULL };
+	struct run r;
+
+	(void)state;
+	run(&r, argv, NULL);
+	assert_exited_ok(&r);
+	assert_int_equal(dir_entries("."), 1);
+	assert_file("gmon.out");
+	check_shape("pg-shape-fentry", "gmon.out");
+}
+
+static void shape_counts_exact_preloaded_onto_glibc_pg_binary(void **state)
+{
+	const char *argv[] = { "pg-shape-glibc", NULL };
+	char preload[PATH_MAX + 16];
+	const char *env[] = { preload, NULL };
+	struct run r;
+
+	(void)state;
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", libpath);
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	assert_int_equal(dir_entries("."), 1);
+	assert_file("gmon.out");
+	check_shape("pg-shape-glibc", "gmon.out");
+}
+
+/* tick()'s calls in the profile that @prog writes when run with @env. */
+static long thread_calls(const char *prog, const char *const env[],
+			 long *from_worker)
+{
+	const char *argv[] = { prog, NULL };
+	long flat, graph;
+	struct run r;
+	char *p, *q;
+
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	assert_file("gmon.out");
+	p = gprof_report(prog, "gmon.out", "-p");
+	q = gprof_report(prog, "gmon.out", "-q");
+	flat = flat_line(p, "tick").calls;
+	graph = cg_calls(q, "tick", NULL);
+	*from_worker = cg_calls(q, "tick", "worker");
+	free(p);
+	free(q);
+	unlink("gmon.out");
+	/* The two reports of one file agree whatever the runtime. */
+	assert_int_equal(flat, graph);
+	return graph;
+}
+
+static void threads_4x1000000_calls_counted_exactly(void **state)
+{
+	long calls, arcs;
+
+	(void)state;
+	calls = thread_calls("pg-threads", NULL, &arcs);
+	assert_int_equal(calls, 4000000);
+	assert_int_equal(arcs, 4000000);
+}
+
+static void threads_counted_exactly_preloaded_onto_glibc_pg_binary(void **state)
+{
+	char preload[PATH_MAX + 16];
+	const char *env[] = { preload, NULL };
+	long calls, arcs, glibc;
+
+	(void)state;
+	/* For contrast: glibc's own mcount drops arcs under contention. */
+	glibc = thread_calls("pg-threads-glibc", NULL, &arcs);
+	print_message("# glibc's own runtime counted %ld of 4000000 calls\n",
+		      glibc);
+
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", libpath);
+	calls = thread_calls("pg-threads-glibc", env, &arcs);
+	assert_int_equal(calls, 4000000);
+	assert_int_equal(arcs, 4000000);
+}
+
+/*
+ * The pids pg-fork printed, one "<role> <pid>" line per process; any
+ * other line (a runtime's complaint on stderr) is not one of them.
+ */
+static void fork_pids(const struct run *r, int *a, int *b, int *parent)
+{
+	char line[512], role[16];
+	const char *t = r->out;
+	int pid;
+
+	*a = *b = *parent = -1;
+	while (next_line(&t, line, sizeof(line))) {
+		if (sscanf(line, "%15s %d", role, &pid) != 2)
+			continue;
+		if (!strcmp(role, "a"))
+			*a = pid;
+		else if (!strcmp(role, "b"))
+			*b = pid;
+		else if (!strcmp(role, "parent"))
+			*parent = pid;
+	}
+	assert_true(*a > 0 && *b > 0 && *parent > 0);
+	assert_int_equal(*parent, (int)r->pid);
+}
+
+/*
+ * @file must hold @own's calls (@n of them) and no call of the other
+ * processes' work: the post-fork work of the others, and for a child
+ * the work its parent did before forking it.
+ */
+static void check_fork_file(const char *file, const char *own, long n,
+			    const char *const absent[])
+{
+	char *p = gprof_report("pg-fork", file, "-p");
+
+	print_message("# %s:\n", file);
+	assert_int_equal(flat_line(p, own).calls, n);
+	for (int i = 0; absent[i]; i++) {
+		struct flat f = flat_line(p, absent[i]);
+
+		assert_true(!f.listed || f.calls <= 0);
+	}
+	free(p);
+}
+
+static void check_fork_files(const char *parent, const char *a,
+			     const char *b)
+{
+	static const char *const not_parent[] = { "a_work", "b_work", NULL };
+	static const char *const not_a[] = {
+		"pre_work", "parent_work", "b_work", NULL
+	};
+	static const char *const not_b[] = {
+		"pre_work", "parent_work", "a_work", NULL
+	};
+	char *p = gprof_report("pg-fork", parent, "-p");
+
+	assert_int_equal(flat_line(p, "pre_work").calls, 7);
+	free(p);
+	check_fork_file(parent, "parent_work", 300, not_parent);
+	check_fork_file(a, "a_work", 100, not_a);
+	check_fork_file(b, "b_work", 200, not_b);
+}
+
+static void fork_writes_one_file_per_process(void **state)
+{
+	const char *argv[] = { "pg-fork", NULL };
+	char fa[64], fb[64];
+	int a, b, parent;
+	struct run r;
+
+	(void)state;
+	run(&r, argv, NULL);
+	assert_exited_ok(&r);
+	fork_pids(&r, &a, &b, &parent);
+	assert_int_equal(dir_entries("."), 3);
+	snprintf(fa, sizeof(fa), "gmon.out.%d", a);
+	snprintf(fb, sizeof(fb), "gmon.out.%d", b);
+	assert_file("gmon.out");
+	assert_file(fa);
+	assert_file(fb);
+	check_fork_files("gmon.out", fa, fb);
+}
+
+static void fork_with_gmon_out_prefix_writes_prefix_pid(void **state)
+{
+	const char *argv[] = { "pg-fork", NULL };
+	const char *env[] = { "GMON_OUT_PREFIX=p", NULL };
+	char fa[64], fb[64], fp[64];
+	int a, b, parent;
+	struct run r;
+
+	(void)state;
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	fork_pids(&r, &a, &b, &parent);
+	assert_int_equal(dir_entries("."), 3);
+	snprintf(fp, sizeof(fp), "p.%d", parent);
+	snprintf(fa, sizeof(fa), "p.%d", a);
+	snprintf(fb, sizeof(fb), "p.%d", b);
+	assert_file(fp);
+	assert_file(fa);
+	assert_file(fb);
+	check_fork_files(fp, fa, fb);
+}
+
+/*
+ * The profiling timer is not inherited by fork: a child must be sampled
+ * all the same (glibc's shows "no time accumulated").
+ */
+static void fork_children_are_sampled(void **state)
+{
+	const char *argv[] = { "pg-fork", NULL };
+	const char *env[] = { "GMON_OUT_PREFIX=p", NULL };
+	static const char *const work[] = { "parent_work", "a_work", "b_work" };
+	int pid[3];
+	char file[64], *p;
+	struct run r;
+
+	(void)state;
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	fork_pids(&r, &pid[1], &pid[2], &pid[0]);
+	for (int i = 0; i < 3; i++) {
+		snprintf(file, sizeof(file), "p.%d", pid[i]);
+		assert_file(file);
+		p = gprof_report("pg-fork", file, "-p");
+		print_message("# %s:\n", file);
+		assert_true(flat_line(p, work[i]).self > 0);
+		/* No time inherited from the parent's histogram either. */
+		for (int j = 0; j < 3; j++)
+			if (j != i)
+				assert_true(flat_line(p, work[j]).self == 0);
+		free(p);
+	}
+}
+
+/* Runs @prog (pg-exec or pg-exec-glibc), which execs pg-cpu. */
+static void run_exec(struct run *r, const char *prog)
+{
+	char cpu[PATH_MAX];
+	const char *argv[] = { prog, cpu, NULL };
+
+	prog_path(cpu, sizeof(cpu), "pg-cpu");
+	run(r, argv, NULL);
+}
+
+static void exec_runs_new_program_and_dumps_pre_exec_profile(void **state)
+{
+	struct run r;
+	char *p;
+
+	(void)state;
+	/* For contrast: glibc's runtime gets the new program killed. */
+	run_exec(&r, "pg-exec-glibc");
+	if (WIFSIGNALED(r.status))
+		print_message("# under glibc's runtime pg-cpu died of %s\n",
+			      strsignal(WTERMSIG(r.status)));
+	unlink("gmon.out");
+
+	run_exec(&r, "pg-exec");
+	assert_exited_ok(&r);
+	assert_non_null(strstr(r.out, "pg-cpu done"));
+	/* pg-cpu is not -pg: the one file is pg-exec's, written at exec. */
+	assert_int_equal(dir_entries("."), 1);
+	assert_file("gmon.out");
+	p = gprof_report("pg-exec", "gmon.out", "-p");
+	assert_int_equal(flat_line(p, "pre_exec_work").calls, 20);
+	free(p);
+}
+
+/* The naming of docs/gmon-format.md, for a -pg program. */
+static void gmon_out_prefix_names_file_prefix_pid(void **state)
+{
+	const char *argv[] = { "pg-shape", NULL };
+	const char *env[] = { "GMON_OUT_PREFIX=pfx", NULL };
+	char file[64];
+	struct run r;
+
+	(void)state;
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	assert_int_equal(dir_entries("."), 1);
+	snprintf(file, sizeof(file), "pfx.%d", (int)r.pid);
+	assert_file(file);
+	check_shape("pg-shape", file);
+}
+
+static void gprofdir_names_file_dir_pid_progname(void **state)
+{
+	const char *argv[] = { "pg-shape", NULL };
+	/* GPROFDIR wins over GMON_OUT_PREFIX. */
+	const char *env[] = { "GPROFDIR=prof", "GMON_OUT_PREFIX=ignored",
+			      NULL };
+	char file[64];
+	struct run r;
+
+	(void)state;
+	assert_int_equal(mkdir("prof", 0755), 0);
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	assert_int_equal(dir_entries("."), 1);
+	assert_int_equal(dir_entries("prof"), 1);
+	snprintf(file, sizeof(file), "prof/%d.pg-shape", (int)r.pid);
+	assert_file(file);
+	check_shape("pg-shape", file);
+}
+
+static void gprofdir_empty_writes_nothing(void **state)
+{
+	const char *argv[] = { "pg-shape", NULL };
+	const char *env[] = { "GPROFDIR=", NULL };
+	struct run r;
+
+	(void)state;
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	assert_int_equal(dir_entries("."), 0);
+}
+
+#define PG_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		PG_TEST(libsprofil_exports_the_pg_runtime),
+		PG_TEST(pg_programs_bind_their_runtime_to_libsprofil),
+		PG_TEST(preload_binds_glibc_pg_program_to_libsprofil),
+		PG_TEST(shape_counts_exact_with_mcount),
+		PG_TEST(shape_counts_exact_with_fentry),
+		PG_TEST(shape_counts_exact_preloaded_onto_glibc_pg_binary),
+		PG_TEST(threads_4x1000000_calls_counted_exactly),
+		PG_TEST(threads_counted_exactly_preloaded_onto_glibc_pg_binary),
+		PG_TEST(fork_writes_one_file_per_process),
+		PG_TEST(fork_with_gmon_out_prefix_writes_prefix_pid),
+		PG_TEST(fork_children_are_sampled),
+		PG_TEST(exec_runs_new_program_and_dumps_pre_exec_profile),
+		PG_TEST(gmon_out_prefix_names_file_prefix_pid),
+		PG_TEST(gprofdir_names_file_dir_pid_progname),
+		PG_TEST(gprofdir_empty_writes_nothing),
+	};
+
+	if (locate()) {
+		fprintf(stderr, "test_pg: cannot find the programs or libsprofil\n");
+		return 1;
+	}
+	print_message("# programs in %s, libsprofil %s, gprof %s\n", bindir,
+		      libpath, gprof);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,50 @@
+# The gcc -pg runtime of libsprofil: small -pg programs and one cmocka
+# driver (test_pg) that runs them and reads their profiles with GNU gprof.
+# check-pg runs it on the host with SPROFIL_BACKEND=signal; the programs
+# and the driver are also copied into the VM payload as pg-* and run there
+# with SPROFIL_BACKEND=kmod (the VM has no compiler).
+
+PG_DIR := $(BUILD)/tests/pg
+# Every program the driver runs; they sit next to it, here and in the VM.
+PG_PROGS := $(addprefix $(PG_DIR)/,pg-shape pg-shape-fentry pg-shape-glibc \
+	pg-threads pg-threads-glibc pg-fork pg-exec pg-exec-glibc pg-cpu)
+PG_DRIVER := $(PG_DIR)/test_pg
+PG_HDRS := tests/pg/pg_burn.h
+# A sibling call (jmp) leaves the caller's caller as the call's from-pc,
+# so gprof would credit the call to it: no exact arcs without this.
+PG_CFLAGS := $(CPPFLAGS) $(CFLAGS) -pg -fno-optimize-sibling-calls
+# $ORIGIN finds libsprofil.so.0 both here and in the VM payload.
+PG_SPROFIL := -L$(LIB_DIR) -lsprofil -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../../lib'
+
+# libsprofil's runtime: gcrt1.o's __monstartup and every mcount call
+# resolve to libsprofil, which comes before libc on the link line.
+$(PG_DIR)/pg-%: tests/pg/pg_%.c $(PG_HDRS) $(LIB_DIR)/libsprofil.so
+	@mkdir -p $(PG_DIR)
+	$(CC) $(PG_CFLAGS) -o $@ $< $(PG_SPROFIL) -pthread
+
+$(PG_DIR)/pg-shape-fentry: tests/pg/pg_shape.c $(PG_HDRS) $(LIB_DIR)/libsprofil.so
+	@mkdir -p $(PG_DIR)
+	$(CC) $(PG_CFLAGS) -mfentry -o $@ $< $(PG_SPROFIL)
+
+# glibc's own runtime: for LD_PRELOAD=libsprofil.so and for contrast.
+$(PG_DIR)/pg-%-glibc: tests/pg/pg_%.c $(PG_HDRS)
+	@mkdir -p $(PG_DIR)
+	$(CC) $(PG_CFLAGS) -o $@ $< -pthread
+
+# Not profiled: what pg-exec execs.
+$(PG_DIR)/pg-cpu: tests/pg/pg_cpu.c $(PG_HDRS)
+	@mkdir -p $(PG_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+$(PG_DRIVER): tests/pg/test_pg.c
+	@mkdir -p $(PG_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcmocka -ldl
+
+.PHONY: pg-tests check-pg
+pg-tests: $(PG_PROGS) $(PG_DRIVER)
+
+check-pg: pg-tests lib
+	@mkdir -p $(BUILD)/results
+	@cd $(PG_DIR) && SPROFIL_BACKEND=signal \
+		$(abspath scripts/run-tap) $(abspath $(BUILD)/results/pg.tap) \
+		$(notdir $(PG_DRIVER))
