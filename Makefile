@@ -41,6 +41,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard include/*/*.h include/uapi/linu
 
 include libsprofil/libsprofil.mk
 include tests/lib/tests.mk
+include gprof/gprof.mk
 include tests/pg/tests.mk
 include tests/kmod/tests.mk
 include bench/bench.mk

@@ -53,3 +53,33 @@ bench: bench-payload
 	echo "==== $(BENCH_VM)/results.txt ===="; \
 	cat $(BENCH_VM)/results.txt; \
 	exit $$rc
+
+# mcount cost per call, libsprofil's runtime against glibc's, 1 and 4
+# threads in one run (bench/bench_mcount.c), on the host with the signal
+# backend.  Knobs: BENCH_ROUNDS (median of; default 5), BENCH_CALLS (calls
+# per thread and run; default 20000000).  The -pg builds keep sibling
+# calls out for the same reason as tests/pg.
+MCOUNT_DIR := $(BUILD)/bench-mcount
+MCOUNT_PG := $(CPPFLAGS) $(CFLAGS) -pg -fno-optimize-sibling-calls
+MCOUNT_BINS := $(addprefix $(MCOUNT_DIR)/,bench_mcount bench_mcount-glibc \
+	bench_mcount-sprofil)
+
+.PHONY: bench-mcount
+$(MCOUNT_DIR)/bench_mcount: bench/bench_mcount.c
+	@mkdir -p $(MCOUNT_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -pthread
+
+$(MCOUNT_DIR)/bench_mcount-glibc: bench/bench_mcount.c
+	@mkdir -p $(MCOUNT_DIR)
+	$(CC) $(MCOUNT_PG) -o $@ $< -pthread
+
+$(MCOUNT_DIR)/bench_mcount-sprofil: bench/bench_mcount.c $(LIB_DIR)/libsprofil.so
+	@mkdir -p $(MCOUNT_DIR)
+	$(CC) $(MCOUNT_PG) -o $@ $< -L$(LIB_DIR) -lsprofil \
+		-Wl,-rpath,'$$ORIGIN/../lib' -pthread
+
+bench-mcount: $(MCOUNT_BINS)
+	SPROFIL_BACKEND=signal \
+		$(if $(BENCH_ROUNDS),BENCH_ROUNDS=$(BENCH_ROUNDS)) \
+		$(if $(BENCH_CALLS),BENCH_CALLS=$(BENCH_CALLS)) \
+		$(MCOUNT_DIR)/bench_mcount

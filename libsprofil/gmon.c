@@ -12,7 +12,10 @@
  * file, and a process dumps its profile before it execs, since the new
  * image never runs the old one's atexit handlers.
  */
+#include <elf.h>
 #include <errno.h>
+#include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sprofil.h>
+#include <linux/sprofil.h>
 #include "gmon.h"
 
 /* At most this many buckets: 4 MiB covers 4 MiB of text at scale 1. */
@@ -42,10 +46,219 @@ static struct {
 	uint64_t period_ns;
 } gm;
 
+/*
+ * Every other load module (LD_PROFILE, docs/gmon-format.md): one region
+ * over its executable PT_LOAD segments, in its own buffer.  A module
+ * that dlclose() unmaps keeps its entry and its buffer (our memory, not
+ * the module's) with @gone set, so that the profile still holds its data.
+ */
+struct gm_mod {
+	char *name;			/* dlpi_name, copied */
+	uintptr_t bias;
+	uintptr_t low, high;		/* runtime span of all its PT_LOADs */
+	unsigned char build_id[64];
+	size_t build_id_len;
+	bool gone;
+	struct sp_hist hist;
+};
+
+static struct gm_mod *gm_mods;
+static size_t gm_nmods;
+static unsigned int gm_bsize = 2;	/* LD_PROFILEBUCKET_SIZE / 8 */
+static bool gm_default_set;		/* LD_PROFILE unset */
+static bool gm_exe_selected = true;
+static uintptr_t gm_exe_high;		/* monstartup's highpc */
+
+/* LD_PROFILEBUCKET_SIZE: 16 (the default, GNU-readable) or 32 bits. */
+static unsigned int gm_bucket_size(void)
+{
+	const char *s = getenv("LD_PROFILEBUCKET_SIZE");
+
+	if (!s || !*s || !strcmp(s, "16"))
+		return 2;
+	if (!strcmp(s, "32"))
+		return 4;
+	fprintf(stderr, "libsprofil: LD_PROFILEBUCKET_SIZE=%s is not 16 or 32; using 16\n",
+		s);
+	return 2;
+}
+
+/*
+ * Whether LD_PROFILE selects the module the loader calls @name ("" for
+ * the executable, which LD_PROFILE names by its /proc/self/exe path or
+ * basename).  A shared object matches by its full dlpi_name or basename.
+ */
+static bool gm_selected(const char *name)
+{
+	const char *list = getenv("LD_PROFILE"), *p, *end, *base;
+	char exe[PATH_MAX];
+	ssize_t n;
+	size_t len;
+
+	if (!list || !strcmp(list, "ALL"))
+		return true;
+	if (!*name) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n < 0)
+			return false;
+		exe[n] = '\0';
+		name = exe;
+	}
+	base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	for (p = list; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		len = end - p;
+		if (len && ((strlen(name) == len && !strncmp(name, p, len)) ||
+			    (strlen(base) == len && !strncmp(base, p, len))))
+			return true;
+	}
+	return false;
+}
+
+/* Copies the module's GNU build-id, for a writer that outlives it. */
+static void gm_build_id(struct dl_phdr_info *info, struct gm_mod *m)
+{
+	size_t i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			size_t al = ph->p_align == 8 ? 8 : 4;
+			size_t nl = (nh->n_namesz + al - 1) & ~(al - 1);
+			size_t dl = (nh->n_descsz + al - 1) & ~(al - 1);
+
+			p += sizeof(*nh);
+			if (nl + dl > (size_t)(end - p))
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID &&
+			    nh->n_namesz == 4 && !memcmp(p, "GNU", 4) &&
+			    nh->n_descsz <= sizeof(m->build_id)) {
+				memcpy(m->build_id, p + nl, nh->n_descsz);
+				m->build_id_len = nh->n_descsz;
+				return;
+			}
+			p += nl + dl;
+		}
+	}
+}
+
+struct gm_scan {
+	bool first;			/* the next module is the executable */
+	uintptr_t *seen;		/* biases of the live modules */
+	size_t nseen, maxseen;
+};
+
+/* One dl_iterate_phdr() step: adds a new selected module (gm_lock held). */
+static int gm_scan_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct gm_scan *s = data;
+	uintptr_t xlo = UINTPTR_MAX, xhi = 0, lo = UINTPTR_MAX, hi = 0;
+	struct gm_mod *m;
+	uint64_t used;
+	uint32_t scale;
+	size_t i;
+	bool exe = s->first;
+
+	(void)size;
+	s->first = false;
+	if (s->nseen < s->maxseen)
+		s->seen[s->nseen++] = info->dlpi_addr;
+	/* The executable has its own region, from gcrt1.o's bounds. */
+	if (exe)
+		return 0;
+	for (i = 0; i < gm_nmods; i++)
+		if (!gm_mods[i].gone && gm_mods[i].bias == info->dlpi_addr &&
+		    !strcmp(gm_mods[i].name, info->dlpi_name))
+			return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		lo = ph->p_vaddr < lo ? ph->p_vaddr : lo;
+		hi = ph->p_vaddr + ph->p_memsz > hi ?
+		     ph->p_vaddr + ph->p_memsz : hi;
+		if (!(ph->p_flags & PF_X))
+			continue;
+		xlo = ph->p_vaddr < xlo ? ph->p_vaddr : xlo;
+		xhi = ph->p_vaddr + ph->p_memsz > xhi ?
+		      ph->p_vaddr + ph->p_memsz : xhi;
+	}
+	if (xlo >= xhi || !gm_selected(info->dlpi_name))
+		return 0;
+	xlo &= ~3ul;
+	xhi = (xhi + 3) & ~3ul;
+	if (sp_fit_scale(xhi - xlo, GM_MAX_BUCKETS, gm_bsize, &scale, &used))
+		return 0;
+	m = realloc(gm_mods, (gm_nmods + 1) * sizeof(*m));
+	if (!m)
+		return 0;
+	gm_mods = m;
+	m = &gm_mods[gm_nmods];
+	memset(m, 0, sizeof(*m));
+	m->name = strdup(info->dlpi_name);
+	m->hist.buckets = calloc(used, gm_bsize);
+	if (!m->name || !m->hist.buckets) {
+		free(m->name);
+		free((void *)m->hist.buckets);
+		fprintf(stderr, "libsprofil: %s: out of memory, not profiled\n",
+			info->dlpi_name);
+		return 0;
+	}
+	m->bias = info->dlpi_addr;
+	m->low = info->dlpi_addr + lo;
+	m->high = info->dlpi_addr + hi;
+	m->hist.low_pc = info->dlpi_addr + xlo;
+	m->hist.nbuckets = used;
+	m->hist.bucket_size = gm_bsize;
+	m->hist.scale = scale;
+	gm_build_id(info, m);
+	gm_nmods++;
+	return 0;
+}
+
+/*
+ * Finds modules loaded since the last scan and the ones unloaded since:
+ * these are handed to the writer's list of gone modules (gm_lock held).
+ */
+static void gm_scan(void)
+{
+	uintptr_t seen[256];
+	struct gm_scan s = { .first = true, .seen = seen, .maxseen = 256 };
+	size_t i, j;
+
+	dl_iterate_phdr(gm_scan_one, &s);
+	for (i = 0; i < gm_nmods && s.nseen < s.maxseen; i++) {
+		struct gm_mod *m = &gm_mods[i];
+
+		if (m->gone)
+			continue;
+		for (j = 0; j < s.nseen && seen[j] != m->bias; j++)
+			;
+		if (j < s.nseen)
+			continue;
+		m->gone = true;
+		sp_gmon_module_gone(m->name, m->bias, m->low, m->high,
+				    m->build_id, m->build_id_len);
+	}
+}
+
 /* Starts or stops the histogram (gm_lock held). */
 static void gm_sample(bool on)
 {
 	struct sprofil_info info;
+	struct prof *prof;
+	unsigned int n = 0;
+	size_t i;
+	int ret;
 
 	if (!on) {
 		if (gm.sampling && sprofil(NULL, 0, NULL, 0))
@@ -54,7 +267,36 @@ static void gm_sample(bool on)
 		gm.sampling = false;
 		return;
 	}
-	if (sprofil(&gm.prof, 1, NULL, PROF_USHORT)) {
+
+	prof = calloc(gm_nmods + 1, sizeof(*prof));
+	if (!prof) {
+		fprintf(stderr, "libsprofil: monstartup: out of memory\n");
+		return;
+	}
+	if (gm_exe_selected)
+		prof[n++] = gm.prof;
+	for (i = 0; i < gm_nmods && n < SPROFIL_MAX_REGIONS; i++) {
+		const struct sp_hist *h = &gm_mods[i].hist;
+
+		if (gm_mods[i].gone)
+			continue;
+		prof[n].pr_base = (void *)h->buckets;
+		prof[n].pr_size = h->nbuckets * h->bucket_size;
+		prof[n].pr_off = h->low_pc;
+		prof[n++].pr_scale = h->scale;
+	}
+	/* LD_PROFILE="": no histogram until the application asks (smonitor). */
+	if (!n) {
+		free(prof);
+		if (gm.sampling)
+			sprofil(NULL, 0, NULL, 0);
+		gm.sampling = false;
+		return;
+	}
+	/* One call: sprofil() replaces the whole set at once. */
+	ret = sprofil(prof, n, NULL, gm_bsize == 4 ? PROF_UINT : PROF_USHORT);
+	free(prof);
+	if (ret) {
 		fprintf(stderr, "libsprofil: monstartup: cannot start sampling (call counts only): %s\n",
 			strerror(errno));
 		return;
@@ -64,20 +306,59 @@ static void gm_sample(bool on)
 		gm.period_ns = info.period_ns;
 }
 
-/* Writes what the profile holds so far (gm_lock held). */
-static void gm_dump(void)
+/*
+ * Takes the counts of @h into a malloc()ed copy, leaving zeros: each
+ * bucket by an atomic exchange (the sampling side adds atomically), so
+ * a sample that races with a SPROFIL_SIGDUMP dump lands in one dump.
+ */
+static void *gm_take(const struct sp_hist *h)
 {
-	struct sp_profile p = {
-		.hist = &gm.hist,
-		.nhist = 1,
-		.period_ns = gm.period_ns,
-	};
+	size_t i, n = h->nbuckets;
+	void *copy = malloc(n * h->bucket_size);
+
+	if (!copy)
+		return NULL;
+	if (h->bucket_size == 4)
+		for (i = 0; i < n; i++)
+			((uint32_t *)copy)[i] = __atomic_exchange_n(
+				(uint32_t *)h->buckets + i, 0, __ATOMIC_RELAXED);
+	else
+		for (i = 0; i < n; i++)
+			((uint16_t *)copy)[i] = __atomic_exchange_n(
+				(uint16_t *)h->buckets + i, 0, __ATOMIC_RELAXED);
+	return copy;
+}
+
+/*
+ * Writes what the profile holds so far (gm_lock held).  @seq 0 is the
+ * normal dump; else it is SPROFIL_SIGDUMP's dump @seq, which takes the
+ * counts (the profile restarts from zero) and goes to "<name>.<seq>".
+ */
+static int gm_dump(unsigned int seq)
+{
+	struct sp_profile p = { .period_ns = gm.period_ns, .seq = seq };
+	struct sp_hist *hist;
+	void **taken;
+	int ret;
 	struct sp_arc *arcs;
 	uint64_t lost;
-	size_t limit;
+	size_t limit, i;
 	ssize_t n;
+	bool other = !gm_default_set;
 
-	n = sp_arcs_collect(&arcs, &lost, &limit);
+	hist = calloc(gm_nmods + 1, sizeof(*hist));
+	taken = calloc(gm_nmods + 1, sizeof(*taken));
+	if (!hist || !taken) {
+		fprintf(stderr, "libsprofil: out of memory: no profile written\n");
+		free(hist);
+		free(taken);
+		return -ENOMEM;
+	}
+
+	if (seq)
+		n = sp_arcs_snapshot_reset(&arcs, &lost, &limit);
+	else
+		n = sp_arcs_collect(&arcs, &lost, &limit);
 	if (n < 0) {
 		fprintf(stderr, "libsprofil: out of memory: the call arcs are not written\n");
 		n = 0;
@@ -85,8 +366,64 @@ static void gm_dump(void)
 	if (lost)
 		fprintf(stderr, "libsprofil: %llu call arcs lost: the arc table (%zu entries) is full\n",
 			(unsigned long long)lost, limit);
-	sp_gmon_dump_arcs(&p, arcs, n);
+	/*
+	 * With LD_PROFILE unset, a program whose only -pg module is the
+	 * executable (every callee there) gets the GNU gmon.out glibc
+	 * writes, the other modules' samples left out as glibc loses them;
+	 * a second -pg module, or LD_PROFILE set, keeps every module.
+	 */
+	for (i = 0; i < (size_t)n && !other; i++)
+		other = arcs[i].self < gm.hist.low_pc ||
+			arcs[i].self >= gm_exe_high;
+	if (gm_exe_selected)
+		hist[p.nhist++] = gm.hist;
+	for (i = 0; i < gm_nmods && (other || !p.nhist); i++)
+		hist[p.nhist++] = gm_mods[i].hist;
+	p.hist = hist;
+	for (i = 0; seq && i < p.nhist; i++) {
+		/* Out of memory: the samples stay, for this dump and the next. */
+		taken[i] = gm_take(&hist[i]);
+		if (taken[i])
+			hist[i].buckets = taken[i];
+	}
+	ret = sp_gmon_dump_arcs(&p, arcs, n);
+	for (i = 0; i < p.nhist; i++)
+		free(taken[i]);
+	free(taken);
 	free(arcs);
+	free(hist);
+	return ret;
+}
+
+/*
+ * dlopen.c, after dlopen() or dlclose(): profiles the modules it brought
+ * and keeps the data of the ones it took away.
+ */
+void sp_gmon_modules_changed(void)
+{
+	pthread_mutex_lock(&gm_lock);
+	if (gm.started) {
+		gm_scan();
+		if (gm.on)
+			gm_sample(true);
+	}
+	pthread_mutex_unlock(&gm_lock);
+}
+
+/*
+ * SPROFIL_SIGDUMP (sigdump.c's thread, never a signal handler): writes
+ * the profile so far as dump @seq and starts again from zero.
+ */
+int sp_gmon_dump_reset(unsigned int seq)
+{
+	int ret = -ESRCH;
+
+	pthread_mutex_lock(&gm_lock);
+	/* A fork child's inherited request is not ours (sigdump.c). */
+	if (gm.started && gm.pid == getpid())
+		ret = gm_dump(seq);
+	pthread_mutex_unlock(&gm_lock);
+	return ret;
 }
 
 /*
@@ -114,7 +451,11 @@ static void gm_child(void)
 	if (!gm.started)
 		return;
 	gm.pid = getpid();
-	memset((void *)gm.hist.buckets, 0, gm.hist.nbuckets * 2);
+	memset((void *)gm.hist.buckets, 0,
+	       gm.hist.nbuckets * gm.hist.bucket_size);
+	for (size_t i = 0; i < gm_nmods; i++)
+		memset((void *)gm_mods[i].hist.buckets, 0,
+		       gm_mods[i].hist.nbuckets * gm_mods[i].hist.bucket_size);
 	sp_arcs_reset();
 }
 
@@ -137,11 +478,15 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
 		goto out;
 	}
 	text = highpc - lowpc;
-	if (sp_fit_scale(text, GM_MAX_BUCKETS, 2, &scale, &used)) {
+	gm_exe_high = highpc;
+	gm_bsize = gm_bucket_size();
+	gm_default_set = !getenv("LD_PROFILE");
+	gm_exe_selected = gm_selected("");
+	if (sp_fit_scale(text, GM_MAX_BUCKETS, gm_bsize, &scale, &used)) {
 		fprintf(stderr, "libsprofil: monstartup: the text is too large to profile\n");
 		goto out;
 	}
-	buckets = calloc(used, 2);
+	buckets = calloc(used, gm_bsize);
 	if (!buckets) {
 		fprintf(stderr, "libsprofil: monstartup: out of memory\n");
 		goto out;
@@ -163,14 +508,15 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
 	gm.hist.low_pc = lowpc;
 	gm.hist.buckets = buckets;
 	gm.hist.nbuckets = used;
-	gm.hist.bucket_size = 2;
+	gm.hist.bucket_size = gm_bsize;
 	gm.hist.scale = scale;
 	gm.prof.pr_base = buckets;
-	gm.prof.pr_size = used * 2;
+	gm.prof.pr_size = used * gm_bsize;
 	gm.prof.pr_off = lowpc;
 	gm.prof.pr_scale = scale;
 	gm.period_ns = GM_FALLBACK_PERIOD_NS;
 	gm.pid = getpid();
+	gm_scan();
 	gm_sample(true);
 	if (!gm.atfork && !pthread_atfork(gm_prepare, gm_parent, gm_child))
 		gm.atfork = true;
@@ -179,6 +525,8 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
 	sp_arcs_enable(1);
 out:
 	pthread_mutex_unlock(&gm_lock);
+	/* Outside gm_lock: the dump thread it starts takes it. */
+	sp_sigdump_start();
 }
 
 void monstartup(unsigned long lowpc, unsigned long highpc)
@@ -207,13 +555,20 @@ void _mcleanup(void)
 		goto out;
 	sp_arcs_enable(0);
 	gm_sample(false);
-	gm_dump();
+	gm_dump(0);
 	/*
 	 * The histogram goes (sampling has stopped); the arc table stays
 	 * mapped, because a thread may still be inside sp_mcount().
 	 */
 	free((void *)gm.hist.buckets);
 	memset(&gm.hist, 0, sizeof(gm.hist));
+	while (gm_nmods--) {
+		free(gm_mods[gm_nmods].name);
+		free((void *)gm_mods[gm_nmods].hist.buckets);
+	}
+	free(gm_mods);
+	gm_mods = NULL;
+	gm_nmods = 0;
 	gm.started = false;
 	gm.on = false;
 out:
@@ -232,6 +587,6 @@ void sp_gmon_before_exec(void)
 	/* If the exec fails, profiling goes on and _mcleanup rewrites it. */
 	pthread_mutex_lock(&gm_lock);
 	if (gm.started)
-		gm_dump();
+		gm_dump(0);
 	pthread_mutex_unlock(&gm_lock);
 }

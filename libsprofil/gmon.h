@@ -47,6 +47,7 @@ struct sp_profile {
 	const struct sp_hist *hist;
 	size_t nhist;
 	uint64_t period_ns;		/* true sampling period */
+	unsigned int seq;		/* 0, or the SPROFIL_SIGDUMP dump number */
 };
 
 /*
@@ -74,6 +75,12 @@ int sp_gmon_dump_arcs(const struct sp_profile *p, const struct sp_arc *arcs,
  * Returns 0, 1 when GPROFDIR is empty (no output wanted), or -ENAMETOOLONG.
  */
 int sp_gmon_path(char *buf, size_t size);
+/*
+ * sp_gmon_path() for dump number @seq of SPROFIL_SIGDUMP: "<name>.<seq>",
+ * so that no dump overwrites another; @seq 0 is the plain name, which the
+ * final dump at exit (or exec) keeps.
+ */
+int sp_gmon_path_seq(char *buf, size_t size, unsigned int seq);
 
 /*
  * The largest profil scale <= 0x10000 with which @text bytes fit in
@@ -101,8 +108,32 @@ void sp_arcs_reset(void);
  * full.  Returns the number of arcs or -ENOMEM.
  */
 ssize_t sp_arcs_collect(struct sp_arc **arcs, uint64_t *lost, size_t *limit);
+/*
+ * sp_arcs_collect() that also takes the counts (and *lost) to zero, each
+ * atomically, so that every call is in exactly one snapshot.
+ */
+ssize_t sp_arcs_snapshot_reset(struct sp_arc **arcs, uint64_t *lost,
+			       size_t *limit);
 
 /* gmon.c: a -pg process writes its profile before exec (exec.c). */
 void sp_gmon_before_exec(void);
+/* gmon.c: dlopen.c saw modules come or go (dlopen, dlclose). */
+void sp_gmon_modules_changed(void);
+/*
+ * gmon_write.c: a module dlclose() unmapped, so that the writer still
+ * maps the addresses it profiled to it (link-time, with its name and
+ * build-id).  The name and build-id are copied.
+ */
+void sp_gmon_module_gone(const char *name, uintptr_t bias, uintptr_t low,
+			 uintptr_t high, const void *build_id, size_t len);
+
+/*
+ * SPROFIL_SIGDUMP: gmon.c writes the profile so far as dump @seq and
+ * starts it again from zero (called by sigdump.c's dump thread); returns
+ * 0 or a negative errno (-ESRCH: not profiling in this process).
+ */
+int sp_gmon_dump_reset(unsigned int seq);
+/* sigdump.c: at monstartup, the signal handler and the dump thread. */
+void sp_sigdump_start(void);
 
 #endif /* LIBSPROFIL_GMON_H */

@@ -44,6 +44,11 @@ __attribute__((constructor)) static void sp_gmon_init(void)
 
 int sp_gmon_path(char *buf, size_t size)
 {
+	return sp_gmon_path_seq(buf, size, 0);
+}
+
+int sp_gmon_path_seq(char *buf, size_t size, unsigned int seq)
+{
 	const char *dir = secure_getenv("GPROFDIR");
 	const char *prefix = secure_getenv("GMON_OUT_PREFIX");
 	int len;
@@ -60,6 +65,9 @@ int sp_gmon_path(char *buf, size_t size)
 		len = snprintf(buf, size, "gmon.out.%d", (int)getpid());
 	else
 		len = snprintf(buf, size, "gmon.out");
+	/* SPROFIL_SIGDUMP: every dump its own file, after the same rules. */
+	if (seq && len >= 0 && (size_t)len < size)
+		len += snprintf(buf + len, size - len, ".%u", seq);
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
 }
 
@@ -146,12 +154,75 @@ static int module_of(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* Modules dlclose() took away: their profiled addresses still map. */
+struct sp_gone {
+	char *name;
+	uintptr_t bias, low, high;
+	void *build_id;
+	size_t build_id_len;
+};
+static pthread_mutex_t gone_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sp_gone *gone;
+static size_t ngone;
+
+void sp_gmon_module_gone(const char *name, uintptr_t bias, uintptr_t low,
+			 uintptr_t high, const void *build_id, size_t len)
+{
+	struct sp_gone *g;
+
+	pthread_mutex_lock(&gone_lock);
+	g = realloc(gone, (ngone + 1) * sizeof(*g));
+	if (g) {
+		gone = g;
+		g = &gone[ngone];
+		g->name = strdup(name);
+		g->build_id = malloc(len ? len : 1);
+		if (g->name && g->build_id) {
+			memcpy(g->build_id, build_id, len);
+			g->bias = bias;
+			g->low = low;
+			g->high = high;
+			g->build_id_len = len;
+			ngone++;
+		} else {
+			free(g->name);
+			free(g->build_id);
+		}
+	}
+	pthread_mutex_unlock(&gone_lock);
+}
+
+/* The live modules first: a gone module's range may have been reused. */
+static void find_gone(uintptr_t addr, struct sp_module *m)
+{
+	size_t i;
+
+	pthread_mutex_lock(&gone_lock);
+	for (i = ngone; i-- > 0; ) {
+		if (addr < gone[i].low || addr >= gone[i].high)
+			continue;
+		m->found = true;
+		m->bias = gone[i].bias;
+		m->low = gone[i].low;
+		m->high = gone[i].high;
+		m->name = gone[i].name;
+		m->build_id = gone[i].build_id;
+		m->build_id_len = gone[i].build_id_len;
+		break;
+	}
+	pthread_mutex_unlock(&gone_lock);
+}
+
 static void find_module(uintptr_t addr, struct sp_module *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->addr = addr;
 	m->main = true;
 	dl_iterate_phdr(module_of, m);
+	if (!m->found) {
+		m->main = false;
+		find_gone(addr, m);
+	}
 	if (!m->found) {
 		/* Anonymous text (a JIT, say): absolute addresses. */
 		m->main = false;
@@ -198,9 +269,14 @@ static bool gnu_readable(const struct sp_profile *p,
 			 const struct sp_module *mod,
 			 const struct sp_module *amod, size_t narcs)
 {
-	double w0 = gnu_bin_width(p->hist[0].low_pc, hist_high(p->hist),
-				  p->hist[0].nbuckets), dw;
+	double w0, dw;
 	size_t i, j;
+
+	/* LD_PROFILE="": only the extension says "no histogram". */
+	if (!p->nhist)
+		return false;
+	w0 = gnu_bin_width(p->hist[0].low_pc, hist_high(p->hist),
+			   p->hist[0].nbuckets);
 
 	for (i = 0; i < p->nhist; i++) {
 		const struct sp_hist *a = &p->hist[i];
@@ -472,7 +548,7 @@ int sp_gmon_dump_arcs(const struct sp_profile *p, const struct sp_arc *arcs,
 	size_t i;
 	int ret;
 
-	ret = sp_gmon_path(path, sizeof(path));
+	ret = sp_gmon_path_seq(path, sizeof(path), p->seq);
 	if (ret == 1)
 		return 0;
 	if (ret < 0) {
@@ -480,12 +556,12 @@ int sp_gmon_dump_arcs(const struct sp_profile *p, const struct sp_arc *arcs,
 			strerror(-ret));
 		return ret;
 	}
-	if (!p->nhist || !p->period_ns) {
+	if ((!p->nhist && !narcs) || !p->period_ns) {
 		fprintf(stderr, "libsprofil: %s: no histogram or no sampling period to write\n",
 			path);
 		return -EINVAL;
 	}
-	mod = calloc(p->nhist, sizeof(*mod));
+	mod = calloc(p->nhist + 1, sizeof(*mod));
 	if (!mod) {
 		fprintf(stderr, "libsprofil: %s: out of memory\n", path);
 		return -ENOMEM;

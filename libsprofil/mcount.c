@@ -171,13 +171,25 @@ static int arc_cmp(const void *a, const void *b)
 	return 0;
 }
 
-ssize_t sp_arcs_collect(struct sp_arc **arcs, uint64_t *lost, size_t *limit)
+/*
+ * Reads (@reset false) or takes (@reset true) every count.  Taking is an
+ * atomic exchange with 0, so a call counted concurrently lands either in
+ * this snapshot or in the table for the next one, never in both or
+ * neither.  A slot still being filled is not READY yet: its first call
+ * is left for the next snapshot too.  Slots are kept (with count 0), so
+ * chains stay intact; arcs taken at 0 are left out.
+ */
+static ssize_t arcs_snapshot(struct sp_arc **arcs, uint64_t *lost,
+			     size_t *limit, bool reset)
 {
 	struct sp_arc *a;
 	size_t i, n = 0, m;
 
 	*arcs = NULL;
-	*lost = __atomic_load_n(&arc_lost, __ATOMIC_RELAXED);
+	if (reset)
+		*lost = __atomic_exchange_n(&arc_lost, 0, __ATOMIC_RELAXED);
+	else
+		*lost = __atomic_load_n(&arc_lost, __ATOMIC_RELAXED);
 	*limit = arc_limit;
 	if (!arc_table)
 		return 0;
@@ -194,8 +206,14 @@ ssize_t sp_arcs_collect(struct sp_arc **arcs, uint64_t *lost, size_t *limit)
 			break;
 		a[n].from = s->from;
 		a[n].self = s->self;
-		a[n].count = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
-		n++;
+		if (reset)
+			a[n].count = __atomic_exchange_n(&s->count, 0,
+							 __ATOMIC_RELAXED);
+		else
+			a[n].count = __atomic_load_n(&s->count,
+						     __ATOMIC_RELAXED);
+		if (a[n].count)
+			n++;
 	}
 	/* One arc may sit in two slots (see above): sum them. */
 	qsort(a, n, sizeof(*a), arc_cmp);
@@ -208,4 +226,15 @@ ssize_t sp_arcs_collect(struct sp_arc **arcs, uint64_t *lost, size_t *limit)
 	}
 	*arcs = a;
 	return m;
+}
+
+ssize_t sp_arcs_collect(struct sp_arc **arcs, uint64_t *lost, size_t *limit)
+{
+	return arcs_snapshot(arcs, lost, limit, false);
+}
+
+ssize_t sp_arcs_snapshot_reset(struct sp_arc **arcs, uint64_t *lost,
+			       size_t *limit)
+{
+	return arcs_snapshot(arcs, lost, limit, true);
 }

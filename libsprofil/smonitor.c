@@ -61,7 +61,7 @@ static int fail(const char *who, int err, const char *why)
 /* Stops sampling and writes what the current set counted (mon_lock held). */
 static int stop_and_dump(const char *who)
 {
-	struct sp_profile p;
+	struct sp_profile p = { 0 };
 	int err;
 
 	if (!mon_hist)

@@ -14,6 +14,7 @@ KT_COMMON := $(KT_SRC) tests/kmod/kmod_test.h tests/common/workload.h \
 KT_LIB_COPIES := $(patsubst $(LT_DIR)/%,$(KT_DIR)/lib-%,$(LT_TESTS) $(LT_HELPERS))
 # So does the -pg runtime's (tests/pg): its programs keep their pg-* names.
 KT_PG_COPIES := $(patsubst $(PG_DIR)/%,$(KT_DIR)/%,$(PG_PROGS)) \
+	$(KT_DIR)/gmon-dump \
 	$(KT_DIR)/pg-test_pg
 
 .PHONY: vm-payload
@@ -35,6 +36,15 @@ $(KT_DIR)/pg-test_pg: $(PG_DRIVER)
 	cp $< $@
 
 $(KT_DIR)/pg-%: $(PG_DIR)/pg-%
+	@mkdir -p $(KT_DIR)
+	cp $< $@
+
+# The -pg library (beside its programs) and the profile reader.
+$(KT_DIR)/libpgmod.so: $(PG_DIR)/libpgmod.so
+	@mkdir -p $(KT_DIR)
+	cp $< $@
+
+$(KT_DIR)/gmon-dump: $(BUILD)/gprof/gmon-dump
 	@mkdir -p $(KT_DIR)
 	cp $< $@
 

@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -790,6 +791,260 @@ static void gprofdir_empty_writes_nothing(void **state)
 	assert_int_equal(dir_entries("."), 0);
 }
 
+/*
+ * SPROFIL_SIGDUMP: what one file of pg-sigdump holds, by piece of work:
+ * @a, @b, @c are 1 if that piece must be there with its exact calls and
+ * some CPU, 0 if nothing of it may be.
+ */
+static void check_sigdump_file(const char *file, int a, int b, int c)
+{
+	static const char *const work[] = { "work_a", "work_b", "work_c" };
+	static const char *const leaf[] = { "a1", "b1", "c1" };
+	char *p = gprof_report("pg-sigdump", file, "-p");
+	char *q = gprof_report("pg-sigdump", file, "-q");
+	int want[] = { a, b, c };
+	struct flat f;
+
+	print_message("# %s: work_a %d, work_b %d, work_c %d\n", file, a, b, c);
+	for (int i = 0; i < 3; i++) {
+		f = flat_line(p, work[i]);
+		if (want[i]) {
+			assert_int_equal(f.calls, 1);
+			assert_true(f.self > 0);
+			assert_int_equal(cg_calls(q, leaf[i], work[i]),
+					 1000 * (i + 1));
+		} else {
+			/* No call and no sample: gprof does not list it. */
+			assert_false(f.listed);
+			assert_int_equal(cg_calls(q, leaf[i], NULL), -1);
+			assert_int_equal(cg_calls(q, work[i], NULL), -1);
+		}
+	}
+	free(p);
+	free(q);
+}
+
+static void sigdump_two_dumps_second_holds_only_work_after_first(void **state)
+{
+	const char *argv[] = { "pg-sigdump", "gmon.out", NULL };
+	const char *env[] = { "SPROFIL_SIGDUMP=USR1", NULL };
+	struct run r;
+
+	(void)state;
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	assert_int_equal(dir_entries("."), 3);
+	check_sigdump_file("gmon.out.1", 1, 0, 0);
+	check_sigdump_file("gmon.out.2", 0, 1, 0);
+	/* The dump at exit keeps the plain name and holds the rest. */
+	check_sigdump_file("gmon.out", 0, 0, 1);
+}
+
+/* The dumps follow the naming rules: here "<GMON_OUT_PREFIX>.<pid>.<n>". */
+static void sigdump_numbers_files_after_gmon_out_prefix(void **state)
+{
+	/* The program puts its pid in for %d, to know what to wait for. */
+	const char *argv[] = { "pg-sigdump", "pfx.%d", NULL };
+	const char *env[] = { "SPROFIL_SIGDUMP=SIGUSR1", "GMON_OUT_PREFIX=pfx",
+			      NULL };
+	char name[64], file[80];
+	struct run r;
+
+	(void)state;
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	snprintf(name, sizeof(name), "pfx.%d", (int)r.pid);
+	assert_int_equal(dir_entries("."), 3);
+	snprintf(file, sizeof(file), "%s.1", name);
+	check_sigdump_file(file, 1, 0, 0);
+	snprintf(file, sizeof(file), "%s.2", name);
+	check_sigdump_file(file, 0, 1, 0);
+	check_sigdump_file(name, 0, 0, 1);
+}
+
+/* A value that names no signal: one warning, and the program runs on. */
+static void sigdump_invalid_signal_warns_once_and_is_ignored(void **state)
+{
+	const char *argv[] = { "pg-sigdump", "-", NULL };
+	const char *env[] = { "SPROFIL_SIGDUMP=NOSUCHSIG", NULL };
+	struct run r;
+	char *w;
+
+	(void)state;
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	w = strstr(r.out, "SPROFIL_SIGDUMP=NOSUCHSIG");
+	assert_non_null(w);
+	assert_null(strstr(w + 1, "SPROFIL_SIGDUMP"));
+	assert_int_equal(dir_entries("."), 1);
+	check_sigdump_file("gmon.out", 1, 1, 1);
+}
+
+/*
+ * gmon-dump's listing of @file (docs/gmon-format.md): next to the
+ * driver in the VM, in build/gprof on the host.  A malloc()ed string.
+ */
+static char *gmon_dump(const char *file)
+{
+	char tool[PATH_MAX], cmd[2 * PATH_MAX + 16];
+	char *buf = malloc(1 << 20);
+	size_t len;
+	FILE *p;
+
+	assert_non_null(buf);
+	prog_path(tool, sizeof(tool), "gmon-dump");
+	if (access(tool, X_OK))
+		prog_path(tool, sizeof(tool), "../../gprof/gmon-dump");
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' 2>&1", tool, file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	len = fread(buf, 1, (1 << 20) - 1, p);
+	buf[len] = '\0';
+	print_message("# %s:\n", cmd);
+	/* Line by line, each a TAP comment. */
+	for (const char *l = buf; *l; ) {
+		size_t ll = strcspn(l, "\n");
+
+		print_message("#   %.*s\n", (int)ll, l);
+		l += ll + (l[ll] == '\n');
+	}
+	assert_int_equal(pclose(p), 0);
+	return buf;
+}
+
+/* The samples gmon-dump counts in the histograms of @module (a suffix). */
+static long dump_samples(const char *dump, const char *module)
+{
+	const char *l = dump;
+	char name[PATH_MAX];
+	long total = 0, n;
+	unsigned int bsize;
+
+	for (; (l = strstr(l, "\nhist ")); l++)
+		if (sscanf(l + 6, "%4095s %u %*s %*s %*s samples %ld", name,
+			   &bsize, &n) == 3 &&
+		    strlen(name) >= strlen(module) &&
+		    !strcmp(name + strlen(name) - strlen(module), module))
+			total += n;
+	return total;
+}
+
+/* Whether an arc from a module ending in @from to one ending in @to is there. */
+static bool dump_arc(const char *dump, const char *from, const char *to)
+{
+	char pat[2 * PATH_MAX];
+
+	snprintf(pat, sizeof(pat), "%s:0x", from);
+	for (const char *l = dump; (l = strstr(l, "\narc ")); l++) {
+		const char *a = strstr(l, pat), *arrow = strstr(l, " -> ");
+		const char *eol = strchr(l + 1, '\n');
+
+		if (a && arrow && a < arrow && (!eol || arrow < eol) &&
+		    !strncmp(strchr(arrow + 4, ':') - strlen(to), to,
+			     strlen(to)))
+			return true;
+	}
+	return false;
+}
+
+static void ld_profile_all_profiles_the_pg_library(void **state)
+{
+	const char *argv[] = { "pg-modmain", NULL };
+	const char *env[] = { "LD_PROFILE=ALL", NULL };
+	const char *gargv[] = { "pg-modmain-glibc", NULL };
+	struct run r;
+	char *d, *rep;
+
+	(void)state;
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	d = gmon_dump("gmon.out");
+	assert_non_null(strstr(d, "format sprofil"));
+	/* 0.6 s in the library's hot function, 0.1 s in the callback. */
+	assert_true(dump_samples(d, "/libpgmod.so") >
+		    2 * dump_samples(d, "/pg-modmain"));
+	assert_true(dump_arc(d, "/pg-modmain", "/libpgmod.so"));
+	assert_true(dump_arc(d, "/libpgmod.so", "/pg-modmain"));
+	free(d);
+	/* The contrast, printed only: glibc's runtime loses the library. */
+	unlink("gmon.out");
+	run(&r, gargv, NULL);
+	assert_exited_ok(&r);
+	rep = gprof_report("pg-modmain-glibc", "gmon.out", "-p");
+	print_message("# glibc's runtime, same program (no pgmod_hot time):\n");
+	for (const char *l = rep; *l; ) {
+		size_t ll = strcspn(l, "\n");
+
+		print_message("#   %.*s\n", (int)ll, l);
+		l += ll + (l[ll] == '\n');
+	}
+	free(rep);
+}
+
+static void ld_profile_names_select_modules(void **state)
+{
+	const char *argv[] = { "pg-modmain", NULL };
+	const char *one[] = { "LD_PROFILE=libpgmod.so", NULL };
+	const char *none[] = { "LD_PROFILE=", NULL };
+	struct run r;
+	char *d;
+
+	(void)state;
+	run(&r, argv, one);
+	assert_exited_ok(&r);
+	d = gmon_dump("gmon.out");
+	assert_true(dump_samples(d, "/libpgmod.so") > 0);
+	assert_int_equal(dump_samples(d, "/pg-modmain"), 0);
+	assert_int_equal(dump_samples(d, "libc.so.6"), 0);
+	free(d);
+	run(&r, argv, none);
+	assert_exited_ok(&r);
+	d = gmon_dump("gmon.out");
+	assert_null(strstr(d, "\nhist "));
+	/* The call counts are still there. */
+	assert_true(dump_arc(d, "/pg-modmain", "/libpgmod.so"));
+	free(d);
+}
+
+static void ld_profilebucket_size_picks_the_bucket_width(void **state)
+{
+	const char *argv[] = { "pg-modmain", NULL };
+	const char *b32[] = { "LD_PROFILEBUCKET_SIZE=32", NULL };
+	const char *b7[] = { "LD_PROFILEBUCKET_SIZE=7", NULL };
+	struct run r;
+	char *d;
+
+	(void)state;
+	run(&r, argv, b32);
+	assert_exited_ok(&r);
+	d = gmon_dump("gmon.out");
+	assert_non_null(strstr(d, "libpgmod.so 4 "));
+	assert_null(strstr(d, "libpgmod.so 2 "));
+	free(d);
+	run(&r, argv, b7);
+	assert_exited_ok(&r);
+	assert_non_null(strstr(r.out, "LD_PROFILEBUCKET_SIZE=7 is not 16 or 32"));
+	d = gmon_dump("gmon.out");
+	assert_non_null(strstr(d, "libpgmod.so 2 "));
+	free(d);
+}
+
+static void dlopen_dlclose_library_data_kept(void **state)
+{
+	const char *argv[] = { "pg-dlmod", "dlopen", NULL };
+	struct run r;
+	char *d;
+
+	(void)state;
+	run(&r, argv, NULL);
+	assert_exited_ok(&r);
+	d = gmon_dump("gmon.out");
+	assert_true(dump_samples(d, "/libpgmod.so") > 0);
+	assert_true(dump_arc(d, "/pg-dlmod", "/libpgmod.so"));
+	assert_true(dump_arc(d, "/libpgmod.so", "/pg-dlmod"));
+	free(d);
+}
+
 #define PG_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -810,6 +1065,13 @@ int main(void)
 		PG_TEST(gmon_out_prefix_names_file_prefix_pid),
 		PG_TEST(gprofdir_names_file_dir_pid_progname),
 		PG_TEST(gprofdir_empty_writes_nothing),
+		PG_TEST(ld_profile_all_profiles_the_pg_library),
+		PG_TEST(ld_profile_names_select_modules),
+		PG_TEST(ld_profilebucket_size_picks_the_bucket_width),
+		PG_TEST(dlopen_dlclose_library_data_kept),
+		PG_TEST(sigdump_two_dumps_second_holds_only_work_after_first),
+		PG_TEST(sigdump_numbers_files_after_gmon_out_prefix),
+		PG_TEST(sigdump_invalid_signal_warns_once_and_is_ignored),
 	};
 
 	if (locate()) {

@@ -7,7 +7,9 @@
 PG_DIR := $(BUILD)/tests/pg
 # Every program the driver runs; they sit next to it, here and in the VM.
 PG_PROGS := $(addprefix $(PG_DIR)/,pg-shape pg-shape-fentry pg-shape-glibc \
-	pg-threads pg-threads-glibc pg-fork pg-exec pg-exec-glibc pg-cpu)
+	pg-threads pg-threads-glibc pg-fork pg-exec pg-exec-glibc pg-cpu \
+	pg-sigdump pg-modmain pg-modmain-glibc pg-dlmod libpgmod.so) \
+	$(BUILD)/gprof/gmon-dump
 PG_DRIVER := $(PG_DIR)/test_pg
 PG_HDRS := tests/pg/pg_burn.h
 # A sibling call (jmp) leaves the caller's caller as the call's from-pc,
@@ -35,6 +37,22 @@ $(PG_DIR)/pg-%-glibc: tests/pg/pg_%.c $(PG_HDRS)
 $(PG_DIR)/pg-cpu: tests/pg/pg_cpu.c $(PG_HDRS)
 	@mkdir -p $(PG_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+# A -pg shared library (LD_PROFILE, dlopen): pg-modmain is linked with
+# it, pg-dlmod dlopen()s it; pg-modmain-glibc shows what glibc loses.
+# (--no-as-needed: the reference to it is weak, for pg-dlmod.)
+$(PG_DIR)/libpgmod.so: tests/pg/pg_mod.c $(PG_HDRS)
+	@mkdir -p $(PG_DIR)
+	$(CC) $(PG_CFLAGS) -fPIC -shared -o $@ $<
+
+$(PG_DIR)/pg-modmain: tests/pg/pg_modmain.c $(PG_DIR)/libpgmod.so $(LIB_DIR)/libsprofil.so
+	$(CC) $(PG_CFLAGS) -o $@ $< -L$(PG_DIR) -Wl,--no-as-needed -lpgmod -Wl,--as-needed $(PG_SPROFIL) -ldl
+
+$(PG_DIR)/pg-modmain-glibc: tests/pg/pg_modmain.c $(PG_DIR)/libpgmod.so
+	$(CC) $(PG_CFLAGS) -o $@ $< -L$(PG_DIR) -Wl,--no-as-needed -lpgmod -Wl,--as-needed -Wl,-rpath,'$$ORIGIN' -ldl
+
+$(PG_DIR)/pg-dlmod: tests/pg/pg_modmain.c $(PG_HDRS) $(LIB_DIR)/libsprofil.so
+	$(CC) $(PG_CFLAGS) -o $@ $< $(PG_SPROFIL) -ldl
 
 $(PG_DRIVER): tests/pg/test_pg.c
 	@mkdir -p $(PG_DIR)

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * SPROFIL_SIGDUMP=<signal> (hiprof's -sigdump): each time the -pg process
+ * gets that signal it writes the profile so far, to a file of its own
+ * ("<name>.1", "<name>.2", ...: sp_gmon_path_seq()), and starts again
+ * from zero, so a dump holds only the work done since the one before.
+ *
+ * Writing a profile allocates, formats and does file I/O, none of which
+ * is async-signal-safe, so the handler only writes one byte to a pipe; a
+ * dump thread reads it and calls gmon.c.  The thread is created with
+ * libc's pthread_create, not our wrapper (threads.c): it gets no sampling
+ * timer, so its own CPU is not charged to the program, and as libsprofil
+ * is never built with -pg it counts no arcs either.  It blocks every
+ * signal, so the sampling signal and the dump signal go to the threads
+ * doing the work.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "gmon.h"
+
+typedef int (*sp_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
+			    void *(*fn)(void *arg), void *arg);
+
+static int sd_signal;			/* 0: SPROFIL_SIGDUMP unset or bad */
+static int sd_pipe[2] = { -1, -1 };	/* the handler writes to [1] */
+static unsigned int sd_seq;		/* the last dump's number */
+
+/* "10", "USR1" or "SIGUSR1"; 0 for anything else. */
+static int sd_parse(const char *s)
+{
+	const char *name;
+	char *end;
+	long n;
+	int sig;
+
+	if (s[0] >= '0' && s[0] <= '9') {
+		errno = 0;
+		n = strtol(s, &end, 10);
+		return errno || *end || n < 1 || n >= NSIG ? 0 : (int)n;
+	}
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (sig = 1; sig < NSIG; sig++) {
+		name = sigabbrev_np(sig);
+		if (name && !strcasecmp(s, name))
+			return sig;
+	}
+	return 0;
+}
+
+/* Async-signal-safe: one byte per signal, one dump per byte. */
+static void sd_handler(int sig)
+{
+	int saved = errno;
+	char c = 0;
+	ssize_t n;
+
+	(void)sig;
+	/* A full pipe holds enough requests already: drop this one. */
+	n = write(sd_pipe[1], &c, 1);
+	(void)n;
+	errno = saved;
+}
+
+static void *sd_thread(void *unused)
+{
+	ssize_t n;
+	char c;
+
+	(void)unused;
+	for (;;) {
+		n = read(sd_pipe[0], &c, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return NULL;
+		/* Numbered even when the write fails: names stay in order. */
+		sp_gmon_dump_reset(++sd_seq);
+	}
+}
+
+/* The pipe and the thread of this process; 0 or a positive errno. */
+static int sd_spawn(void)
+{
+	static sp_create_fn create;
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t t;
+	int err;
+
+	if (!create) {
+		create = (sp_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+		if (!create)
+			create = (sp_create_fn)dlsym(RTLD_DEFAULT,
+						     "pthread_create");
+		if (!create)
+			return ENOSYS;
+	}
+	/* Not inherited by an exec'd image, which has its own, if any. */
+	if (pipe2(sd_pipe, O_CLOEXEC))
+		return errno;
+	/* A flood of signals must never block the handler. */
+	fcntl(sd_pipe[1], F_SETFL, O_NONBLOCK);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = create(&t, &attr, sd_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		close(sd_pipe[0]);
+		close(sd_pipe[1]);
+		sd_pipe[0] = sd_pipe[1] = -1;
+	}
+	return err;
+}
+
+/*
+ * The dump thread does not survive fork and the pipe would be shared
+ * with the parent: a child gets its own of both, and numbers its dumps
+ * (gmon.out.<pid>.<n>) from 1.
+ */
+static void sd_child(void)
+{
+	int err;
+
+	if (!sd_signal)
+		return;
+	close(sd_pipe[0]);
+	close(sd_pipe[1]);
+	sd_seq = 0;
+	err = sd_spawn();
+	if (err) {
+		fprintf(stderr, "libsprofil: SPROFIL_SIGDUMP: no dump thread in the child: %s\n",
+			strerror(err));
+		/* No reader: the signal must not fill a pipe nobody reads. */
+		signal(sd_signal, SIG_IGN);
+	}
+}
+
+void sp_sigdump_start(void)
+{
+	static bool done;
+	struct sigaction sa;
+	const char *env;
+	int sig, err;
+
+	if (done)
+		return;
+	done = true;
+	env = secure_getenv("SPROFIL_SIGDUMP");
+	if (!env || !*env)
+		return;
+	sig = sd_parse(env);
+	if (!sig || sig == SIGKILL || sig == SIGSTOP) {
+		fprintf(stderr, "libsprofil: SPROFIL_SIGDUMP=%s: not a signal that can be caught; ignored\n",
+			env);
+		return;
+	}
+	err = sd_spawn();
+	if (err) {
+		fprintf(stderr, "libsprofil: SPROFIL_SIGDUMP: cannot start the dump thread: %s\n",
+			strerror(err));
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sd_handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, NULL)) {
+		fprintf(stderr, "libsprofil: SPROFIL_SIGDUMP=%s: %s; ignored\n",
+			env, strerror(errno));
+		return;
+	}
+	sd_signal = sig;
+	pthread_atfork(NULL, NULL, sd_child);
+}
