@@ -82,7 +82,13 @@ struct text_region {
  * size, with PROF_USHORT or PROF_UINT buckets per @flags; @nfunc is
  * unused.  The buffer is not initialised.  A repeated call first dumps
  * what the previous one collected; smonitor(0, 0, 0, 0, 0, 0) stops and
- * dumps.  Errors: reported on stderr (it returns nothing), with errno.
+ * dumps.  No dump overwrites a file this process wrote: a later one goes
+ * to the next free "<name>.<n>" (gmon.out, gmon.out.1, ...).  In a -pg
+ * program each dump also holds the call arcs counted since the previous
+ * one; the -pg runtime's own sampling stops (its samples are discarded),
+ * and at exit it writes only the arcs counted after the last dump, if
+ * any, to the next free name.  Errors: reported on stderr (it returns
+ * nothing), with errno.
  */
 void smonitor(struct text_region *regions, int nregions, void *buffer,
 	      size_t bufsize, int nfunc, unsigned int flags);

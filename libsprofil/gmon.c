@@ -39,6 +39,7 @@ static struct {
 	bool started;			/* by monstartup, until _mcleanup */
 	bool on;			/* moncontrol(1) state */
 	bool sampling;			/* sprofil() accepted the region */
+	bool yielded;			/* smonitor()/monitor() took over */
 	bool atfork;			/* the fork handlers are registered */
 	pid_t pid;			/* the process the profile belongs to */
 	struct prof prof;
@@ -260,6 +261,9 @@ static void gm_sample(bool on)
 	size_t i;
 	int ret;
 
+	/* The application's smonitor() set owns the sampling now. */
+	if (on && gm.yielded)
+		return;
 	if (!on) {
 		if (gm.sampling && sprofil(NULL, 0, NULL, 0))
 			fprintf(stderr, "libsprofil: cannot stop profiling: %s\n",
@@ -375,9 +379,20 @@ static int gm_dump(unsigned int seq)
 	for (i = 0; i < (size_t)n && !other; i++)
 		other = arcs[i].self < gm.hist.low_pc ||
 			arcs[i].self >= gm_exe_high;
-	if (gm_exe_selected)
+	/*
+	 * After smonitor() took over, the histogram is the one its dumps
+	 * write, with the arcs up to then: this dump holds the arcs since,
+	 * and is not written if there are none.
+	 */
+	if (gm.yielded && !n) {
+		free(arcs);
+		free(hist);
+		free(taken);
+		return 0;
+	}
+	if (gm_exe_selected && !gm.yielded)
 		hist[p.nhist++] = gm.hist;
-	for (i = 0; i < gm_nmods && (other || !p.nhist); i++)
+	for (i = 0; i < gm_nmods && !gm.yielded && (other || !p.nhist); i++)
 		hist[p.nhist++] = gm_mods[i].hist;
 	p.hist = hist;
 	for (i = 0; seq && i < p.nhist; i++) {
@@ -393,6 +408,49 @@ static int gm_dump(unsigned int seq)
 	free(arcs);
 	free(hist);
 	return ret;
+}
+
+/*
+ * smonitor.c, a monitor session's sprofil() call having replaced the
+ * runtime's set (HP-UX): the runtime's own sampling stops for good and
+ * its samples so far are discarded; mcount goes on counting arcs.
+ */
+void sp_gmon_monitor_started(void)
+{
+	size_t i;
+
+	pthread_mutex_lock(&gm_lock);
+	if (gm.started && gm.pid == getpid() && !gm.yielded) {
+		gm.yielded = true;
+		gm.sampling = false;
+		memset((void *)gm.hist.buckets, 0,
+		       gm.hist.nbuckets * gm.hist.bucket_size);
+		for (i = 0; i < gm_nmods; i++)
+			memset((void *)gm_mods[i].hist.buckets, 0,
+			       gm_mods[i].hist.nbuckets *
+			       gm_mods[i].hist.bucket_size);
+	}
+	pthread_mutex_unlock(&gm_lock);
+}
+
+ssize_t sp_gmon_monitor_arcs(struct sp_arc **arcs)
+{
+	uint64_t lost = 0;
+	size_t limit;
+	ssize_t n = 0;
+
+	*arcs = NULL;
+	pthread_mutex_lock(&gm_lock);
+	if (gm.started && gm.pid == getpid()) {
+		n = sp_arcs_snapshot_reset(arcs, &lost, &limit);
+		if (n < 0)
+			fprintf(stderr, "libsprofil: out of memory: the call arcs are not written\n");
+		if (lost)
+			fprintf(stderr, "libsprofil: %llu call arcs lost: the arc table (%zu entries) is full\n",
+				(unsigned long long)lost, limit);
+	}
+	pthread_mutex_unlock(&gm_lock);
+	return n;
 }
 
 /*
@@ -550,6 +608,8 @@ void moncontrol(int mode)
 
 void _mcleanup(void)
 {
+	/* A monitor session still sampling writes its profile (and arcs). */
+	sp_monitor_stop("libsprofil");
 	pthread_mutex_lock(&gm_lock);
 	if (!gm.started)
 		goto out;
@@ -571,6 +631,7 @@ void _mcleanup(void)
 	gm_nmods = 0;
 	gm.started = false;
 	gm.on = false;
+	gm.yielded = false;
 out:
 	pthread_mutex_unlock(&gm_lock);
 }

@@ -60,6 +60,8 @@ int sp_gmon_dump(const struct sp_profile *p);
 
 /*
  * sp_gmon_dump() with @narcs call arcs (sorted or not, no duplicates).
+ * No dump writes over a file this process wrote: sp_gmon_path_seq()'s
+ * name, or if that is one, the next "<name>.<n>" that is not.
  * The file is GNU gmon.out only if, besides the histogram rules, every
  * callee is in the main executable; arcs from callers outside it are
  * then left out, as glibc does (gprof could not name them).
@@ -115,6 +117,18 @@ ssize_t sp_arcs_collect(struct sp_arc **arcs, uint64_t *lost, size_t *limit);
 ssize_t sp_arcs_snapshot_reset(struct sp_arc **arcs, uint64_t *lost,
 			       size_t *limit);
 
+/*
+ * gmon.c, for smonitor.c: the monitor session's sprofil() replaced the
+ * -pg runtime's sampling, whose samples are then discarded (HP-UX).
+ */
+void sp_gmon_monitor_started(void);
+/*
+ * gmon.c, for smonitor.c's dumps: the -pg runtime's arcs counted since
+ * its last dump, taken to zero (so that _mcleanup writes only later
+ * ones), in a malloc()ed *arcs; 0 and NULL when no -pg runtime runs in
+ * this process; or -ENOMEM.
+ */
+ssize_t sp_gmon_monitor_arcs(struct sp_arc **arcs);
 /* gmon.c: a -pg process writes its profile before exec (exec.c). */
 void sp_gmon_before_exec(void);
 /* gmon.c: dlopen.c saw modules come or go (dlopen, dlclose). */

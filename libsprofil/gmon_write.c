@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <sprofil/mapping.h>
 #include "gmon.h"
@@ -32,14 +33,72 @@
 /* Set in a fork child, so that it does not write over its parent's file. */
 static bool sp_forked;
 
+/*
+ * The files this process has written (device and inode of what each
+ * rename() put in place), so that no later dump writes over one of them.
+ * wr_lock is held from picking a name to its rename().
+ */
+static pthread_mutex_t wr_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sp_written {
+	dev_t dev;
+	ino_t ino;
+} *written;
+static size_t nwritten, maxwritten;
+
+static void wr_prepare(void)
+{
+	pthread_mutex_lock(&wr_lock);
+}
+
+static void wr_parent(void)
+{
+	pthread_mutex_unlock(&wr_lock);
+}
+
 static void sp_mark_forked(void)
 {
 	sp_forked = true;
+	/* The parent's files are not the child's (whose names differ). */
+	nwritten = 0;
+	pthread_mutex_unlock(&wr_lock);
 }
 
 __attribute__((constructor)) static void sp_gmon_init(void)
 {
-	pthread_atfork(NULL, NULL, sp_mark_forked);
+	pthread_atfork(wr_prepare, wr_parent, sp_mark_forked);
+}
+
+/* Whether the file at @path is one this process wrote (wr_lock held). */
+static bool wr_ours(const char *path)
+{
+	struct stat st;
+	size_t i;
+
+	if (stat(path, &st))
+		return false;
+	for (i = 0; i < nwritten; i++)
+		if (written[i].dev == st.st_dev && written[i].ino == st.st_ino)
+			return true;
+	return false;
+}
+
+/* Remembers the file now at @path as ours (wr_lock held). */
+static void wr_remember(const char *path)
+{
+	struct sp_written *w;
+	struct stat st;
+
+	if (stat(path, &st))
+		return;
+	if (nwritten == maxwritten) {
+		w = realloc(written, (maxwritten * 2 + 8) * sizeof(*w));
+		if (!w)
+			return;
+		written = w;
+		maxwritten = maxwritten * 2 + 8;
+	}
+	written[nwritten].dev = st.st_dev;
+	written[nwritten++].ino = st.st_ino;
 }
 
 int sp_gmon_path(char *buf, size_t size)
@@ -69,6 +128,22 @@ int sp_gmon_path_seq(char *buf, size_t size, unsigned int seq)
 	if (seq && len >= 0 && (size_t)len < size)
 		len += snprintf(buf + len, size - len, ".%u", seq);
 	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * sp_gmon_path_seq(), but never the name of a file this process has
+ * already written: then the next "<name>.<n>" that is not one (wr_lock
+ * held).  So a second dump of one process (smonitor() then the -pg
+ * runtime at exit, a repeated smonitor(), ...) never overwrites the first.
+ */
+static int sp_gmon_path_free(char *buf, size_t size, unsigned int seq)
+{
+	int ret;
+
+	while (!(ret = sp_gmon_path_seq(buf, size, seq)) && wr_ours(buf) &&
+	       seq < UINT_MAX)
+		seq++;
+	return ret;
 }
 
 /* The load module holding one address, as dl_iterate_phdr() sees it. */
@@ -538,8 +613,23 @@ int sp_gmon_dump(const struct sp_profile *p)
 	return sp_gmon_dump_arcs(p, NULL, 0);
 }
 
+static int sp_gmon_dump_locked(const struct sp_profile *p,
+			       const struct sp_arc *arcs, size_t narcs);
+
 int sp_gmon_dump_arcs(const struct sp_profile *p, const struct sp_arc *arcs,
 		      size_t narcs)
+{
+	int ret;
+
+	pthread_mutex_lock(&wr_lock);
+	ret = sp_gmon_dump_locked(p, arcs, narcs);
+	pthread_mutex_unlock(&wr_lock);
+	return ret;
+}
+
+/* sp_gmon_dump_arcs(), wr_lock held. */
+static int sp_gmon_dump_locked(const struct sp_profile *p,
+			       const struct sp_arc *arcs, size_t narcs)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 32];
 	struct sp_out o = { .fd = -1 };
@@ -548,7 +638,7 @@ int sp_gmon_dump_arcs(const struct sp_profile *p, const struct sp_arc *arcs,
 	size_t i;
 	int ret;
 
-	ret = sp_gmon_path_seq(path, sizeof(path), p->seq);
+	ret = sp_gmon_path_free(path, sizeof(path), p->seq);
 	if (ret == 1)
 		return 0;
 	if (ret < 0) {
@@ -616,5 +706,6 @@ int sp_gmon_dump_arcs(const struct sp_profile *p, const struct sp_arc *arcs,
 			strerror(o.err));
 		return -o.err;
 	}
+	wr_remember(path);
 	return 0;
 }

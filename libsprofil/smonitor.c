@@ -62,6 +62,8 @@ static int fail(const char *who, int err, const char *why)
 static int stop_and_dump(const char *who)
 {
 	struct sp_profile p = { 0 };
+	struct sp_arc *arcs;
+	ssize_t narcs;
 	int err;
 
 	if (!mon_hist)
@@ -75,7 +77,10 @@ static int stop_and_dump(const char *who)
 	p.hist = mon_hist;
 	p.nhist = mon_nhist;
 	p.period_ns = mon_period_ns;
-	err = sp_gmon_dump(&p);
+	/* One profile per process: the -pg runtime's arcs go with it. */
+	narcs = sp_gmon_monitor_arcs(&arcs);
+	err = sp_gmon_dump_arcs(&p, arcs, narcs > 0 ? narcs : 0);
+	free(arcs);
 	free(mon_hist);
 	mon_hist = NULL;
 	if (err)
@@ -175,6 +180,7 @@ void sp_monitor_start(const char *who, const struct text_region *regions,
 		mon_nhist = nregions;
 		mon_period_ns = info.period_ns;
 		hist = NULL;
+		sp_gmon_monitor_started();
 		if (dumped)
 			errno = -dumped;
 	}

@@ -409,7 +409,10 @@ static void test_smonitor_two_modules(void **state)
 	free(f.buf);
 }
 
-/* A repeated call writes the first set before sampling the second. */
+/*
+ * A repeated call writes the first set before sampling the second; the
+ * second dump does not overwrite the first: it goes to gmon.out.1.
+ */
 static void test_smonitor_repeat(void **state)
 {
 	struct text_region r[2];
@@ -426,9 +429,11 @@ static void test_smonitor_repeat(void **state)
 	assert_true(gprof_seconds("gmon.out", "mt_hot") > 0);
 	spin(mt_hot, 0.1);
 	smonitor(0, 0, 0, 0, 0, 0);
-	assert_int_equal(file_version("gmon.out"), EXT_VERSION);
+	assert_int_equal(file_version("gmon.out"), 1);
+	assert_int_equal(file_version("gmon.out.1"), EXT_VERSION);
 	/* Stopping twice writes nothing more and is no error. */
 	assert_int_equal(unlink("gmon.out"), 0);
+	assert_int_equal(unlink("gmon.out.1"), 0);
 	smonitor(0, 0, 0, 0, 0, 0);
 	assert_int_equal(dir_entries("."), 0);
 }

@@ -1045,6 +1045,104 @@ static void dlopen_dlclose_library_data_kept(void **state)
 	free(d);
 }
 
+/*
+ * LD_PROFILE="": no histogram until smonitor().  pg-smonitor samples its
+ * text with smonitor() around work A, then does work B and exits.  The
+ * smonitor() dump holds A's samples and the arcs counted up to it; the
+ * -pg runtime's dump at exit does not overwrite it: it goes to
+ * gmon.out.1 and holds only B's arcs (and no histogram).
+ */
+static void smonitor_dump_keeps_arcs_and_exit_dump_goes_to_next_name(void **state)
+{
+	const char *argv[] = { "pg-smonitor", NULL };
+	const char *env[] = { "LD_PROFILE=", NULL };
+	struct run r;
+	struct flat f;
+	char *p, *q, *d;
+
+	(void)state;
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	assert_int_equal(dir_entries("."), 2);
+	p = gprof_report("pg-smonitor", "gmon.out", "-p");
+	q = gprof_report("pg-smonitor", "gmon.out", "-q");
+	f = flat_line(p, "work_a");
+	assert_int_equal(f.calls, 1);
+	assert_true(f.self > 0);
+	assert_int_equal(cg_calls(q, "a1", "work_a"), 1000);
+	assert_false(flat_line(p, "work_b").listed);
+	assert_int_equal(cg_calls(q, "b1", NULL), -1);
+	free(p);
+	free(q);
+	d = gmon_dump("gmon.out.1");
+	assert_null(strstr(d, "\nhist "));
+	assert_non_null(strstr(d, " 2000\n"));
+	assert_null(strstr(d, " 1000\n"));
+	free(d);
+}
+
+/*
+ * pg-manyarcs makes 160 * 512 calls, each an arc of its own, more than
+ * the smallest arc table (65536) holds.  A full table must not drop
+ * calls silently: libsprofil says how many it lost, still writes
+ * gmon.out, and what it kept plus what it lost is every call made.
+ */
+#define MANYARCS_CALLS	(160 * 512)
+
+static void full_arc_table_reports_lost_calls_and_still_writes(void **state)
+{
+	const char *argv[] = { "pg-manyarcs", NULL };
+	const char *gargv[] = { "pg-manyarcs-glibc", NULL };
+	unsigned long long lost = 0;
+	char line[512], *tok[16], *q;
+	const char *msg, *t;
+	long kept = 0;
+	size_t limit = 0;
+	int n, funcs = 0;
+	struct run r;
+
+	(void)state;
+	run(&r, argv, NULL);
+	assert_exited_ok(&r);
+	msg = strstr(r.out, "libsprofil: ");
+	while (msg && sscanf(msg, "libsprofil: %llu call arcs lost: the arc table (%zu entries) is full",
+			     &lost, &limit) != 2)
+		msg = strstr(msg + 1, "libsprofil: ");
+	assert_non_null(msg);
+	print_message("# lost %llu calls, table of %zu arcs\n", lost, limit);
+	assert_true(lost > 0);
+	assert_true(limit > 0 && limit < MANYARCS_CALLS);
+	assert_file("gmon.out");
+
+	/*
+	 * Sum the calls gprof shows for every pgarc_* (each entry's primary
+	 * line "[i] %time self children called name [i]"), all from sweep().
+	 */
+	q = gprof_report("pg-manyarcs", "gmon.out", "-q");
+	for (t = q; next_line(&t, line, sizeof(line)); ) {
+		if (line[0] != '[')
+			continue;
+		n = tokens(line, tok, 16);
+		if (n == 7 && !strncmp(tok[5], "pgarc_", 6)) {
+			kept += strtol(tok[4], NULL, 10);
+			funcs++;
+		}
+	}
+	free(q);
+	print_message("# gprof -q: %ld calls of %d pgarc_* functions\n", kept,
+		      funcs);
+	assert_true(funcs > 0);
+	/* At most @limit arcs fit, each arc here being one call. */
+	assert_true(kept > 0 && kept <= (long)limit);
+	assert_int_equal(kept + (long)lost, MANYARCS_CALLS);
+
+	/* The contrast, printed only: glibc's runtime writes nothing. */
+	unlink("gmon.out");
+	run(&r, gargv, NULL);
+	print_message("# glibc's runtime, same program: gmon.out %s\n",
+		      access("gmon.out", R_OK) ? "not written" : "written");
+}
+
 #define PG_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -1069,9 +1167,11 @@ int main(void)
 		PG_TEST(ld_profile_names_select_modules),
 		PG_TEST(ld_profilebucket_size_picks_the_bucket_width),
 		PG_TEST(dlopen_dlclose_library_data_kept),
+		PG_TEST(smonitor_dump_keeps_arcs_and_exit_dump_goes_to_next_name),
 		PG_TEST(sigdump_two_dumps_second_holds_only_work_after_first),
 		PG_TEST(sigdump_numbers_files_after_gmon_out_prefix),
 		PG_TEST(sigdump_invalid_signal_warns_once_and_is_ignored),
+		PG_TEST(full_arc_table_reports_lost_calls_and_still_writes),
 	};
 
 	if (locate()) {

@@ -8,7 +8,8 @@ PG_DIR := $(BUILD)/tests/pg
 # Every program the driver runs; they sit next to it, here and in the VM.
 PG_PROGS := $(addprefix $(PG_DIR)/,pg-shape pg-shape-fentry pg-shape-glibc \
 	pg-threads pg-threads-glibc pg-fork pg-exec pg-exec-glibc pg-cpu \
-	pg-sigdump pg-modmain pg-modmain-glibc pg-dlmod libpgmod.so) \
+	pg-sigdump pg-smonitor pg-modmain pg-modmain-glibc pg-dlmod libpgmod.so \
+	pg-manyarcs pg-manyarcs-glibc) \
 	$(BUILD)/gprof/gmon-dump
 PG_DRIVER := $(PG_DIR)/test_pg
 PG_HDRS := tests/pg/pg_burn.h
