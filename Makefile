@@ -14,7 +14,7 @@ CPPFLAGS += -Iinclude/uapi -Iinclude
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
-.PHONY: all deps kmod lib unit check check-unit check-vm check-style demo bench clean
+.PHONY: all deps kmod lib unit check check-mcount check-unit check-vm check-style demo bench clean
 .DEFAULT_GOAL := all
 
 all: kmod lib lib-tests unit vm-payload
@@ -51,6 +51,10 @@ check-unit: unit
 	@mkdir -p $(BUILD)/results
 	@scripts/run-tap $(BUILD)/results/unit.tap $(UNIT_BINS)
 
+check-mcount: lib
+	@mkdir -p $(BUILD)/results
+	@scripts/check-mcount $(BUILD)/results/mcount.tap $(BUILD)/libsprofil/mcount.o
+
 check-vm: vm-payload
 	@mkdir -p $(BUILD)/results
 	@SPROFIL_VM_KERNEL=/boot/vmlinuz-$(KVER) \
@@ -68,6 +72,7 @@ check: deps
 	-@$(MAKE) --no-print-directory check-lib
 	-@$(MAKE) --no-print-directory check-pg
 	-@$(MAKE) --no-print-directory check-style
+	-@$(MAKE) --no-print-directory check-mcount
 	-@$(MAKE) --no-print-directory check-vm
 	@scripts/tap-summary $(BUILD)/results/*.tap
 
