@@ -34,4 +34,20 @@ void kt_bucket_range(const struct sprofil_region *r, unsigned int flags,
 /* Reads an integer from /sys/module/sprofil/parameters/<name>, or -1. */
 long kt_module_param(const char *name);
 
+/*
+ * In a function returning int (0 = success): on failure, says which
+ * condition failed and why, and returns the line.  The same style works in
+ * the test process and in a forked child reporting through its exit
+ * status.  Needs <cmocka.h> (print_message) included first.
+ */
+#define KT_CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			print_message("# check failed: %s: ", #cond);	\
+			print_message(__VA_ARGS__);			\
+			print_message("\n");				\
+			return __LINE__;				\
+		}							\
+	} while (0)
+
 #endif /* SPROFIL_KMOD_TEST_H */

@@ -77,22 +77,11 @@ static uint64_t live_sum(void)
 	return wl_sum(live.buf, SPROFIL_UINT, 0, live.bytes / 4);
 }
 
-/* Same failure-reporting style in the test process and in a forked child. */
-#define CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			print_message("# check failed: %s: ", #cond);	\
-			print_message(__VA_ARGS__);			\
-			print_message("\n");				\
-			return __LINE__;				\
-		}							\
-	} while (0)
-
 static int take_snapshot(struct snapshot *s)
 {
 	int err = kt_status(live.fd, &s->st);
 
-	CHECK(err == 0, "status: %s", strerror(-err));
+	KT_CHECK(err == 0, "status: %s", strerror(-err));
 	s->in_buf = live_sum();
 	s->pinned = kt_module_param("pinned_pages");
 	s->sessions = kt_module_param("sessions");
@@ -112,20 +101,20 @@ static int check_unchanged(const struct snapshot *before, const char *what)
 	int err;
 
 	err = kt_status(live.fd, &st);
-	CHECK(err == 0, "status: %s", strerror(-err));
-	CHECK(st.state & SPROFIL_STATE_ENABLED, "state %#x", st.state);
-	CHECK(st.period_ns == BASE_PERIOD_NS, "period %llu ns",
+	KT_CHECK(err == 0, "status: %s", strerror(-err));
+	KT_CHECK(st.state & SPROFIL_STATE_ENABLED, "state %#x", st.state);
+	KT_CHECK(st.period_ns == BASE_PERIOD_NS, "period %llu ns",
 	      (unsigned long long)st.period_ns);
-	CHECK(st.nregions == 1, "nregions %u", st.nregions);
-	CHECK(st.regions_off == 0, "regions_off %u", st.regions_off);
+	KT_CHECK(st.nregions == 1, "nregions %u", st.nregions);
+	KT_CHECK(st.regions_off == 0, "regions_off %u", st.regions_off);
 	/* A START that went through would have reset the counters. */
-	CHECK(st.samples >= before->st.samples, "samples %llu -> %llu",
+	KT_CHECK(st.samples >= before->st.samples, "samples %llu -> %llu",
 	      (unsigned long long)before->st.samples,
 	      (unsigned long long)st.samples);
-	CHECK(kt_module_param("pinned_pages") == before->pinned,
+	KT_CHECK(kt_module_param("pinned_pages") == before->pinned,
 	      "pinned pages %ld -> %ld", before->pinned,
 	      kt_module_param("pinned_pages"));
-	CHECK(kt_module_param("sessions") == before->sessions,
+	KT_CHECK(kt_module_param("sessions") == before->sessions,
 	      "sessions %ld -> %ld", before->sessions,
 	      kt_module_param("sessions"));
 
@@ -141,24 +130,24 @@ static int check_unchanged(const struct snapshot *before, const char *what)
 	t = spin_a(CHECK_SECONDS);
 	user = kt_user_seconds() - u0;
 	err = kt_status(live.fd, &st);
-	CHECK(err == 0, "status: %s", strerror(-err));
+	KT_CHECK(err == 0, "status: %s", strerror(-err));
 	dsamples = st.samples - samples0;
 	dbuf = live_sum() - buf0;
 	ratio = dsamples * (BASE_PERIOD_NS / 1e9) / user;
 	print_message("# after %s: %.3f s CPU (%.3f s user), +%llu samples (x period = %.2f of user CPU), +%llu in the old buffer\n",
 		      what, t, user, (unsigned long long)dsamples, ratio,
 		      (unsigned long long)dbuf);
-	CHECK(st.period_ns == BASE_PERIOD_NS, "period %llu ns",
+	KT_CHECK(st.period_ns == BASE_PERIOD_NS, "period %llu ns",
 	      (unsigned long long)st.period_ns);
-	CHECK(ratio >= 0.75 && ratio <= 1.33,
+	KT_CHECK(ratio >= 0.75 && ratio <= 1.33,
 	      "samples x period / user CPU = %.2f", ratio);
 	/* Never more samples than CPU time allows (one period of slack). */
-	CHECK(dsamples * (BASE_PERIOD_NS / 1e9) <=
+	KT_CHECK(dsamples * (BASE_PERIOD_NS / 1e9) <=
 	      t * 1.05 + BASE_PERIOD_NS / 1e9,
 	      "samples x period / CPU = %.2f",
 	      dsamples * (BASE_PERIOD_NS / 1e9) / t);
 	/* Nearly all of it runs in wl_work_a, the only region. */
-	CHECK(dbuf <= dsamples && dbuf >= dsamples * 8 / 10,
+	KT_CHECK(dbuf <= dsamples && dbuf >= dsamples * 8 / 10,
 	      "buffer +%llu for +%llu samples", (unsigned long long)dbuf,
 	      (unsigned long long)dsamples);
 	return 0;
@@ -182,8 +171,8 @@ static int expect_rejected(const struct sprofil_region *r, unsigned int n,
 	rc = kt_start(live.fd, r, n, flags, &p);
 	print_message("# %s: START returned %d (%s), expected %d (%s)\n", what,
 		      rc, strerror(-rc), -err, strerror(err));
-	CHECK(rc == -err, "errno");
-	CHECK(p == period, "period written back on failure: %llu",
+	KT_CHECK(rc == -err, "errno");
+	KT_CHECK(p == period, "period written back on failure: %llu",
 	      (unsigned long long)p);
 	return check_unchanged(&before, what);
 }
@@ -435,17 +424,17 @@ static int memlock_child(void)
 
 	/* The copy of the parent's buffer is this process's own memory. */
 	rc = kt_start(live.fd, &live.r, 1, SPROFIL_UINT, &period);
-	CHECK(rc == 0, "start as root: %s", strerror(-rc));
+	KT_CHECK(rc == 0, "start as root: %s", strerror(-rc));
 	spin_a(0.05);
 
-	CHECK(setrlimit(RLIMIT_MEMLOCK, &lim) == 0, "setrlimit: %m");
-	CHECK(setgroups(0, NULL) == 0, "setgroups: %m");
-	CHECK(setgid(65534) == 0, "setgid: %m");
-	CHECK(setuid(65534) == 0, "setuid: %m");
-	CHECK(geteuid() == 65534, "euid %d", (int)geteuid());
+	KT_CHECK(setrlimit(RLIMIT_MEMLOCK, &lim) == 0, "setrlimit: %m");
+	KT_CHECK(setgroups(0, NULL) == 0, "setgroups: %m");
+	KT_CHECK(setgid(65534) == 0, "setgid: %m");
+	KT_CHECK(setuid(65534) == 0, "setuid: %m");
+	KT_CHECK(geteuid() == 65534, "euid %d", (int)geteuid());
 
 	buf = wl_map(big, PROT_READ | PROT_WRITE);
-	CHECK(buf, "mmap: %m");
+	KT_CHECK(buf, "mmap: %m");
 	r = other_region(buf, big);
 	rc = take_snapshot(&before);
 	if (rc)
@@ -453,8 +442,8 @@ static int memlock_child(void)
 	rc = kt_start(live.fd, &r, 1, SPROFIL_UINT, &period);
 	print_message("# 256 pages over a 16-page RLIMIT_MEMLOCK, no CAP_IPC_LOCK: START returned %d (%s)\n",
 		      rc, strerror(-rc));
-	CHECK(rc == -ENOMEM, "errno");
-	CHECK(wl_sum(buf, SPROFIL_UINT, 0, big / 4) == 0, "buffer written");
+	KT_CHECK(rc == -ENOMEM, "errno");
+	KT_CHECK(wl_sum(buf, SPROFIL_UINT, 0, big / 4) == 0, "buffer written");
 	rc = check_unchanged(&before, "ENOMEM");
 	if (rc)
 		return rc;
@@ -462,7 +451,7 @@ static int memlock_child(void)
 	/* The limit, not the lost privileges, made it fail. */
 	r = other_region(buf, small);
 	rc = kt_start(live.fd, &r, 1, SPROFIL_UINT, &period);
-	CHECK(rc == 0, "one page within the limit: %s", strerror(-rc));
+	KT_CHECK(rc == 0, "one page within the limit: %s", strerror(-rc));
 	return 0;
 }
 
@@ -611,15 +600,15 @@ static int never_profiled_child(void)
 	int fd = kt_open(), rc;
 
 	rc = kt_stop(fd);
-	CHECK(rc == 0, "stop: %s", strerror(-rc));
+	KT_CHECK(rc == 0, "stop: %s", strerror(-rc));
 	rc = kt_start(fd, NULL, 0, 0, NULL);
-	CHECK(rc == 0, "start with 0 regions: %s", strerror(-rc));
+	KT_CHECK(rc == 0, "start with 0 regions: %s", strerror(-rc));
 	rc = kt_status(fd, &st);
-	CHECK(rc == 0, "status: %s", strerror(-rc));
-	CHECK(st.state == 0 && st.samples == 0 && st.nregions == 0,
+	KT_CHECK(rc == 0, "status: %s", strerror(-rc));
+	KT_CHECK(st.state == 0 && st.samples == 0 && st.nregions == 0,
 	      "state %#x samples %llu nregions %u", st.state,
 	      (unsigned long long)st.samples, st.nregions);
-	CHECK(kt_module_param("sessions") == sessions,
+	KT_CHECK(kt_module_param("sessions") == sessions,
 	      "sessions %ld -> %ld", sessions, kt_module_param("sessions"));
 	return 0;
 }

@@ -10,7 +10,7 @@
  * off while the others keep counting.
  *
  * Children never use cmocka's assertions (a failed one would longjmp into
- * the child's copy of the test runner): they check with CHECK(), which
+ * the child's copy of the test runner): they check with KT_CHECK(), which
  * prints why and returns the source line, and report it as exit status.
  */
 #include <errno.h>
@@ -37,16 +37,6 @@
 
 /* Iterations of a kt_work_* function taking about 5 ms of CPU. */
 static uint64_t chunk;
-
-#define CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			print_message("# check failed: %s: ", #cond);	\
-			print_message(__VA_ARGS__);			\
-			print_message("\n");				\
-			return __LINE__;				\
-		}							\
-	} while (0)
 
 static double wall_seconds(void)
 {
@@ -147,11 +137,11 @@ static int fork_child_main(void *p)
 	after = region_sum(&a->r);
 	print_message("# fork child: its copy of the buffer %llu -> %llu over %.2f s CPU in wl_work_a\n",
 		      (unsigned long long)before, (unsigned long long)after, t);
-	CHECK(before > 0, "the copy lost the parent's counts");
-	CHECK(after == before, "the child's copy kept counting");
+	KT_CHECK(before > 0, "the copy lost the parent's counts");
+	KT_CHECK(after == before, "the child's copy kept counting");
 	rc = kt_status(a->fd, &st);
-	CHECK(rc == 0, "status: %s", strerror(-rc));
-	CHECK(st.state == 0 && st.samples == 0,
+	KT_CHECK(rc == 0, "status: %s", strerror(-rc));
+	KT_CHECK(st.state == 0 && st.samples == 0,
 	      "child has a session: state %#x, %llu samples", st.state,
 	      (unsigned long long)st.samples);
 	return 0;
@@ -211,13 +201,13 @@ static int exec_child_main(void *p)
 	char want[32];
 	int rc;
 
-	CHECK(buf, "mmap: %m");
+	KT_CHECK(buf, "mmap: %m");
 	r = func_region(buf, wl_work_b);
 	rc = kt_start(a->fd, &r, 1, SPROFIL_UINT, NULL);
-	CHECK(rc == 0, "start: %s", strerror(-rc));
+	KT_CHECK(rc == 0, "start: %s", strerror(-rc));
 	spin(0.1, wl_work_b, NULL);
-	CHECK(region_sum(&r) > 0, "the child's session does not count");
-	CHECK(kt_module_param("sessions") == a->sessions + 1,
+	KT_CHECK(region_sum(&r) > 0, "the child's session does not count");
+	KT_CHECK(kt_module_param("sessions") == a->sessions + 1,
 	      "sessions %ld, expected %ld", kt_module_param("sessions"),
 	      a->sessions + 1);
 	/* The helper checks it is back to the number before our START. */
@@ -446,12 +436,12 @@ static int pair_side(const struct pair_arg *a, struct sprofil_region *r,
 	kt_bucket_range(r, SPROFIL_UINT, own.start, own.size, &of, &ol);
 	kt_bucket_range(r, SPROFIL_UINT, other.start, other.size, &xf, &xl);
 	rc = kt_status(a->fd, &st0);
-	CHECK(rc == 0, "status: %s", strerror(-rc));
+	KT_CHECK(rc == 0, "status: %s", strerror(-rc));
 	u = kt_user_seconds();
 	t = spin(0.5, (uint64_t (*)(uint64_t))a->own, NULL);
 	u = kt_user_seconds() - u;
 	rc = kt_status(a->fd, &st1);
-	CHECK(rc == 0, "status: %s", strerror(-rc));
+	KT_CHECK(rc == 0, "status: %s", strerror(-rc));
 	ds = st1.samples - st0.samples;
 	ratio = ds * (PERIOD_NS / 1e9) / u;
 	in_own = wl_sum((void *)(uintptr_t)r->base, SPROFIL_UINT, of, ol);
@@ -459,11 +449,11 @@ static int pair_side(const struct pair_arg *a, struct sprofil_region *r,
 	print_message("# %s: %.2f s CPU (%.2f s user), samples +%llu (x period = %.3f of user CPU), own function %llu, other's %llu\n",
 		      who, t, u, (unsigned long long)ds, ratio,
 		      (unsigned long long)in_own, (unsigned long long)in_other);
-	CHECK(in_other == 0, "the other process's samples landed here");
-	CHECK(in_own >= ds * 8 / 10, "own function got %llu",
+	KT_CHECK(in_other == 0, "the other process's samples landed here");
+	KT_CHECK(in_own >= ds * 8 / 10, "own function got %llu",
 	      (unsigned long long)in_own);
 	/* Both processes' samples would be about twice the CPU time. */
-	CHECK(ratio >= 0.8 && ratio <= 1.25,
+	KT_CHECK(ratio >= 0.8 && ratio <= 1.25,
 	      "samples x period / user CPU = %.3f", ratio);
 	return 0;
 }
@@ -478,15 +468,15 @@ static int pair_child_main(void *p)
 
 	close(a->ready[0]);
 	close(a->go[1]);
-	CHECK(buf, "mmap: %m");
+	KT_CHECK(buf, "mmap: %m");
 	r = pair_region(buf, a);
 	rc = kt_start(a->fd, &r, 1, SPROFIL_UINT, NULL);
 	if (rc == 0)
 		rc = kt_start(a->fd, &r, 1, SPROFIL_UINT,
 			      &(uint64_t){ PERIOD_NS });
-	CHECK(rc == 0, "start: %s", strerror(-rc));
-	CHECK(write(a->ready[1], &c, 1) == 1, "write: %m");
-	CHECK(read(a->go[0], &c, 1) == 1, "read: %m");
+	KT_CHECK(rc == 0, "start: %s", strerror(-rc));
+	KT_CHECK(write(a->ready[1], &c, 1) == 1, "write: %m");
+	KT_CHECK(read(a->go[0], &c, 1) == 1, "read: %m");
 	return pair_side(a, &r, "child");
 }
 
@@ -544,12 +534,12 @@ static int exit_child_main(void *p)
 	struct sprofil_region r;
 	int fd = kt_open(), rc;
 
-	CHECK(buf, "mmap: %m");
+	KT_CHECK(buf, "mmap: %m");
 	r = kt_region(buf, 4 * PAGE, wl_func_extent(wl_work_a).start, 0x10000);
 	rc = kt_start(fd, &r, 1, SPROFIL_UINT, NULL);
-	CHECK(rc == 0, "start: %s", strerror(-rc));
+	KT_CHECK(rc == 0, "start: %s", strerror(-rc));
 	spin(0.1, wl_work_a, NULL);
-	CHECK(kt_module_param("pinned_pages") == pinned0 + 4,
+	KT_CHECK(kt_module_param("pinned_pages") == pinned0 + 4,
 	      "pinned pages %ld, expected %ld",
 	      kt_module_param("pinned_pages"), pinned0 + 4);
 	/* No stop, no close, no atexit handlers. */
