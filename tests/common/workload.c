@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dlfcn.h>
 #include <link.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 #include <linux/sprofil.h>
 #include "workload.h"
 
@@ -127,4 +129,27 @@ uint64_t wl_sum(const void *buf, unsigned int flags, size_t first,
 		sum += (flags & SPROFIL_UINT) ? ((const uint32_t *)buf)[i] :
 						((const uint16_t *)buf)[i];
 	return sum;
+}
+
+static char wl_tmpdir[PATH_MAX];
+static char wl_oldcwd[PATH_MAX];
+
+int wl_enter_tmpdir(const char *name)
+{
+	if (!getcwd(wl_oldcwd, sizeof(wl_oldcwd)))
+		return -1;
+	snprintf(wl_tmpdir, sizeof(wl_tmpdir), "/tmp/%s.XXXXXX", name);
+	if (!mkdtemp(wl_tmpdir) || chdir(wl_tmpdir))
+		return -1;
+	return 0;
+}
+
+int wl_leave_tmpdir(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	if (chdir(wl_oldcwd))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", wl_tmpdir);
+	return system(cmd) ? -1 : 0;
 }

@@ -51,4 +51,12 @@ void *wl_map(size_t bytes, int prot);
 uint64_t wl_sum(const void *buf, unsigned int flags, size_t first,
 		size_t last);
 
+/*
+ * Moves into a new scratch directory /tmp/<name>.XXXXXX, where the
+ * programs under test write their profiles; wl_leave_tmpdir() goes back
+ * and removes it.  Both return 0 or -1.
+ */
+int wl_enter_tmpdir(const char *name);
+int wl_leave_tmpdir(void);
+
 #endif /* SPROFIL_TEST_WORKLOAD_H */

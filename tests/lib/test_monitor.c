@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <sprofil.h>
+#include "workload.h"
 
 extern char __executable_start[], etext[];
 uint64_t kt_lib_work(uint64_t n);
@@ -32,8 +33,6 @@ uint64_t kt_lib_work(uint64_t n);
 #define TAG_MODULE	1
 #define TAG_HIST	2
 
-static char tmpdir[64];
-static char oldcwd[PATH_MAX];
 
 /* The hot function; noinline so that its samples fall in its own text. */
 static __attribute__((noinline)) uint64_t mt_hot(uint64_t n)
@@ -71,26 +70,16 @@ static int setup(void **state)
 	(void)state;
 	unsetenv("GPROFDIR");
 	unsetenv("GMON_OUT_PREFIX");
-	if (!getcwd(oldcwd, sizeof(oldcwd)))
-		return -1;
-	strcpy(tmpdir, "/tmp/test_monitor.XXXXXX");
-	if (!mkdtemp(tmpdir) || chdir(tmpdir))
-		return -1;
-	return 0;
+	return wl_enter_tmpdir("test_monitor");
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
 	smonitor(0, 0, 0, 0, 0, 0);	/* a failed test may leave it on */
 	unsetenv("GPROFDIR");
 	unsetenv("GMON_OUT_PREFIX");
-	if (chdir(oldcwd))
-		return -1;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd);
+	return wl_leave_tmpdir();
 }
 
 /* The number of entries of the current directory, "." and ".." aside. */

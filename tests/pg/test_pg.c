@@ -30,14 +30,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "workload.h"
 
 /* Where this driver, the programs, gprof and libsprofil are. */
 static char bindir[PATH_MAX / 2];
 static char libpath[PATH_MAX];
 static char gprof[PATH_MAX];
 
-static char tmpdir[64];
-static char oldcwd[PATH_MAX];
 
 /* Big enough for LD_DEBUG=bindings; one run's output at a time. */
 static char outbuf[8 << 20];
@@ -52,23 +51,13 @@ struct run {
 static int setup(void **state)
 {
 	(void)state;
-	if (!getcwd(oldcwd, sizeof(oldcwd)))
-		return -1;
-	strcpy(tmpdir, "/tmp/test_pg.XXXXXX");
-	if (!mkdtemp(tmpdir) || chdir(tmpdir))
-		return -1;
-	return 0;
+	return wl_enter_tmpdir("test_pg");
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	if (chdir(oldcwd))
-		return -1;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd);
+	return wl_leave_tmpdir();
 }
 
 /* Finds the programs next to the driver, libsprofil and gprof. */

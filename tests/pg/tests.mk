@@ -55,9 +55,10 @@ $(PG_DIR)/pg-modmain-glibc: tests/pg/pg_modmain.c $(PG_DIR)/libpgmod.so
 $(PG_DIR)/pg-dlmod: tests/pg/pg_modmain.c $(PG_HDRS) $(LIB_DIR)/libsprofil.so
 	$(CC) $(PG_CFLAGS) -o $@ $< $(PG_SPROFIL) -ldl
 
-$(PG_DRIVER): tests/pg/test_pg.c
+$(PG_DRIVER): tests/pg/test_pg.c tests/common/workload.c tests/common/workload.h
 	@mkdir -p $(PG_DIR)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcmocka -ldl
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -o $@ $< tests/common/workload.c \
+		-lcmocka -ldl
 
 .PHONY: pg-tests check-pg
 pg-tests: $(PG_PROGS) $(PG_DRIVER)
