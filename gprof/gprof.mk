@@ -1,5 +1,22 @@
-# gmon-dump: prints GNU gmon.out and the sprofil extension (the tests'
-# reader of profiles GNU gprof cannot read).
-$(BUILD)/gprof/gmon-dump: gprof/gmon_dump.c
+# The analyzer, build/gprof/gprof (GNU gprof's command line; see
+# docs/gprof.md), and gmon-dump, the tests' raw reader of profile files.
+# Every gprof/*.c but gmon_dump.c is part of the analyzer.
+
+GPROF_DIR := $(BUILD)/gprof
+GPROF_SRCS := $(filter-out gprof/gmon_dump.c,$(wildcard gprof/*.c))
+GPROF_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPROF_DIR)/%.o)
+GPROF_LIBS := -ldw -lelf -l:libiberty.a -lm
+
+.PHONY: gprof
+gprof: $(GPROF_DIR)/gprof $(GPROF_DIR)/gmon-dump
+
+$(GPROF_DIR)/%.o: gprof/%.c gprof/gprof.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Igprof -I/usr/include/libiberty $(CFLAGS) -c -o $@ $<
+
+$(GPROF_DIR)/gprof: $(GPROF_OBJS)
+	$(CC) $(CFLAGS) -o $@ $(GPROF_OBJS) $(GPROF_LIBS)
+
+$(GPROF_DIR)/gmon-dump: gprof/gmon_dump.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sprofil's gprof: the data model shared by the analyzer's parts.
+ *
+ * The pipeline is GNU gprof's, because the numbers must be GNU's:
+ *   options (main.c) -> symbols of every module (symtab.c, source.c for
+ *   -l) -> symspecs (symspec.c) -> profile files (gmon_read.c) ->
+ *   histogram to symbols (hist.c) -> call graph (callgraph.c) ->
+ *   reports (hist.c flat, cg_print.c graph and index, source.c -A/-C,
+ *   modules.c module table).
+ *
+ * Addresses.  Every address the analyzer handles is a *unified* address:
+ * a module's link-time address plus the module's base, MODULE_BASE(m).
+ * Module 0 is the executable named on the command line and has base 0,
+ * so for a GNU gmon.out unified addresses are exactly GNU's.  Further
+ * modules (the sprofil extension's shared objects) sit in disjoint
+ * 2^44-byte windows above it, so one sorted symbol table and one lookup
+ * serve every module.
+ */
+#ifndef GPROF_GPROF_H
+#define GPROF_GPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MODULE_SHIFT 44
+#define MODULE_BASE(m) ((uint64_t)(m) << MODULE_SHIFT)
+#define ADDR_MODULE(a) ((unsigned int)((a) >> MODULE_SHIFT))
+#define ADDR_LINK(a) ((a) & ((UINT64_C(1) << MODULE_SHIFT) - 1))
+
+/* Output styles, as GNU's -p -q -C -A -i -r -R -s select them. */
+enum {
+	STYLE_FLAT_PROFILE = 1 << 0,
+	STYLE_CALL_GRAPH = 1 << 1,
+	STYLE_SUMMARY_FILE = 1 << 2,
+	STYLE_EXEC_COUNTS = 1 << 3,
+	STYLE_ANNOTATED_SOURCE = 1 << 4,
+	STYLE_GMON_INFO = 1 << 5,
+	STYLE_FUNCTION_ORDER = 1 << 6,
+	STYLE_FILE_ORDER = 1 << 7,
+};
+
+/* -O: how profile files are read. */
+enum file_format { FF_AUTO, FF_MAGIC, FF_BSD, FF_BSD44, FF_PROF };
+
+/* ---- symbols ---- */
+
+struct source_file {
+	const char *name;	/* as DWARF names it */
+	int ncalls;		/* -A: calls into functions of this file */
+	int num_lines;		/* -A: lines annotated */
+	struct source_file *next;
+};
+
+struct arc;
+
+struct sym {
+	uint64_t addr;		/* unified entry address */
+	uint64_t end_addr;	/* last unified address (inclusive) */
+	const char *name;	/* raw (mangled) name; NULL for a cycle */
+	struct source_file *file;	/* NULL if unknown */
+	int line_num;		/* 0 if unknown */
+	unsigned int module;	/* index into the module table */
+	unsigned int is_func:1;	/* a function entry (not a -l line) */
+	unsigned int is_static:1;	/* a local (STB_LOCAL) symbol */
+	unsigned int is_bb_head:1;
+	unsigned int src_known:1;	/* file/line_num looked up already */
+	uint64_t ncalls;	/* calls into it (arcs), or bb executions */
+	int nuses;		/* -A/-C bookkeeping */
+
+	struct {
+		double time;	/* ticks credited by the histogram */
+		uint64_t scaled_addr;	/* addr / 2, GNU's UNIT */
+	} hist;
+
+	struct {
+		uint64_t self_calls;	/* recursive calls to itself */
+		double child_time;	/* ticks in children */
+		int index;		/* [N] in the graph, 0 if none */
+		int top_order;		/* topological order (dfn) */
+		bool print_flag;
+		struct {
+			double fract;	/* share of its time propagated */
+			double self;	/* self time propagated */
+			double child;	/* child time propagated */
+		} prop;
+		struct {
+			int num;	/* cycle number, 0 if none */
+			struct sym *head;	/* cycle's sym, or itself */
+			struct sym *next;	/* next member of the cycle */
+		} cyc;
+		struct arc *parents;	/* arcs calling it */
+		struct arc *children;	/* arcs it makes */
+	} cg;
+
+	/* Basic-block counts (tag 2 records, -l): first NBBS blocks. */
+#define NBBS 10
+	uint64_t bb_addr[NBBS];
+	uint64_t bb_calls[NBBS];
+
+	struct sym *next;	/* chains: -A, -r, symspec matches */
+};
+
+/* A table sorted by address; lookups by address are binary searches. */
+struct sym_table {
+	size_t len;
+	struct sym *base;
+};
+
+extern struct sym_table symtab;	/* every symbol of every module */
+
+/* Finds the symbol whose [addr, end_addr] holds @addr, or NULL. */
+struct sym *sym_lookup(const struct sym_table *t, uint64_t addr);
+/* Sorts, drops duplicates as GNU does and sets end_addr. */
+void symtab_finalize(struct sym_table *t);
+
+/* ---- modules ---- */
+
+struct module {
+	char *path;		/* the ELF file read for its symbols */
+	char *recorded;		/* the name in the profile (may differ) */
+	unsigned char *build_id;
+	size_t build_id_len;
+	uint64_t load_bias;	/* as the profile recorded it */
+	bool is_main;
+	bool loaded;		/* its symbols were read */
+	char *why;		/* why not, one line, when !loaded */
+	uint64_t text_low, text_high;	/* link-time text, for reports */
+	double time;		/* ticks in it (module table) */
+	uint64_t calls;		/* calls into it (module table) */
+};
+
+extern struct module *modules;
+extern unsigned int nmodules;
+/* True when the profile named modules beyond the executable. */
+extern bool multi_module;
+
+/* ---- the profile read from the files ---- */
+
+struct hist_record {
+	uint64_t lowpc, highpc;	/* unified, [lowpc, highpc) */
+	uint64_t num_bins;
+	unsigned int bucket_size;	/* bytes per count: 2 (GNU) or 4 */
+	unsigned int scale;	/* extension: profil scale; GNU: 0 */
+	double bin_scale;	/* GNU: ((highpc-lowpc)/2)/num_bins */
+	uint32_t *sample;	/* num_bins counts (32-bit even for GNU) */
+};
+
+extern struct hist_record *hist_records;
+extern unsigned int num_hist_records;
+extern double hz;		/* samples per second (prof_rate) */
+extern char hist_dimension[16];
+extern char hist_dimension_abbrev;
+
+/* Which kinds of data the profile files held. */
+enum { INPUT_HISTOGRAM = 1, INPUT_CALL_GRAPH = 2, INPUT_BB_COUNTS = 4 };
+extern int gmon_input;
+
+/* ---- call graph ---- */
+
+struct arc {
+	struct sym *parent;
+	struct sym *child;
+	uint64_t count;
+	double time;		/* time inherited along the arc */
+	double child_time;	/* child time inherited along the arc */
+	struct arc *next_parent;	/* next arc into the same child */
+	struct arc *next_child;	/* next arc out of the same parent */
+	int has_been_placed;	/* -r */
+};
+
+extern unsigned int num_cycles;
+extern struct sym *cycle_header;	/* num_cycles + 1, [0] unused */
+extern struct arc **arcs;
+extern size_t numarcs;
+
+/* Adds @count calls from @parent to @child (merging an existing arc). */
+void arc_add(struct sym *parent, struct sym *child, uint64_t count);
+struct arc *arc_lookup(struct sym *parent, struct sym *child);
+/* Called for each arc read: maps pcs to symbols and filters (-k). */
+void cg_tally(uint64_t from_pc, uint64_t self_pc, uint64_t count);
+/* Numbers, finds cycles, propagates time; returns syms by [index]. */
+struct sym **cg_assemble(void);
+void cg_print(struct sym **timesortsym);
+void cg_print_index(void);
+void cg_print_function_ordering(void);
+void cg_print_file_ordering(void);
+
+/* ---- symspecs (-e -E -f -F -k -n -N -p -P -q -Q -A -J -C -Z) ---- */
+
+enum table_id {
+	INCL_GRAPH, EXCL_GRAPH, INCL_ARCS, EXCL_ARCS, INCL_FLAT, EXCL_FLAT,
+	INCL_TIME, EXCL_TIME, INCL_ANNO, EXCL_ANNO, INCL_EXEC, EXCL_EXEC,
+	NUM_TABLES
+};
+
+extern struct sym_table syms[NUM_TABLES];
+void sym_id_add(const char *spec, enum table_id which);
+void sym_id_parse(void);
+bool sym_id_arc_is_present(struct sym_table *t, struct sym *from,
+			   struct sym *to);
+
+/* ---- options (main.c) ---- */
+
+extern const char *whoami;
+extern const char *a_out_name;
+extern int output_style;
+extern int output_width;
+extern bool bsd_style_output;	/* -T */
+extern bool print_descriptions;	/* !-b */
+extern bool demangle;
+extern bool ignore_zeros;	/* !-z */
+extern bool ignore_static_funcs;	/* -a */
+extern bool ignore_non_functions;	/* -D */
+extern bool ignore_direct_calls;	/* -c */
+extern bool line_granularity;	/* -l */
+extern bool print_path;		/* -L */
+extern bool inline_file_names;
+extern bool bb_annotate_all_lines;	/* -x */
+extern bool create_annotation_files;	/* -y */
+extern unsigned long bb_min_calls;	/* -m */
+extern int bb_table_length;	/* -t */
+extern enum file_format file_format;
+extern bool first_output;	/* no section printed yet (form feeds) */
+
+/* Prints "gprof: <fmt>\n" on stderr and exits 1. */
+void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2),
+						 noreturn));
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* ---- names (names.c) ---- */
+
+/* The name as reports show it: demangled (FSF style, -C), else raw. */
+const char *sym_display_name(struct sym *s);
+/* GNU's print_name_only: name, (file:line) decorations; returns width. */
+size_t print_name_only(FILE *f, struct sym *s);
+/* GNU's print_name: name, " <cycle N>", " [N]" or " (N)". */
+void print_name(FILE *f, struct sym *s);
+
+/* ---- histograms and the flat profile (hist.c) ---- */
+
+void hist_assign_samples(void);
+void hist_print(void);
+extern double total_time;	/* ticks */
+
+/* ---- source lines (source.c, libdw) ---- */
+
+/* Fills s->file and s->line_num on first use (lazily; cheap after). */
+void sym_source(struct sym *s);
+/* -l: adds one symbol per source line of every module's text. */
+void core_create_line_syms(void);
+void print_exec_counts(void);
+void print_annotated_source(void);
+void source_search_append(const char *dirs);
+
+/* ---- profile files (gmon_read.c) and gmon.sum (gmon_write.c) ---- */
+
+/*
+ * Parses one profile file held in memory.  Returns 0, or -1 with one
+ * line (without the file name) in @err.  Symbols must already exist:
+ * arcs are tallied into the call graph as they are read.
+ */
+int gmon_parse(const unsigned char *buf, size_t len, const char *name,
+	       char *err, size_t errlen);
+/* Forgets every profile read so far (the fuzz target parses many). */
+void profile_reset(void);
+/* Reads a file with gmon_parse; any problem is fatal. */
+void gmon_out_read(const char *path);
+/* -s: writes gmon.sum. */
+void gmon_out_write(const char *path);
+
+/* ---- ELF (symtab.c) ---- */
+
+/* Reads the executable (module 0) and every module the profile named. */
+void core_init(const char *a_out);
+void core_create_function_syms(void);
+/*
+ * The bytes of the text at unified [lo, hi), or NULL when that range is
+ * not wholly inside one loaded module's section (-c reads them).
+ */
+const unsigned char *core_text(uint64_t lo, uint64_t hi);
+/* -c: adds count-0 arcs for the direct calls inside @parent. */
+void find_call(struct sym *parent, uint64_t lowpc, uint64_t highpc);
+/* True when @addr lies inside a histogram record (GNU's check for -c). */
+bool hist_check_address(uint64_t addr);
+
+/* ---- modules (modules.c) ---- */
+
+/*
+ * Multi-module reports (multi_module true): the flat profile and the call
+ * graph get a module column ("%4u " before the name, header "mod "), and
+ * modules_print() ends the report with the table of modules, including
+ * those that could not be read and why.
+ */
+void modules_print(void);
+
+#endif /* GPROF_GPROF_H */
