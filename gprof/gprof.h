@@ -49,8 +49,10 @@ enum file_format { FF_AUTO, FF_MAGIC, FF_BSD, FF_BSD44, FF_PROF };
 
 struct source_file {
 	const char *name;	/* as DWARF names it */
-	int ncalls;		/* -A: calls into functions of this file */
+	uint64_t ncalls;	/* -A: calls into functions of this file */
 	int num_lines;		/* -A: lines annotated */
+	struct sym **line;	/* -A: the symbol of each line (annotate.c) */
+	unsigned int order;	/* -A: 1 + place in GNU's file order */
 	struct source_file *next;
 };
 
@@ -127,7 +129,9 @@ struct module {
 	bool is_main;
 	bool loaded;		/* its symbols were read */
 	char *why;		/* why not, one line, when !loaded */
-	uint64_t text_low, text_high;	/* link-time text, for reports */
+	uint64_t text_low, text_high;	/* unified [) of its .text */
+	uint64_t hist_low, hist_high;	/* unified [) its histograms cover */
+	uint64_t exec_low, exec_high;	/* unified [) of its code segments */
 	double time;		/* ticks in it (module table) */
 	uint64_t calls;		/* calls into it (module table) */
 };
@@ -145,7 +149,7 @@ struct hist_record {
 	unsigned int bucket_size;	/* bytes per count: 2 (GNU) or 4 */
 	unsigned int scale;	/* extension: profil scale; GNU: 0 */
 	double bin_scale;	/* GNU: ((highpc-lowpc)/2)/num_bins */
-	uint32_t *sample;	/* num_bins counts (32-bit even for GNU) */
+	uint64_t *sample;	/* num_bins counts, summed over files */
 };
 
 extern struct hist_record *hist_records;
@@ -179,6 +183,8 @@ extern size_t numarcs;
 /* Adds @count calls from @parent to @child (merging an existing arc). */
 void arc_add(struct sym *parent, struct sym *child, uint64_t count);
 struct arc *arc_lookup(struct sym *parent, struct sym *child);
+/* Forgets every arc and cycle (profile_reset(): the fuzz target). */
+void arcs_reset(void);
 /* Called for each arc read: maps pcs to symbols and filters (-k). */
 void cg_tally(uint64_t from_pc, uint64_t self_pc, uint64_t count);
 /* Numbers, finds cycles, propagates time; returns syms by [index]. */
@@ -187,6 +193,32 @@ void cg_print(struct sym **timesortsym);
 void cg_print_index(void);
 void cg_print_function_ordering(void);
 void cg_print_file_ordering(void);
+/* Sum of the self time the call graph shows (GNU's print_time). */
+extern double print_time;
+/*
+ * Sorts @n pointers at @base as glibc's qsort (a merge sort) does, so
+ * that ties and even inconsistent comparisons order things as in GNU.
+ */
+void cg_sort(void *base, size_t n, int (*cmp)(const void *, const void *));
+
+/*
+ * -R: the map file's lines "file.o:... function", read by
+ * read_function_mappings() (GNU's core_init calls it first).  When it is
+ * in use, core_create_function_syms() keeps, of the functions a map line
+ * names, only the first of each file, named after the file: s->name =
+ * map->file_name (that pointer is what marks a symbol as mapped).
+ */
+struct function_map {
+	char *function_name;
+	char *file_name;
+	bool is_first;		/* first line of its file in the map */
+};
+extern struct function_map *symbol_map;	/* by function_name */
+extern unsigned int symbol_map_count;
+void read_function_mappings(const char *path);
+/* The map line of function @name, or NULL (GNU's bsearch). */
+struct function_map *symbol_map_find(const char *name);
+bool sym_is_mapped(const struct sym *s);
 
 /* ---- symspecs (-e -E -f -F -k -n -N -p -P -q -Q -A -J -C -Z) ---- */
 
@@ -223,6 +255,8 @@ extern bool create_annotation_files;	/* -y */
 extern unsigned long bb_min_calls;	/* -m */
 extern int bb_table_length;	/* -t */
 extern enum file_format file_format;
+extern const char *function_mapping_file;	/* -R */
+extern const char *external_symbol_table;	/* -S */
 extern bool first_output;	/* no section printed yet (form feeds) */
 
 /* Prints "gprof: <fmt>\n" on stderr and exits 1. */
@@ -248,7 +282,7 @@ void hist_assign_samples(void);
 void hist_print(void);
 extern double total_time;	/* ticks */
 
-/* ---- source lines (source.c, libdw) ---- */
+/* ---- source lines (lines.c, libdw; annotate.c for -A -C) ---- */
 
 /* Fills s->file and s->line_num on first use (lazily; cheap after). */
 void sym_source(struct sym *s);
@@ -256,7 +290,31 @@ void sym_source(struct sym *s);
 void core_create_line_syms(void);
 void print_exec_counts(void);
 void print_annotated_source(void);
+/* -I and GPROF_PATH: appends colon-separated directories for -A. */
 void source_search_append(const char *dirs);
+/* Every source_file made so far (by sym_source), newest first. */
+extern struct source_file *first_src_file;
+/* The one source_file of @path (DWARF's spelling), made on first use. */
+struct source_file *source_file_lookup_path(const char *path);
+/* A file made so far whose last path component is @filename, or NULL. */
+struct source_file *source_file_lookup_name(const char *filename);
+/*
+ * -A: looks up the source of every symbol and returns the files in the
+ * order GNU prints them (the reverse of the order GNU meets them: function
+ * symbols in .symtab order, then -l line symbols by address).
+ */
+size_t source_files_gnu_order(struct source_file ***out);
+
+/* ---- basic blocks (tag 2 records; annotate.c) ---- */
+
+/*
+ * Files @count executions of the block at unified @addr into the symbol
+ * holding it (first NBBS blocks a symbol), as GNU's bb_read_rec does;
+ * without -l it only warns, once, that the counts are ignored.
+ */
+void bb_record(uint64_t addr, uint64_t count);
+/* gmon.sum: writes the tag-2 record of every block with a count. */
+void bb_write(FILE *f);
 
 /* ---- profile files (gmon_read.c) and gmon.sum (gmon_write.c) ---- */
 
@@ -267,6 +325,26 @@ void source_search_append(const char *dirs);
  */
 int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 	       char *err, size_t errlen);
+/*
+ * Reads the profile files named on the command line (gmon.out when
+ * none) into memory and registers the load modules they name, so that
+ * core_init() can read every module's symbols first.
+ */
+void gmon_load_files(const char *const *names, int n);
+/* Parses the files gmon_load_files() read, in order; errors are fatal. */
+void gmon_parse_files(void);
+/* --extract-module: writes one module's data as GNU gmon.out. */
+void gmon_extract_module(const char *module, const char *to);
+/* Pointer size (4 or 8) and byte order of GNU files: the executable's. */
+extern unsigned int gmon_ptr_size;
+extern bool gmon_big_endian;
+/*
+ * The module standing for addresses in no load module (the extension's
+ * module 0xffffffff); created on first use.
+ */
+unsigned int module_outside(void);
+/* Fails when the histograms read so far cannot be the executable's. */
+void gmon_check_match(const char *name);
 /* Forgets every profile read so far (the fuzz target parses many). */
 void profile_reset(void);
 /* Reads a file with gmon_parse; any problem is fatal. */
@@ -279,6 +357,12 @@ void gmon_out_write(const char *path);
 /* Reads the executable (module 0) and every module the profile named. */
 void core_init(const char *a_out);
 void core_create_function_syms(void);
+/* -S: symbols from an nm-style file ("ADDR TYPE NAME" lines). */
+void core_create_syms_from(const char *path);
+/* -c: keeps the text bytes of every module for core_text(). */
+void core_get_text_space(void);
+/* The .text sections' unified range of module @m (GNU's core_text_sect). */
+uint64_t core_text_end(unsigned int m);
 /*
  * The bytes of the text at unified [lo, hi), or NULL when that range is
  * not wholly inside one loaded module's section (-c reads them).

@@ -1,0 +1,839 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Profile files: GNU gmon.out (tagged, version 0 or 1), the old BSD and
+ * 4.4BSD formats, and sprofil's multi-module extension
+ * (docs/gmon-format.md).  Files are read whole into memory first, so the
+ * modules they name are known before any symbol is read, and so that
+ * one parser serves both the command and the fuzz target.
+ *
+ * The parser never trusts a length: every read is checked against the
+ * end of the buffer, and a problem is one line naming the file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gprof.h"
+
+#define GMON_VERSION 1
+#define SP_VERSION 0x53500001u
+#define SP_VERSION_SWAPPED 0x01005053u
+#define BSD44_VERSION 0x00051879u
+#define SP_NO_MODULE 0xffffffffu
+
+unsigned int gmon_ptr_size = 8;
+bool gmon_big_endian;
+
+struct hist_record *hist_records;
+unsigned int num_hist_records;
+double hz;
+char hist_dimension[16];
+char hist_dimension_abbrev;
+int gmon_input;
+struct module *modules;
+unsigned int nmodules;
+bool multi_module;
+
+/* The GNU records' common bin width and whether one was read yet. */
+static double gnu_hist_scale;
+static bool have_gnu_hist;
+
+struct profile_file {
+	const char *name;
+	unsigned char *buf;
+	size_t len;
+};
+
+static struct profile_file *files;
+static int nfiles;
+
+/* A cursor over one file's bytes; @err is set on the first problem. */
+struct cursor {
+	const unsigned char *p, *end;
+	bool swap;
+	char *err;
+	size_t errlen;
+	bool failed;
+};
+
+static void cursor_fail(struct cursor *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void cursor_fail(struct cursor *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->failed)
+		return;
+	c->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(c->err, c->errlen, fmt, ap);
+	va_end(ap);
+}
+
+static bool take(struct cursor *c, size_t n, const unsigned char **out)
+{
+	if (c->failed)
+		return false;
+	if ((size_t)(c->end - c->p) < n) {
+		cursor_fail(c, "unexpected end of file");
+		return false;
+	}
+	*out = c->p;
+	c->p += n;
+	return true;
+}
+
+static uint64_t get_uint(struct cursor *c, unsigned int n)
+{
+	const unsigned char *b;
+	uint64_t v = 0;
+	unsigned int i;
+
+	if (!take(c, n, &b))
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned int k = c->swap ? i : n - 1 - i;
+
+		v = v << 8 | b[k];
+	}
+	return v;
+}
+
+/* GNU files are in the executable's byte order. */
+static bool gnu_swap(void)
+{
+	return gmon_big_endian;
+}
+
+static uint64_t get_vma(struct cursor *c)
+{
+	return get_uint(c, gmon_ptr_size);
+}
+
+/* ---- modules named by extension files ---- */
+
+static bool is_extension(const unsigned char *buf, size_t len, bool *swap)
+{
+	uint32_t v;
+
+	if (len < 20 || memcmp(buf, "gmon", 4))
+		return false;
+	memcpy(&v, buf + 4, 4);
+	if (v == SP_VERSION || v == SP_VERSION_SWAPPED) {
+		*swap = v == SP_VERSION_SWAPPED;
+		return true;
+	}
+	return false;
+}
+
+static unsigned int module_add(const char *name, size_t name_len,
+			       const unsigned char *id, size_t id_len,
+			       uint64_t bias, bool is_main)
+{
+	unsigned int m;
+	struct module *mod;
+
+	if (is_main) {
+		m = 0;
+	} else {
+		for (m = 1; m < nmodules; m++) {
+			mod = &modules[m];
+			if (strlen(mod->recorded) == name_len &&
+			    !memcmp(mod->recorded, name, name_len) &&
+			    mod->build_id_len == id_len &&
+			    (!id_len || !memcmp(mod->build_id, id, id_len)))
+				return m;
+		}
+		if (nmodules >= (1u << (64 - MODULE_SHIFT)) - 1)
+			fatal("too many load modules in the profiles");
+		modules = xrealloc(modules, (nmodules + 1) * sizeof(*modules));
+		m = nmodules++;
+		memset(&modules[m], 0, sizeof(modules[m]));
+		multi_module = true;
+	}
+	mod = &modules[m];
+	if (!mod->recorded) {
+		mod->recorded = xmalloc(name_len + 1);
+		memcpy(mod->recorded, name, name_len);
+		mod->recorded[name_len] = 0;
+		if (id_len) {
+			mod->build_id = xmalloc(id_len);
+			memcpy(mod->build_id, id, id_len);
+			mod->build_id_len = id_len;
+		}
+		mod->load_bias = bias;
+	}
+	return m;
+}
+
+/*
+ * Walks an extension file's records; with @map, fills map[file index] =
+ * module, else only checks the framing.  Returns false on a problem.
+ */
+static bool scan_modules(struct cursor *c, unsigned int **map,
+			 unsigned int *nmap)
+{
+	while (!c->failed && c->p < c->end) {
+		uint32_t tag = get_uint(c, 4);
+		uint64_t size = get_uint(c, 8);
+		const unsigned char *body;
+		struct cursor b;
+		uint32_t index, flags, name_len, id_len;
+		uint64_t bias;
+		const unsigned char *name, *id;
+
+		if (c->failed || !take(c, size, &body))
+			break;
+		if (tag != 1)
+			continue;
+		b = *c;
+		b.p = body;
+		b.end = body + size;
+		index = get_uint(&b, 4);
+		flags = get_uint(&b, 4);
+		bias = get_uint(&b, 8);
+		name_len = get_uint(&b, 4);
+		id_len = get_uint(&b, 4);
+		if (!take(&b, name_len, &name) || !take(&b, id_len, &id)) {
+			cursor_fail(c, "module record %u is truncated", index);
+			break;
+		}
+		if (index != *nmap) {
+			cursor_fail(c, "module record %u out of order (expected %u)",
+				    index, *nmap);
+			break;
+		}
+		*map = xrealloc(*map, (*nmap + 1) * sizeof(**map));
+		(*map)[(*nmap)++] = module_add((const char *)name, name_len,
+					       id, id_len, bias, flags & 1);
+	}
+	return !c->failed;
+}
+
+static void load_one(struct profile_file *f)
+{
+	struct stat st;
+	size_t got = 0;
+	int fd;
+
+	if (!strcmp(f->name, "-"))
+		fd = dup(0);
+	else
+		fd = open(f->name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fatal("%s: %s", f->name, strerror(errno));
+	if (fstat(fd, &st))
+		fatal("%s: %s", f->name, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		fatal("%s: is a directory, not a profile file", f->name);
+	f->len = S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
+	f->buf = xmalloc(f->len + 1);
+	for (;;) {
+		ssize_t n;
+
+		if (got == f->len) {
+			if (S_ISREG(st.st_mode))
+				break;
+			f->len = f->len * 2 + 65536;
+			f->buf = xrealloc(f->buf, f->len);
+		}
+		n = read(fd, f->buf + got, f->len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			fatal("%s: %s", f->name, strerror(errno));
+		if (n == 0)
+			break;
+		got += n;
+	}
+	f->len = got;
+	close(fd);
+}
+
+void gmon_load_files(const char *const *names, int n)
+{
+	static const char *const fallback[] = { "gmon.out" };
+	int i;
+
+	if (!modules) {
+		modules = xcalloc(1, sizeof(*modules));
+		nmodules = 1;
+		modules[0].is_main = true;
+	}
+	if (!n) {
+		names = fallback;
+		n = 1;
+	}
+	files = xcalloc(n, sizeof(*files));
+	nfiles = n;
+	for (i = 0; i < n; i++) {
+		struct profile_file *f = &files[i];
+		unsigned int *map = NULL, nmap = 0;
+		char err[256];
+		struct cursor c = { .err = err, .errlen = sizeof(err) };
+
+		f->name = names[i];
+		load_one(f);
+		if (!is_extension(f->buf, f->len, &c.swap))
+			continue;
+		c.p = f->buf + 20;
+		c.end = f->buf + f->len;
+		if (!scan_modules(&c, &map, &nmap))
+			fatal("%s: %s", f->name, err);
+		free(map);
+	}
+}
+
+/* ---- histograms ---- */
+
+static struct hist_record *find_record(const struct hist_record *n)
+{
+	unsigned int i;
+
+	for (i = 0; i < num_hist_records; i++) {
+		struct hist_record *r = &hist_records[i];
+
+		if (r->lowpc == n->lowpc && r->highpc == n->highpc &&
+		    r->num_bins == n->num_bins && r->scale == n->scale &&
+		    r->bucket_size == n->bucket_size)
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * GNU's rule for its uniform-bin records: a record that overlaps
+ * another without being identical to it cannot be assigned.
+ */
+static const char *gnu_overlap(const struct hist_record *n)
+{
+	unsigned int i, found = 0;
+
+	for (i = 0; i < num_hist_records; i++) {
+		const struct hist_record *r = &hist_records[i];
+		uint64_t lo = r->lowpc > n->lowpc ? r->lowpc : n->lowpc;
+		uint64_t hi = r->highpc < n->highpc ? r->highpc : n->highpc;
+
+		if (lo < hi)
+			found++;
+	}
+	if (found > 1)
+		return "a histogram record covers several earlier ones";
+	if (found)
+		return "overlapping histogram records";
+	return NULL;
+}
+
+static struct hist_record *add_record(const struct hist_record *n)
+{
+	struct hist_record *r;
+
+	hist_records = xrealloc(hist_records,
+				(num_hist_records + 1) * sizeof(*r));
+	r = &hist_records[num_hist_records++];
+	*r = *n;
+	r->sample = xcalloc(n->num_bins, sizeof(*r->sample));
+	return r;
+}
+
+static void gnu_hist_record(struct cursor *c)
+{
+	struct hist_record n = { .bucket_size = 2 };
+	struct hist_record *r;
+	const unsigned char *dim, *bins = NULL;
+	uint32_t rate;
+	char ndim[16] = "";
+	uint64_t i;
+
+	n.lowpc = get_vma(c);
+	n.highpc = get_vma(c);
+	n.num_bins = get_uint(c, 4);
+	rate = get_uint(c, 4);
+	if (!take(c, 16, &dim))
+		return;
+	memcpy(ndim, dim, 15);
+	if (n.highpc < n.lowpc) {
+		cursor_fail(c, "histogram record ends (0x%llx) before it starts (0x%llx)",
+			    (unsigned long long)n.highpc,
+			    (unsigned long long)n.lowpc);
+		return;
+	}
+	if (!n.num_bins) {
+		cursor_fail(c, "histogram record has no bins");
+		return;
+	}
+	if (n.num_bins > (uint64_t)(c->end - c->p) / 2) {
+		cursor_fail(c, "unexpected end of file in a histogram of %llu bins",
+			    (unsigned long long)n.num_bins);
+		return;
+	}
+	n.bin_scale = (double)((n.highpc - n.lowpc) / 2) / n.num_bins;
+	if (!have_gnu_hist) {
+		hz = rate;
+		memcpy(hist_dimension, ndim, 16);
+		hist_dimension_abbrev = dim[15];
+		gnu_hist_scale = n.bin_scale;
+		have_gnu_hist = true;
+	} else if (strncmp(ndim, hist_dimension, 15)) {
+		cursor_fail(c, "dimension unit changed between histogram records (from '%s' to '%s')",
+			    hist_dimension, ndim);
+		return;
+	} else if (dim[15] != hist_dimension_abbrev) {
+		cursor_fail(c, "dimension abbreviation changed between histogram records (from '%c' to '%c')",
+			    hist_dimension_abbrev, dim[15]);
+		return;
+	} else if (gnu_hist_scale - n.bin_scale > 0.000001 ||
+		   n.bin_scale - gnu_hist_scale > 0.000001) {
+		cursor_fail(c, "different scales in histogram records");
+		return;
+	}
+	r = find_record(&n);
+	if (!r) {
+		const char *why = gnu_overlap(&n);
+
+		if (why) {
+			cursor_fail(c, "%s", why);
+			return;
+		}
+		r = add_record(&n);
+	}
+	if (!take(c, n.num_bins * 2, &bins))
+		return;
+	for (i = 0; i < n.num_bins; i++) {
+		const unsigned char *b = bins + 2 * i;
+
+		r->sample[i] += gnu_swap() ? (b[0] << 8 | b[1]) :
+					     (b[1] << 8 | b[0]);
+	}
+}
+
+static void gnu_bb_record(struct cursor *c)
+{
+	uint32_t n = get_uint(c, 4), i;
+
+	if (n > (uint64_t)(c->end - c->p) / (2 * gmon_ptr_size)) {
+		cursor_fail(c, "unexpected end of file in %u basic-block counts",
+			    n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t addr = get_vma(c);
+		uint64_t count = get_vma(c);
+
+		bb_record(addr, count);
+	}
+}
+
+struct file_counts {
+	int nhist, narcs, nbbs;
+	unsigned int version;
+};
+
+static void parse_gnu(struct cursor *c, struct file_counts *fc)
+{
+	while (!c->failed && c->p < c->end) {
+		unsigned int tag = *c->p++;
+
+		switch (tag) {
+		case 0:
+			fc->nhist++;
+			gmon_input |= INPUT_HISTOGRAM;
+			gnu_hist_record(c);
+			break;
+		case 1: {
+			uint64_t from = get_vma(c), self = get_vma(c);
+			uint64_t count = get_uint(c, 4);
+
+			fc->narcs++;
+			gmon_input |= INPUT_CALL_GRAPH;
+			if (!c->failed)
+				cg_tally(from, self, count);
+			break;
+		}
+		case 2:
+			fc->nbbs++;
+			gmon_input |= INPUT_BB_COUNTS;
+			gnu_bb_record(c);
+			break;
+		default:
+			cursor_fail(c, "found bad tag %u (file corrupted?)", tag);
+		}
+	}
+}
+
+/* The old BSD and 4.4BSD formats: one histogram, then raw arcs. */
+static void parse_bsd(struct cursor *c, const unsigned char *start,
+		      struct file_counts *fc)
+{
+	struct hist_record n = { .bucket_size = 2 };
+	struct hist_record *r;
+	uint32_t ncnt, version;
+	size_t header;
+	int64_t bytes;
+	uint64_t i;
+	const unsigned char *bins = NULL;
+
+	c->p = start;
+	n.lowpc = get_vma(c);
+	n.highpc = get_vma(c);
+	ncnt = get_uint(c, 4);
+	version = get_uint(c, 4);
+	if (c->failed) {
+		cursor_fail(c, "file too short to be a gmon file");
+		return;
+	}
+	if (version == BSD44_VERSION) {
+		uint32_t rate = get_uint(c, 4);
+
+		if (!num_hist_records)
+			hz = rate;
+		else if (hz != rate) {
+			cursor_fail(c, "profiling rate incompatible with first gmon file");
+			return;
+		}
+		header = gmon_ptr_size == 8 ? 40 : 32;
+	} else {
+		if (file_format == FF_BSD44) {
+			cursor_fail(c, "bad magic cookie (not a 4.4BSD gmon file)");
+			return;
+		}
+		header = gmon_ptr_size == 8 ? 20 : 12;
+	}
+	if ((size_t)(c->end - start) < header) {
+		cursor_fail(c, "file too short to be a gmon file");
+		return;
+	}
+	c->p = start + header;
+	bytes = (int64_t)ncnt - (int64_t)header;
+	if (bytes < 0 || n.lowpc > n.highpc) {
+		cursor_fail(c, "does not appear to be in gmon.out format");
+		return;
+	}
+	n.num_bins = bytes / 2;
+	if (num_hist_records &&
+	    (n.lowpc != hist_records[0].lowpc ||
+	     n.highpc != hist_records[0].highpc ||
+	     n.num_bins != hist_records[0].num_bins)) {
+		cursor_fail(c, "incompatible with first gmon file");
+		return;
+	}
+	if (!num_hist_records) {
+		n.bin_scale = n.num_bins ?
+			(double)((n.highpc - n.lowpc) / 2) / n.num_bins : 0;
+		gnu_hist_scale = n.bin_scale;
+		have_gnu_hist = true;
+		strcpy(hist_dimension, "seconds");
+		hist_dimension_abbrev = 's';
+		add_record(&n);
+	}
+	r = &hist_records[0];
+	gmon_input |= INPUT_HISTOGRAM | INPUT_CALL_GRAPH;
+	if (n.num_bins)
+		fc->nhist++;
+	if (n.num_bins > (uint64_t)(c->end - c->p) / 2) {
+		cursor_fail(c, "unexpected end of file in a histogram of %llu bins",
+			    (unsigned long long)n.num_bins);
+		return;
+	}
+	if (!take(c, n.num_bins * 2, &bins))
+		return;
+	for (i = 0; i < n.num_bins; i++) {
+		const unsigned char *b = bins + 2 * i;
+
+		r->sample[i] += gnu_swap() ? (b[0] << 8 | b[1]) :
+					     (b[1] << 8 | b[0]);
+	}
+	while ((size_t)(c->end - c->p) >= 3 * gmon_ptr_size) {
+		uint64_t from = get_vma(c), self = get_vma(c);
+		uint64_t count = get_uint(c, gmon_ptr_size);
+
+		fc->narcs++;
+		cg_tally(from, self, count);
+	}
+	if (hz == 0) {
+		/* GNU asks the clock; on Linux that is the tick rate. */
+		long t = sysconf(_SC_CLK_TCK);
+
+		hz = t > 0 ? t : 1;
+	}
+}
+
+/* ---- the sprofil extension ---- */
+
+unsigned int module_outside(void)
+{
+	static unsigned int outside;
+
+	if (!outside) {
+		outside = module_add("(no module)", 11, NULL, 0, 0, false);
+		modules[outside].why =
+			xstrdup("absolute addresses, in no load module");
+	}
+	return outside;
+}
+
+void gmon_check_match(const char *name)
+{
+	const struct module *exe = &modules[0];
+	unsigned int i;
+
+	if (!exe->exec_high)
+		return;
+	for (i = 0; i < num_hist_records; i++) {
+		const struct hist_record *r = &hist_records[i];
+
+		if (ADDR_MODULE(r->lowpc) != 0)
+			continue;
+		/* glibc rounds the range out to 4 bytes; allow a little. */
+		if (r->lowpc + 64 >= exe->exec_low &&
+		    r->highpc <= exe->exec_high + 64)
+			continue;
+		fatal("%s: does not match %s: its histogram covers 0x%llx-0x%llx, outside the executable's code at 0x%llx-0x%llx",
+		      name, a_out_name, (unsigned long long)r->lowpc,
+		      (unsigned long long)r->highpc,
+		      (unsigned long long)exe->exec_low,
+		      (unsigned long long)exe->exec_high);
+	}
+}
+
+static unsigned int ext_module(struct cursor *c, const unsigned int *map,
+			       unsigned int nmap, uint32_t index)
+{
+	if (index == SP_NO_MODULE)
+		return module_outside();
+	if (index >= nmap) {
+		cursor_fail(c, "record names module %u, which no module record defined",
+			    index);
+		return 0;
+	}
+	return map[index];
+}
+
+static void ext_hist(struct cursor *c, const unsigned int *map,
+		     unsigned int nmap)
+{
+	struct hist_record n = { 0 };
+	struct hist_record *r;
+	uint32_t index, bucket_size, scale;
+	uint64_t period, low, high, i;
+	const unsigned char *counts = NULL;
+	unsigned int m;
+	double rate;
+
+	index = get_uint(c, 4);
+	bucket_size = get_uint(c, 4);
+	scale = get_uint(c, 4);
+	get_uint(c, 4);
+	period = get_uint(c, 8);
+	low = get_uint(c, 8);
+	high = get_uint(c, 8);
+	n.num_bins = get_uint(c, 8);
+	if (c->failed)
+		return;
+	m = ext_module(c, map, nmap, index);
+	if (c->failed)
+		return;
+	if (bucket_size != 2 && bucket_size != 4) {
+		cursor_fail(c, "histogram with %u-byte buckets (2 or 4 expected)",
+			    bucket_size);
+		return;
+	}
+	if (scale < 2 || scale > 0x10000 || !n.num_bins || !period ||
+	    high <= low || high - 1 > ADDR_LINK(~0ull) ||
+	    n.num_bins > (uint64_t)(c->end - c->p) / bucket_size) {
+		cursor_fail(c, "malformed histogram record (scale %u, %llu buckets, 0x%llx-0x%llx)",
+			    scale, (unsigned long long)n.num_bins,
+			    (unsigned long long)low, (unsigned long long)high);
+		return;
+	}
+	n.lowpc = MODULE_BASE(m) + low;
+	n.highpc = MODULE_BASE(m) + high;
+	n.bucket_size = bucket_size;
+	n.scale = scale;
+	n.bin_scale = (double)((high - low) / 2) / n.num_bins;
+	rate = 1e9 / (double)period;
+	if (!have_gnu_hist && !num_hist_records) {
+		hz = rate;
+		strcpy(hist_dimension, "seconds");
+		hist_dimension_abbrev = 's';
+		gnu_hist_scale = n.bin_scale;
+	}
+	r = find_record(&n);
+	if (!r)
+		r = add_record(&n);
+	if (!take(c, n.num_bins * bucket_size, &counts))
+		return;
+	for (i = 0; i < n.num_bins; i++) {
+		struct cursor b = { .p = counts + i * bucket_size,
+				    .end = counts + (i + 1) * bucket_size,
+				    .swap = c->swap };
+
+		r->sample[i] += get_uint(&b, bucket_size);
+	}
+	if (!modules[m].hist_high || modules[m].hist_low > n.lowpc)
+		modules[m].hist_low = n.lowpc;
+	if (modules[m].hist_high < n.highpc)
+		modules[m].hist_high = n.highpc;
+	gmon_input |= INPUT_HISTOGRAM;
+}
+
+static void ext_arcs(struct cursor *c, const unsigned int *map,
+		     unsigned int nmap, struct file_counts *fc)
+{
+	uint64_t narcs = get_uint(c, 8), i;
+
+	if (c->failed)
+		return;
+	if (narcs > (uint64_t)(c->end - c->p) / 32) {
+		cursor_fail(c, "arc record announces %llu arcs but holds fewer",
+			    (unsigned long long)narcs);
+		return;
+	}
+	for (i = 0; i < narcs && !c->failed; i++) {
+		uint32_t fm = get_uint(c, 4), sm = get_uint(c, 4);
+		uint64_t from = get_uint(c, 8), self = get_uint(c, 8);
+		uint64_t count = get_uint(c, 8);
+		unsigned int f = ext_module(c, map, nmap, fm);
+		unsigned int s = ext_module(c, map, nmap, sm);
+
+		if (c->failed)
+			break;
+		if (from > ADDR_LINK(~0ull) || self > ADDR_LINK(~0ull))
+			continue;
+		fc->narcs++;
+		gmon_input |= INPUT_CALL_GRAPH;
+		cg_tally(MODULE_BASE(f) + from, MODULE_BASE(s) + self, count);
+	}
+}
+
+static void parse_extension(struct cursor *c, struct file_counts *fc)
+{
+	unsigned int *map = NULL, nmap = 0;
+	const unsigned char *records = c->p;
+
+	/* Module records precede their users; map them all first. */
+	if (!scan_modules(c, &map, &nmap)) {
+		free(map);
+		return;
+	}
+	c->p = records;
+	while (!c->failed && c->p < c->end) {
+		uint32_t tag = get_uint(c, 4);
+		uint64_t size = get_uint(c, 8);
+		const unsigned char *body;
+		struct cursor b;
+
+		if (c->failed || !take(c, size, &body))
+			break;
+		b = *c;
+		b.p = body;
+		b.end = body + size;
+		switch (tag) {
+		case 2:
+			fc->nhist++;
+			ext_hist(&b, map, nmap);
+			break;
+		case 3:
+			ext_arcs(&b, map, nmap, fc);
+			break;
+		default:
+			/* Modules were mapped; newer records are skipped. */
+			break;
+		}
+		if (b.failed)
+			cursor_fail(c, "%s", b.err);
+	}
+	free(map);
+}
+
+int gmon_parse(const unsigned char *buf, size_t len, const char *name,
+	       char *err, size_t errlen)
+{
+	struct cursor c = { .p = buf, .end = buf + len, .err = err,
+			    .errlen = errlen };
+	struct file_counts fc = { 0 };
+	bool magic = len >= 4 && !memcmp(buf, "gmon", 4);
+
+	if (is_extension(buf, len, &c.swap)) {
+		c.p = buf + 20;
+		fc.version = SP_VERSION;
+		parse_extension(&c, &fc);
+	} else if (file_format == FF_MAGIC ||
+		   (file_format == FF_AUTO && magic)) {
+		if (len < 20) {
+			cursor_fail(&c, "file too short to be a gmon file");
+			return -1;
+		}
+		if (!magic) {
+			cursor_fail(&c, "bad magic cookie (not a gmon.out file)");
+			return -1;
+		}
+		c.swap = gnu_swap();
+		c.p = buf + 4;
+		fc.version = get_uint(&c, 4);
+		if (fc.version != GMON_VERSION && fc.version != 0) {
+			cursor_fail(&c, "unsupported version %u", fc.version);
+			return -1;
+		}
+		c.p = buf + 20;
+		parse_gnu(&c, &fc);
+	} else {
+		c.swap = gnu_swap();
+		parse_bsd(&c, buf, &fc);
+	}
+	if (c.failed)
+		return -1;
+	if (output_style & STYLE_GMON_INFO) {
+		printf("File `%s' (version %u) contains:\n", name, fc.version);
+		printf(fc.nhist == 1 ? "\t%d histogram record\n" :
+		       "\t%d histogram records\n", fc.nhist);
+		printf(fc.narcs == 1 ? "\t%d call-graph record\n" :
+		       "\t%d call-graph records\n", fc.narcs);
+		printf(fc.nbbs == 1 ? "\t%d basic-block count record\n" :
+		       "\t%d basic-block count records\n", fc.nbbs);
+		first_output = false;
+	}
+	return 0;
+}
+
+void gmon_parse_files(void)
+{
+	int i;
+
+	for (i = 0; i < nfiles; i++) {
+		char err[512];
+
+		if (gmon_parse(files[i].buf, files[i].len, files[i].name, err,
+			       sizeof(err)))
+			fatal("%s: %s", files[i].name, err);
+		gmon_check_match(files[i].name);
+	}
+}
+
+void profile_reset(void)
+{
+	unsigned int i;
+	size_t s;
+
+	for (i = 0; i < num_hist_records; i++)
+		free(hist_records[i].sample);
+	free(hist_records);
+	hist_records = NULL;
+	num_hist_records = 0;
+	have_gnu_hist = false;
+	hz = 0;
+	gmon_input = 0;
+	for (s = 0; s < symtab.len; s++) {
+		struct sym *sym = &symtab.base[s];
+
+		sym->ncalls = 0;
+		sym->hist.time = 0;
+		memset(&sym->cg, 0, sizeof(sym->cg));
+	}
+	arcs_reset();
+}

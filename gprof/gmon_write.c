@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Writing profiles: gmon.sum (-s) and one module's data as GNU gmon.out
+ * (--extract-module).
+ *
+ * GNU gprof writes gmon.sum's bins with 16 bits, so a sum above 65535
+ * wraps (two 40000-count bins become 14464).  GNU also sums records of
+ * an identical range when it reads them, so a bin too large for 16 bits
+ * is written here as several records of the same range whose bins add
+ * up to the exact sum: the file stays GNU gmon.out, GNU gprof reads it,
+ * and nothing is lost.  Arc counts above 32 bits are split the same way
+ * (GNU adds up repeated arcs).  A profile GNU cannot represent (several
+ * modules, profil-mapped buckets) is summed in sprofil's format.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gprof.h"
+
+struct out {
+	FILE *f;
+	const char *name;
+};
+
+static void put(struct out *o, uint64_t v, unsigned int n)
+{
+	unsigned char b[8];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		unsigned int k = gmon_big_endian ? n - 1 - i : i;
+
+		b[k] = v >> (8 * i);
+	}
+	if (fwrite(b, 1, n, o->f) != n)
+		fatal("%s: %s", o->name, strerror(errno));
+}
+
+/* The sprofil extension is always in the writing host's order. */
+static void put_host(struct out *o, uint64_t v, unsigned int n)
+{
+	if (fwrite(&v, 1, n, o->f) != n)
+		fatal("%s: %s", o->name, strerror(errno));
+}
+
+static void open_out(struct out *o, const char *name)
+{
+	o->name = name;
+	o->f = fopen(name, "wb");
+	if (!o->f)
+		fatal("%s: %s", name, strerror(errno));
+}
+
+static void close_out(struct out *o)
+{
+	if (fflush(o->f) || ferror(o->f) || fclose(o->f))
+		fatal("%s: %s", o->name, strerror(errno));
+}
+
+static uint64_t max_bin(const struct hist_record *r)
+{
+	uint64_t i, m = 0;
+
+	for (i = 0; i < r->num_bins; i++)
+		if (r->sample[i] > m)
+			m = r->sample[i];
+	return m;
+}
+
+/*
+ * One GNU tag-0 record per 65535 of the largest bin, each carrying the
+ * next slice of every bin; @lo/@hi are the addresses written.
+ */
+static void put_gnu_hist(struct out *o, const struct hist_record *r,
+			 uint64_t lo, uint64_t hi)
+{
+	uint64_t copies = (max_bin(r) + 65534) / 65535, c, i;
+	char dim[16] = "";
+
+	memcpy(dim, hist_dimension, 15);
+	dim[15] = hist_dimension_abbrev;
+	if (!copies)
+		copies = 1;
+	for (c = 0; c < copies; c++) {
+		put(o, 0, 1);
+		put(o, lo, gmon_ptr_size);
+		put(o, hi, gmon_ptr_size);
+		put(o, r->num_bins, 4);
+		put(o, (uint32_t)(hz + 0.5), 4);
+		if (fwrite(dim, 1, 16, o->f) != 16)
+			fatal("%s: %s", o->name, strerror(errno));
+		for (i = 0; i < r->num_bins; i++) {
+			uint64_t left = r->sample[i] > c * 65535 ?
+					r->sample[i] - c * 65535 : 0;
+
+			put(o, left > 65535 ? 65535 : left, 2);
+		}
+	}
+}
+
+static void put_gnu_arc(struct out *o, uint64_t from, uint64_t self,
+			uint64_t count)
+{
+	do {
+		uint64_t n = count > 0xffffffffu ? 0xffffffffu : count;
+
+		put(o, 1, 1);
+		put(o, from, gmon_ptr_size);
+		put(o, self, gmon_ptr_size);
+		put(o, n, 4);
+		count -= n;
+	} while (count);
+}
+
+static void put_gnu_header(struct out *o)
+{
+	static const char zero[12];
+
+	if (fwrite("gmon", 1, 4, o->f) != 4)
+		fatal("%s: %s", o->name, strerror(errno));
+	put(o, 1, 4);
+	if (fwrite(zero, 1, 12, o->f) != 12)
+		fatal("%s: %s", o->name, strerror(errno));
+}
+
+/* GNU's order: each symbol's arcs to its children, in list order. */
+static void put_gnu_arcs(struct out *o, int module, size_t *dropped)
+{
+	size_t i;
+
+	for (i = 0; i < symtab.len; i++) {
+		struct arc *a;
+
+		for (a = symtab.base[i].cg.children; a; a = a->next_child) {
+			if (module >= 0 &&
+			    (a->parent->module != (unsigned int)module ||
+			     a->child->module != (unsigned int)module)) {
+				(*dropped)++;
+				continue;
+			}
+			put_gnu_arc(o, ADDR_LINK(a->parent->addr),
+				    ADDR_LINK(a->child->addr), a->count);
+		}
+	}
+}
+
+/* The old BSD or 4.4BSD layout, for -s with -O b or -O 4. */
+static void put_bsd(struct out *o)
+{
+	const struct hist_record *r = &hist_records[0];
+	long tick = sysconf(_SC_CLK_TCK);
+	bool bsd44 = file_format == FF_BSD44 || hz != tick;
+	unsigned int header = bsd44 ? (gmon_ptr_size == 8 ? 40 : 32) :
+				      (gmon_ptr_size == 8 ? 20 : 12);
+	uint64_t i;
+	size_t j;
+
+	if (num_hist_records != 1)
+		fatal("%s: the BSD formats hold one histogram, not %u",
+		      o->name, num_hist_records);
+	put(o, r->lowpc, gmon_ptr_size);
+	put(o, r->highpc, gmon_ptr_size);
+	put(o, r->num_bins * 2 + header, 4);
+	if (bsd44) {
+		put(o, 0x00051879, 4);
+		put(o, (uint32_t)hz, 4);
+		put(o, 0, 4);
+		put(o, 0, 4);
+		put(o, 0, 4);
+	}
+	for (i = 0; i < r->num_bins; i++) {
+		if (r->sample[i] > 65535)
+			fatal("%s: a bin holds %llu counts, more than the BSD format's 16 bits; use the default format",
+			      o->name, (unsigned long long)r->sample[i]);
+		put(o, r->sample[i], 2);
+	}
+	for (j = 0; j < symtab.len; j++) {
+		struct arc *a;
+
+		for (a = symtab.base[j].cg.children; a; a = a->next_child) {
+			put(o, a->parent->addr, gmon_ptr_size);
+			put(o, a->child->addr, gmon_ptr_size);
+			put(o, a->count, gmon_ptr_size);
+		}
+	}
+}
+
+/* Writes the sprofil extension: modules, histograms, arcs. */
+static void put_extension(struct out *o)
+{
+	static const char zero[12];
+	unsigned int m, i;
+	size_t j, narcs = 0;
+	struct arc *a;
+
+	if (fwrite("gmon", 1, 4, o->f) != 4)
+		fatal("%s: %s", o->name, strerror(errno));
+	put_host(o, 0x53500001u, 4);
+	if (fwrite(zero, 1, 12, o->f) != 12)
+		fatal("%s: %s", o->name, strerror(errno));
+	for (m = 0; m < nmodules; m++) {
+		const struct module *mod = &modules[m];
+		const char *name = mod->recorded ? mod->recorded :
+				   mod->path ? mod->path : "";
+		size_t n = strlen(name);
+
+		put_host(o, 1, 4);
+		put_host(o, 24 + n + mod->build_id_len, 8);
+		put_host(o, m, 4);
+		put_host(o, m == 0, 4);
+		put_host(o, mod->load_bias, 8);
+		put_host(o, n, 4);
+		put_host(o, mod->build_id_len, 4);
+		if (fwrite(name, 1, n, o->f) != n ||
+		    fwrite(mod->build_id, 1, mod->build_id_len, o->f) !=
+		    mod->build_id_len)
+			fatal("%s: %s", o->name, strerror(errno));
+	}
+	for (i = 0; i < num_hist_records; i++) {
+		const struct hist_record *r = &hist_records[i];
+		uint64_t k;
+
+		put_host(o, 2, 4);
+		put_host(o, 48 + r->num_bins * 4, 8);
+		put_host(o, ADDR_MODULE(r->lowpc), 4);
+		put_host(o, 4, 4);
+		put_host(o, r->scale ? r->scale : 0x10000, 4);
+		put_host(o, 0, 4);
+		put_host(o, (uint64_t)(1e9 / hz + 0.5), 8);
+		put_host(o, ADDR_LINK(r->lowpc), 8);
+		put_host(o, ADDR_LINK(r->highpc), 8);
+		put_host(o, r->num_bins, 8);
+		for (k = 0; k < r->num_bins; k++) {
+			if (r->sample[k] > 0xffffffffu)
+				fprintf(stderr, "%s: %s: a bucket's %llu counts saturate at 2^32-1\n",
+					whoami, o->name,
+					(unsigned long long)r->sample[k]);
+			put_host(o, r->sample[k] > 0xffffffffu ? 0xffffffffu :
+				 r->sample[k], 4);
+		}
+	}
+	for (j = 0; j < symtab.len; j++)
+		for (a = symtab.base[j].cg.children; a; a = a->next_child)
+			narcs++;
+	put_host(o, 3, 4);
+	put_host(o, 8 + 32 * narcs, 8);
+	put_host(o, narcs, 8);
+	for (j = 0; j < symtab.len; j++) {
+		for (a = symtab.base[j].cg.children; a; a = a->next_child) {
+			put_host(o, a->parent->module, 4);
+			put_host(o, a->child->module, 4);
+			put_host(o, ADDR_LINK(a->parent->addr), 8);
+			put_host(o, ADDR_LINK(a->child->addr), 8);
+			put_host(o, a->count, 8);
+		}
+	}
+}
+
+void gmon_out_write(const char *path)
+{
+	bool gnu = !multi_module;
+	struct out o;
+	unsigned int i;
+	size_t dropped = 0;
+
+	for (i = 0; i < num_hist_records; i++)
+		if (hist_records[i].scale)
+			gnu = false;
+	open_out(&o, path);
+	if (!gnu) {
+		put_extension(&o);
+	} else if (file_format == FF_BSD || file_format == FF_BSD44) {
+		put_bsd(&o);
+	} else {
+		put_gnu_header(&o);
+		for (i = 0; i < num_hist_records; i++) {
+			if (max_bin(&hist_records[i]) > 65535)
+				fprintf(stderr, "%s: %s: bins above 65535 are written as repeated records of one range, which gprof adds up\n",
+					whoami, path);
+			put_gnu_hist(&o, &hist_records[i],
+				     hist_records[i].lowpc,
+				     hist_records[i].highpc);
+		}
+		put_gnu_arcs(&o, -1, &dropped);
+		if (gmon_input & INPUT_BB_COUNTS)
+			bb_write(o.f);
+	}
+	close_out(&o);
+}
+
+static unsigned int find_module(const char *spec)
+{
+	unsigned int m;
+	char *end;
+	unsigned long n = strtoul(spec, &end, 10);
+
+	if (*spec && !*end) {
+		if (n >= nmodules)
+			fatal("--extract-module: no module %lu (the profile has %u)",
+			      n, nmodules);
+		return n;
+	}
+	for (m = 0; m < nmodules; m++) {
+		const char *name = modules[m].recorded ? modules[m].recorded :
+				   modules[m].path;
+		const char *base = name ? strrchr(name, '/') : NULL;
+
+		if (!name)
+			continue;
+		base = base ? base + 1 : name;
+		if (!strcmp(spec, name) || !strcmp(spec, base))
+			return m;
+	}
+	fatal("--extract-module: no module named %s in the profile", spec);
+}
+
+void gmon_extract_module(const char *spec, const char *to)
+{
+	unsigned int m = find_module(spec), i, nhist = 0;
+	const struct module *mod = &modules[m];
+	const char *name = mod->path ? mod->path : mod->recorded;
+	const char *base = strrchr(name, '/');
+	char *path = NULL;
+	size_t dropped = 0;
+	struct out o;
+
+	if (!to) {
+		size_t n;
+
+		base = base ? base + 1 : name;
+		n = strlen(base) + 16;
+		path = xmalloc(n);
+		snprintf(path, n, "gmon.%s.out", base);
+		to = path;
+	}
+	open_out(&o, to);
+	put_gnu_header(&o);
+	for (i = 0; i < num_hist_records; i++) {
+		const struct hist_record *r = &hist_records[i];
+
+		if (ADDR_MODULE(r->lowpc) != m)
+			continue;
+		/*
+		 * A profil-mapped region becomes GNU's uniform bins over the
+		 * same range: both put bucket i at i/n of the way through.
+		 */
+		put_gnu_hist(&o, r, ADDR_LINK(r->lowpc), ADDR_LINK(r->highpc));
+		nhist++;
+	}
+	put_gnu_arcs(&o, m, &dropped);
+	close_out(&o);
+	fprintf(stderr, "%s: module %u (%s) written to %s: %u histogram record%s",
+		whoami, m, name, to, nhist, nhist == 1 ? "" : "s");
+	if (dropped)
+		fprintf(stderr, "; %zu call arc%s to or from other modules left out",
+			dropped, dropped == 1 ? "" : "s");
+	fputc('\n', stderr);
+	free(path);
+}

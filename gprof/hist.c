@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Histograms to symbols, and the flat profile.
+ *
+ * GNU records (uniform bins) are assigned exactly as GNU gprof does it,
+ * truncated integer bin edges included, since the flat profile must
+ * show GNU's numbers (its 100.16% included).  sprofil's extension
+ * records carry the profil mapping itself, so each bucket's exact byte
+ * range is known and split between the symbols it overlaps.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gprof.h"
+
+double total_time;
+
+/* SI prefixes for the per-call columns, as GNU chooses them. */
+static const struct {
+	char prefix;
+	double scale;
+} si_prefixes[] = {
+	{ 'T', 1e-12 }, { 'G', 1e-09 }, { 'M', 1e-06 }, { 'K', 1e-03 },
+	{ ' ', 1e-00 }, { 'm', 1e+03 }, { 'u', 1e+06 }, { 'n', 1e+09 },
+	{ 'p', 1e+12 }, { 'f', 1e+15 }, { 'a', 1e+18 },
+};
+
+/* The bin width of the first record, in 2-byte units (GNU's scale). */
+static double first_scale(void)
+{
+	return num_hist_records ? hist_records[0].bin_scale : 0;
+}
+
+bool hist_check_address(uint64_t addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < num_hist_records; i++)
+		if (hist_records[i].lowpc <= addr &&
+		    addr < hist_records[i].highpc)
+			return true;
+	return false;
+}
+
+/* GNU's -p/-P rule: whether @s's time is shown (and counted). */
+static bool flat_included(const struct sym *s)
+{
+	return sym_lookup(&syms[INCL_FLAT], s->addr) ||
+	       (!syms[INCL_FLAT].len && !sym_lookup(&syms[EXCL_FLAT], s->addr));
+}
+
+static void credit(struct sym *s, double ticks)
+{
+	if (flat_included(s))
+		s->hist.time += ticks;
+	else
+		total_time -= ticks;
+}
+
+/* The end of @j's range in 2-byte units, for GNU's overlap rule. */
+static uint64_t scaled_end(size_t j)
+{
+	const struct sym *s = &symtab.base[j];
+
+	if (j + 1 < symtab.len && symtab.base[j + 1].module == s->module)
+		return symtab.base[j + 1].hist.scaled_addr;
+	return (s->end_addr + 1) / 2;
+}
+
+static void assign_gnu(const struct hist_record *r)
+{
+	uint64_t lowpc = r->lowpc / 2;
+	double scale = first_scale();
+	size_t j, k = 1;
+	uint64_t i;
+
+	for (i = 0; i < r->num_bins; i++) {
+		uint64_t count = r->sample[i], bin_lo, bin_hi;
+
+		if (!count)
+			continue;
+		bin_lo = lowpc + (uint64_t)(scale * i);
+		bin_hi = lowpc + (uint64_t)(scale * (i + 1));
+		total_time += count;
+		for (j = k - 1; j < symtab.len; k = ++j) {
+			uint64_t sym_lo = symtab.base[j].hist.scaled_addr;
+			uint64_t sym_hi = scaled_end(j);
+			uint64_t overlap;
+
+			if (bin_hi < sym_lo)
+				break;
+			if (bin_lo >= sym_hi)
+				continue;
+			overlap = (bin_hi < sym_hi ? bin_hi : sym_hi) -
+				  (bin_lo > sym_lo ? bin_lo : sym_lo);
+			if (overlap > 0)
+				credit(&symtab.base[j],
+				       overlap * (double)count / scale);
+		}
+	}
+}
+
+/* First symbol whose range could hold @addr (binary search). */
+static size_t first_sym_at(uint64_t addr)
+{
+	size_t lo = 0, hi = symtab.len;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (symtab.base[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : 0;
+}
+
+/* Bucket i holds the bytes whose ((off / size) * scale) >> 16 is i. */
+static uint64_t bucket_start(const struct hist_record *r, uint64_t i)
+{
+	unsigned __int128 units = ((unsigned __int128)i << 16) + r->scale - 1;
+
+	return r->lowpc + (uint64_t)(units / r->scale) * r->bucket_size;
+}
+
+static void assign_exact(const struct hist_record *r)
+{
+	uint64_t i;
+
+	for (i = 0; i < r->num_bins; i++) {
+		uint64_t count = r->sample[i], lo, hi;
+		size_t j;
+
+		if (!count)
+			continue;
+		lo = bucket_start(r, i);
+		hi = bucket_start(r, i + 1);
+		if (hi > r->highpc)
+			hi = r->highpc;
+		total_time += count;
+		if (hi <= lo)
+			continue;
+		for (j = first_sym_at(lo); j < symtab.len; j++) {
+			struct sym *s = &symtab.base[j];
+			uint64_t s_hi = scaled_end(j) * 2, a, b;
+
+			if (j + 1 < symtab.len &&
+			    symtab.base[j + 1].module == s->module)
+				s_hi = symtab.base[j + 1].addr;
+			if (s->addr >= hi)
+				break;
+			a = lo > s->addr ? lo : s->addr;
+			b = hi < s_hi ? hi : s_hi;
+			if (b > a)
+				credit(s, (double)count * (b - a) / (hi - lo));
+		}
+	}
+}
+
+void hist_assign_samples(void)
+{
+	unsigned int i;
+	size_t j;
+
+	for (j = 0; j < symtab.len; j++)
+		symtab.base[j].hist.scaled_addr = symtab.base[j].addr / 2;
+	for (i = 0; i < num_hist_records; i++) {
+		if (hist_records[i].scale)
+			assign_exact(&hist_records[i]);
+		else
+			assign_gnu(&hist_records[i]);
+	}
+	for (j = 0; j < symtab.len; j++)
+		modules[symtab.base[j].module].time += symtab.base[j].hist.time;
+}
+
+static void flat_blurb(void)
+{
+	fputs(
+"\n"
+" %         share of the program's run time spent in this function\n"
+"            itself (its self seconds over all sampled seconds).\n"
+"\n"
+"cumulative  running sum of self seconds down the table.\n"
+" seconds\n"
+"\n"
+"self        seconds of samples that fell in this function itself,\n"
+"seconds     the key the table is sorted by.\n"
+"\n"
+"calls       times the function was called, when it was compiled\n"
+"            with -pg; blank when unknown.\n"
+"\n"
+"self        self time per call, in the unit shown.\n"
+"ms/call\n"
+"\n"
+"total       self time plus the time of its callees, per call.\n"
+"ms/call\n"
+"\n"
+"name        the function; ties in time are ordered by calls, then\n"
+"            alphabetically.  An index in brackets points into the\n"
+"            call graph.\n", stdout);
+	if (multi_module)
+		fputs("\n"
+"mod         the load module holding the function: an index into the\n"
+"            table of modules at the end of the report.\n", stdout);
+	fputs("\n"
+"Each sample counts as one sampling period of CPU time; a number not\n"
+"much larger than that period is noise.\n", stdout);
+}
+
+static void print_header(char prefix)
+{
+	char unit[16];
+
+	snprintf(unit, sizeof(unit), "%c%c/call", prefix,
+		 hist_dimension_abbrev);
+	if (bsd_style_output) {
+		printf("\ngranularity: each sample hit covers %ld byte(s)",
+		       (long)first_scale() * 2L);
+		if (total_time > 0.0)
+			printf(" for %.2f%% of %.2f %s\n\n",
+			       100.0 / total_time, total_time / hz,
+			       hist_dimension);
+	} else {
+		printf("\nEach sample counts as %g %s.\n", 1.0 / hz,
+		       hist_dimension);
+	}
+	if (total_time <= 0.0) {
+		printf(" no time accumulated\n\n");
+		/* Every numerator is zero then; avoid dividing by it. */
+		total_time = 1.0;
+	}
+	printf("%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %s%-8.8s\n",
+	       "%  ", "cumulative", "self  ", "", "self  ", "total ",
+	       multi_module ? "     " : "", "");
+	printf("%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %s%-8.8s\n",
+	       "time", hist_dimension, hist_dimension, "calls", unit, unit,
+	       multi_module ? " mod " : "", "name");
+}
+
+static double accum_time;
+
+static void print_line(struct sym *s, double scale)
+{
+	if (ignore_zeros && s->ncalls == 0 && s->hist.time == 0)
+		return;
+	accum_time += s->hist.time;
+	printf(bsd_style_output ? "%5.1f %10.2f %8.2f" : "%6.2f %9.2f %8.2f",
+	       total_time > 0.0 ? 100 * s->hist.time / total_time : 0.0,
+	       accum_time / hz, s->hist.time / hz);
+	if (s->ncalls)
+		printf(" %8lu %8.2f %8.2f  ", (unsigned long)s->ncalls,
+		       scale * s->hist.time / hz / s->ncalls,
+		       scale * (s->hist.time + s->cg.child_time) / hz /
+		       s->ncalls);
+	else
+		printf(" %8.8s %8.8s %8.8s  ", "", "", "");
+	if (multi_module)
+		printf("%4u ", s->module);
+	if (bsd_style_output)
+		print_name(stdout, s);
+	else
+		print_name_only(stdout, s);
+	putchar('\n');
+}
+
+/* Self time down, then calls down, then name (GNU's cmp_time). */
+static int cmp_time(const void *lp, const void *rp)
+{
+	const struct sym *l = *(struct sym *const *)lp;
+	const struct sym *r = *(struct sym *const *)rp;
+	double d = r->hist.time - l->hist.time;
+	int c;
+
+	if (d > 0.0)
+		return 1;
+	if (d < 0.0)
+		return -1;
+	if (r->ncalls != l->ncalls)
+		return r->ncalls > l->ncalls ? 1 : -1;
+	c = strcmp(l->name, r->name);
+	if (c)
+		return c;
+	/* GNU's (merge) sort is stable: keep the address order. */
+	return l < r ? -1 : l > r;
+}
+
+void hist_print(void)
+{
+	struct sym **sorted;
+	unsigned int log_scale = 0;
+	double top_time = 0.0;
+	bool top = false;
+	size_t i;
+
+	if (first_output)
+		first_output = false;
+	else
+		printf("\f\n");
+	accum_time = 0.0;
+	if (bsd_style_output) {
+		if (print_descriptions) {
+			printf("\n\n\nflat profile:\n");
+			flat_blurb();
+		}
+	} else {
+		printf("Flat profile:\n");
+	}
+
+	sorted = xmalloc(symtab.len * sizeof(*sorted));
+	for (i = 0; i < symtab.len; i++)
+		sorted[i] = &symtab.base[i];
+	qsort(sorted, symtab.len, sizeof(*sorted), cmp_time);
+
+	if (bsd_style_output) {
+		log_scale = 5;	/* milliseconds, BSD's unit */
+	} else {
+		for (i = 0; i < symtab.len; i++) {
+			struct sym *s = sorted[i];
+			double t;
+
+			if (!s->ncalls)
+				continue;
+			t = (s->hist.time + s->cg.child_time) / s->ncalls;
+			if (t > top_time) {
+				top_time = t;
+				top = true;
+			}
+		}
+		if (top && top_time > 0.0) {
+			top_time /= hz;
+			for (log_scale = 0; log_scale < 11; log_scale++) {
+				double v = si_prefixes[log_scale].scale *
+					   top_time;
+
+				if (v >= 1.0 && v < 1000.0)
+					break;
+			}
+			/* GNU reads one past its table here; stay inside. */
+			if (log_scale == 11)
+				log_scale = 10;
+		}
+	}
+	print_header(si_prefixes[log_scale].prefix);
+	for (i = 0; i < symtab.len; i++)
+		if (flat_included(sorted[i]))
+			print_line(sorted[i], si_prefixes[log_scale].scale);
+	free(sorted);
+	if (print_descriptions && !bsd_style_output)
+		flat_blurb();
+}

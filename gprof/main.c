@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gprof: GNU gprof's command line and phases, over sprofil's readers.
+ *
+ * The phases run in GNU's order because several results depend on it:
+ * symbols are read before the profile files (symspecs are resolved
+ * against them, arcs are tallied into them while reading), gmon.sum is
+ * written before any analysis, and the reports come out flat profile,
+ * call graph, index (-T: call graph first).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libiberty.h>
+#include <demangle.h>
+
+#include "gprof.h"
+
+const char *whoami = "gprof";
+const char *a_out_name = "a.out";
+int output_style;
+int output_width = 80;
+bool bsd_style_output;
+bool print_descriptions = true;
+bool demangle = true;
+bool ignore_zeros = true;
+bool ignore_static_funcs;
+bool ignore_non_functions;
+bool ignore_direct_calls;
+bool line_granularity;
+bool print_path;
+bool inline_file_names;
+bool bb_annotate_all_lines;
+bool create_annotation_files;
+unsigned long bb_min_calls = 1;
+int bb_table_length = 10;
+enum file_format file_format = FF_AUTO;
+bool first_output = true;
+const char *function_mapping_file;
+const char *external_symbol_table;
+const char *extract_module;
+const char *extract_to;
+
+/* GNU's profiling-runtime functions, never shown or charged. */
+static const char *const default_excluded[] = {
+	"_gprof_mcount", "mcount", "_mcount", "__mcount", "__mcount_internal",
+	"__mcleanup", NULL
+};
+
+void fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", whoami);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		fatal("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		fatal("out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		fatal("out of memory (%zu bytes)", n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xmalloc(n), s, n);
+}
+
+enum {
+	OPTION_DEMANGLE = 256,
+	OPTION_NO_DEMANGLE,
+	OPTION_INLINE_FILE_NAMES,
+	OPTION_EXTRACT_MODULE,
+	OPTION_EXTRACT_TO,
+};
+
+static const struct option long_options[] = {
+	{ "line", no_argument, NULL, 'l' },
+	{ "no-static", no_argument, NULL, 'a' },
+	{ "ignore-non-functions", no_argument, NULL, 'D' },
+	{ "external-symbol-table", required_argument, NULL, 'S' },
+	{ "annotated-source", optional_argument, NULL, 'A' },
+	{ "no-annotated-source", optional_argument, NULL, 'J' },
+	{ "flat-profile", optional_argument, NULL, 'p' },
+	{ "no-flat-profile", optional_argument, NULL, 'P' },
+	{ "graph", optional_argument, NULL, 'q' },
+	{ "no-graph", optional_argument, NULL, 'Q' },
+	{ "exec-counts", optional_argument, NULL, 'C' },
+	{ "no-exec-counts", optional_argument, NULL, 'Z' },
+	{ "function-ordering", no_argument, NULL, 'r' },
+	{ "file-ordering", required_argument, NULL, 'R' },
+	{ "file-info", no_argument, NULL, 'i' },
+	{ "sum", no_argument, NULL, 's' },
+	{ "all-lines", no_argument, NULL, 'x' },
+	{ "demangle", optional_argument, NULL, OPTION_DEMANGLE },
+	{ "no-demangle", no_argument, NULL, OPTION_NO_DEMANGLE },
+	{ "directory-path", required_argument, NULL, 'I' },
+	{ "display-unused-functions", no_argument, NULL, 'z' },
+	{ "inline-file-names", no_argument, NULL, OPTION_INLINE_FILE_NAMES },
+	{ "min-count", required_argument, NULL, 'm' },
+	{ "print-path", no_argument, NULL, 'L' },
+	{ "separate-files", no_argument, NULL, 'y' },
+	{ "static-call-graph", no_argument, NULL, 'c' },
+	{ "table-length", required_argument, NULL, 't' },
+	{ "time", required_argument, NULL, 'n' },
+	{ "no-time", required_argument, NULL, 'N' },
+	{ "width", required_argument, NULL, 'w' },
+	{ "brief", no_argument, NULL, 'b' },
+	{ "debug", optional_argument, NULL, 'd' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "file-format", required_argument, NULL, 'O' },
+	{ "traditional", no_argument, NULL, 'T' },
+	{ "version", no_argument, NULL, 'v' },
+	{ "extract-module", required_argument, NULL, OPTION_EXTRACT_MODULE },
+	{ "extract-to", required_argument, NULL, OPTION_EXTRACT_TO },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void usage(FILE *f, int status)
+{
+	fprintf(f,
+"Usage: %s [-[abcDhilLrsTvwxyz]] [-[ABCeEfFJnNOpPqQRStZ][name]] [-I dirs]\n"
+"\t[-d[num]] [-k from/to] [-m min-count] [-t table-length]\n"
+"\t[--[no-]annotated-source[=name]] [--[no-]exec-counts[=name]]\n"
+"\t[--[no-]flat-profile[=name]] [--[no-]graph[=name]]\n"
+"\t[--[no-]time=name] [--all-lines] [--brief] [--debug[=level]]\n"
+"\t[--function-ordering] [--file-ordering] [--inline-file-names]\n"
+"\t[--directory-path=dirs] [--display-unused-functions]\n"
+"\t[--file-format=name] [--file-info] [--help] [--line] [--min-count=n]\n"
+"\t[--no-static] [--print-path] [--separate-files]\n"
+"\t[--static-call-graph] [--sum] [--table-length=len] [--traditional]\n"
+"\t[--version] [--width=n] [--ignore-non-functions]\n"
+"\t[--demangle[=STYLE]] [--no-demangle] [--external-symbol-table=name]\n"
+"\t[--extract-module=MODULE [--extract-to=FILE]] [@FILE]\n"
+"\t[image-file] [profile-file...]\n"
+"Reads GNU gmon.out (also the BSD formats) and sprofil's multi-module\n"
+"profiles; see docs/gprof.md.\n", whoami);
+	exit(status);
+}
+
+/* -A -C -p and their negations: an optional symspec, else on/off. */
+static int with_spec(int style, int *user, enum table_id table, bool on)
+{
+	if (optarg)
+		sym_id_add(optarg, table);
+	*user |= style;
+	if (on || optarg)
+		return style;
+	return -style;
+}
+
+static void apply(int change)
+{
+	if (change > 0)
+		output_style |= change;
+	else
+		output_style &= ~-change;
+}
+
+int main(int argc, char **argv)
+{
+	const char *const *ex;
+	struct sym **cg = NULL;
+	int ch, user_specified = 0;
+	const char *env;
+
+	expandargv(&argc, &argv);
+	while ((ch = getopt_long(argc, argv,
+		"aA::bBcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:Tvw:xyzZ::",
+				 long_options, NULL)) != -1) {
+		switch (ch) {
+		case 'a':
+			ignore_static_funcs = true;
+			break;
+		case 'A':
+			apply(with_spec(STYLE_ANNOTATED_SOURCE,
+					&user_specified, INCL_ANNO, true));
+			break;
+		case 'b':
+			print_descriptions = false;
+			break;
+		case 'B':
+			output_style |= STYLE_CALL_GRAPH;
+			user_specified |= STYLE_CALL_GRAPH;
+			break;
+		case 'c':
+			ignore_direct_calls = true;
+			break;
+		case 'C':
+			apply(with_spec(STYLE_EXEC_COUNTS, &user_specified,
+					INCL_EXEC, true));
+			break;
+		case 'd':
+			/* GNU's -d needs a DEBUG build of gprof too. */
+			fprintf(stderr, "%s: debugging output is not supported; "
+				"-d ignored\n", whoami);
+			break;
+		case 'D':
+			ignore_non_functions = true;
+			break;
+		case 'E':
+			sym_id_add(optarg, EXCL_TIME);
+			sym_id_add(optarg, EXCL_GRAPH);
+			break;
+		case 'e':
+			sym_id_add(optarg, EXCL_GRAPH);
+			break;
+		case 'F':
+			sym_id_add(optarg, INCL_TIME);
+			sym_id_add(optarg, INCL_GRAPH);
+			break;
+		case 'f':
+			sym_id_add(optarg, INCL_GRAPH);
+			break;
+		case 'h':
+			usage(stdout, 0);
+			break;
+		case 'i':
+			output_style |= STYLE_GMON_INFO;
+			user_specified |= STYLE_GMON_INFO;
+			break;
+		case 'I':
+			source_search_append(optarg);
+			break;
+		case 'J':
+			apply(with_spec(STYLE_ANNOTATED_SOURCE,
+					&user_specified, EXCL_ANNO, false));
+			break;
+		case 'k':
+			sym_id_add(optarg, EXCL_ARCS);
+			break;
+		case 'l':
+			line_granularity = true;
+			break;
+		case 'L':
+			print_path = true;
+			break;
+		case 'm':
+			bb_min_calls = strtoul(optarg, NULL, 10);
+			break;
+		case 'n':
+			sym_id_add(optarg, INCL_TIME);
+			break;
+		case 'N':
+			sym_id_add(optarg, EXCL_TIME);
+			break;
+		case 'O':
+			switch (optarg[0]) {
+			case 'a':
+				file_format = FF_AUTO;
+				break;
+			case 'm':
+				file_format = FF_MAGIC;
+				break;
+			case 'b':
+				file_format = FF_BSD;
+				break;
+			case '4':
+				file_format = FF_BSD44;
+				break;
+			case 'p':
+				fatal("file format `prof' is not supported");
+			default:
+				fatal("unknown file format %s", optarg);
+			}
+			break;
+		case 'p':
+			apply(with_spec(STYLE_FLAT_PROFILE, &user_specified,
+					INCL_FLAT, true));
+			break;
+		case 'P':
+			apply(with_spec(STYLE_FLAT_PROFILE, &user_specified,
+					EXCL_FLAT, false));
+			break;
+		case 'q':
+			apply(with_spec(STYLE_CALL_GRAPH, &user_specified,
+					optarg && strchr(optarg, '/') ?
+					INCL_ARCS : INCL_GRAPH, true));
+			break;
+		case 'Q':
+			apply(with_spec(STYLE_CALL_GRAPH, &user_specified,
+					optarg && strchr(optarg, '/') ?
+					EXCL_ARCS : EXCL_GRAPH, false));
+			break;
+		case 'r':
+			output_style |= STYLE_FUNCTION_ORDER;
+			user_specified |= STYLE_FUNCTION_ORDER;
+			break;
+		case 'R':
+			output_style |= STYLE_FILE_ORDER;
+			user_specified |= STYLE_FILE_ORDER;
+			function_mapping_file = optarg;
+			break;
+		case 's':
+			output_style |= STYLE_SUMMARY_FILE;
+			user_specified |= STYLE_SUMMARY_FILE;
+			break;
+		case 'S':
+			external_symbol_table = optarg;
+			break;
+		case 't':
+			bb_table_length = atoi(optarg);
+			if (bb_table_length < 0)
+				bb_table_length = 0;
+			break;
+		case 'T':
+			bsd_style_output = true;
+			break;
+		case 'v':
+			printf("sprofil gprof 1.0 (GNU gprof 2.40 compatible)\n");
+			printf("Based on BSD gprof, copyright 1983 Regents of the University of California.\n");
+			printf("This program is free software.  This program has absolutely no warranty.\n");
+			exit(0);
+		case 'w':
+			output_width = atoi(optarg);
+			if (output_width < 1)
+				output_width = 1;
+			break;
+		case 'x':
+			bb_annotate_all_lines = true;
+			break;
+		case 'y':
+			create_annotation_files = true;
+			break;
+		case 'z':
+			ignore_zeros = false;
+			break;
+		case 'Z':
+			apply(with_spec(STYLE_EXEC_COUNTS, &user_specified,
+					EXCL_EXEC, false));
+			break;
+		case OPTION_DEMANGLE:
+			demangle = true;
+			if (optarg) {
+				enum demangling_styles style =
+					cplus_demangle_name_to_style(optarg);
+
+				if (style == unknown_demangling)
+					fatal("unknown demangling style `%s'",
+					      optarg);
+				cplus_demangle_set_style(style);
+			}
+			break;
+		case OPTION_NO_DEMANGLE:
+			demangle = false;
+			break;
+		case OPTION_INLINE_FILE_NAMES:
+			inline_file_names = true;
+			break;
+		case OPTION_EXTRACT_MODULE:
+			extract_module = optarg;
+			break;
+		case OPTION_EXTRACT_TO:
+			extract_to = optarg;
+			break;
+		default:
+			usage(stderr, 1);
+		}
+	}
+
+	if ((user_specified & STYLE_FUNCTION_ORDER) &&
+	    (user_specified & STYLE_FILE_ORDER))
+		fatal("only one of --function-ordering and --file-ordering may be specified");
+	if (extract_to && !extract_module)
+		fatal("--extract-to needs --extract-module");
+
+	/* gmon.sum keeps basic-block counts only per line symbol. */
+	if (output_style & STYLE_SUMMARY_FILE)
+		line_granularity = true;
+
+	env = getenv("GPROF_PATH");
+	if (env)
+		source_search_append(env);
+
+	if (optind < argc)
+		a_out_name = argv[optind++];
+
+	for (ex = default_excluded; *ex; ex++) {
+		sym_id_add(*ex, EXCL_TIME);
+		sym_id_add(*ex, EXCL_GRAPH);
+		sym_id_add(*ex, EXCL_FLAT);
+	}
+
+	/*
+	 * The profile files name the modules whose symbols are needed, so
+	 * they are loaded (not yet parsed) before the symbols are read.
+	 */
+	gmon_load_files(optind < argc ? (const char *const *)&argv[optind] :
+			NULL, optind < argc ? argc - optind : 0);
+	core_init(a_out_name);
+	if (ignore_direct_calls)
+		core_get_text_space();
+	if (external_symbol_table)
+		core_create_syms_from(external_symbol_table);
+	else if (line_granularity)
+		core_create_line_syms();
+	else
+		core_create_function_syms();
+
+	sym_id_parse();
+	gmon_parse_files();
+
+	if (extract_module) {
+		gmon_extract_module(extract_module,
+				    extract_to ? extract_to : NULL);
+		return 0;
+	}
+
+	if (output_style == 0) {
+		if (gmon_input & (INPUT_HISTOGRAM | INPUT_CALL_GRAPH)) {
+			if (gmon_input & INPUT_HISTOGRAM)
+				output_style |= STYLE_FLAT_PROFILE;
+			if (gmon_input & INPUT_CALL_GRAPH)
+				output_style |= STYLE_CALL_GRAPH;
+		} else {
+			output_style = STYLE_EXEC_COUNTS;
+		}
+		output_style &= ~user_specified;
+	}
+
+	if (output_style & STYLE_SUMMARY_FILE)
+		gmon_out_write("gmon.sum");
+
+	if (gmon_input & INPUT_HISTOGRAM)
+		hist_assign_samples();
+	if (gmon_input & INPUT_CALL_GRAPH)
+		cg = cg_assemble();
+
+	if ((output_style & STYLE_FLAT_PROFILE) &&
+	    !(gmon_input & INPUT_HISTOGRAM))
+		fatal("gmon.out file is missing histogram");
+	if ((output_style & STYLE_CALL_GRAPH) &&
+	    !(gmon_input & INPUT_CALL_GRAPH))
+		fatal("gmon.out file is missing call-graph data");
+
+	if (cg && (output_style & STYLE_CALL_GRAPH) && bsd_style_output)
+		cg_print(cg);
+	if (output_style & STYLE_FLAT_PROFILE)
+		hist_print();
+	if (cg && (output_style & STYLE_CALL_GRAPH)) {
+		if (!bsd_style_output)
+			cg_print(cg);
+		cg_print_index();
+	}
+	if (output_style & STYLE_EXEC_COUNTS)
+		print_exec_counts();
+	if (output_style & STYLE_ANNOTATED_SOURCE)
+		print_annotated_source();
+	if (output_style & STYLE_FUNCTION_ORDER)
+		cg_print_function_ordering();
+	if (output_style & STYLE_FILE_ORDER)
+		cg_print_file_ordering();
+	if (multi_module &&
+	    (output_style & (STYLE_FLAT_PROFILE | STYLE_CALL_GRAPH)))
+		modules_print();
+
+	if (fflush(stdout) || ferror(stdout))
+		fatal("standard output: %s", strerror(errno));
+	return 0;
+}

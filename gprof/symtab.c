@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Symbols of every load module, from their ELF files through libelf.
+ *
+ * Which symbols count, and how duplicates and gaps are settled, is GNU
+ * gprof's rule (its core_sym_class over BFD's symbol classes), because
+ * the flat profile must charge the same samples to the same names:
+ * text symbols (global or static), weak non-object symbols of any
+ * section, no debugging/absolute/common/ifunc symbols, and static names
+ * only if every dot-group after the name is a number (".clone.N" and
+ * ".constprop.N" allowed), so "foo.part.0" and "foo.cold" fall to the
+ * symbol before them.  st_size is ignored, as GNU does: a symbol ends
+ * where the next begins.
+ *
+ * Only names and addresses are read here.  Files and lines come from
+ * DWARF in source.c, when an output asks for them.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gprof.h"
+
+struct sym_table symtab;
+
+/* One opened ELF file per module (NULL when it could not be read). */
+struct core_module {
+	Elf *elf;
+	int fd;
+	uint64_t text_lo, text_hi;	/* link-time .text */
+	const unsigned char *text;	/* -c: the .text bytes */
+};
+
+static struct core_module *core;
+
+static char *why_text(const char *fmt, const char *arg)
+{
+	size_t n = strlen(fmt) + (arg ? strlen(arg) : 0) + 1;
+	char *s = xmalloc(n);
+
+	snprintf(s, n, fmt, arg ? arg : "");
+	return s;
+}
+
+static bool find_build_id(Elf *elf, const unsigned char **id, size_t *len)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && (off = gelf_getnote(d, off, &nh, &name_off,
+						&desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_off, "GNU", 4)) {
+				*id = (unsigned char *)d->d_buf + desc_off;
+				*len = nh.n_descsz;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * Opens module @m's ELF file.  Returns NULL with *why set (an
+ * explanation without the file name) when it cannot be used.
+ */
+static const char *open_module(unsigned int m, const char *path)
+{
+	struct core_module *cm = &core[m];
+	struct module *mod = &modules[m];
+	size_t shstrndx, i, nph, idlen;
+	const unsigned char *id;
+	Elf_Scn *scn = NULL;
+	bool text = false;
+
+	cm->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (cm->fd < 0)
+		return strerror(errno);
+	cm->elf = elf_begin(cm->fd, ELF_C_READ_MMAP, NULL);
+	if (!cm->elf || elf_kind(cm->elf) != ELF_K_ELF)
+		return "not in executable format (not an ELF file)";
+	if (elf_getshdrstrndx(cm->elf, &shstrndx))
+		return elf_errmsg(-1);
+	if (m == 0) {
+		const char *ident = elf_getident(cm->elf, NULL);
+
+		gmon_ptr_size = gelf_getclass(cm->elf) == ELFCLASS32 ? 4 : 8;
+		gmon_big_endian = ident && ident[EI_DATA] == ELFDATA2MSB;
+	}
+	while ((scn = elf_nextscn(cm->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(cm->elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".text")) {
+			cm->text_lo = sh.sh_addr;
+			cm->text_hi = sh.sh_addr + sh.sh_size;
+			text = true;
+			break;
+		}
+	}
+	if (!text)
+		return "can't find .text section";
+	if (!elf_getphdrnum(cm->elf, &nph)) {
+		for (i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(cm->elf, i, &ph) ||
+			    ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+				continue;
+			if (!mod->exec_high || mod->exec_low >
+			    MODULE_BASE(m) + ph.p_vaddr)
+				mod->exec_low = MODULE_BASE(m) + ph.p_vaddr;
+			if (mod->exec_high < MODULE_BASE(m) + ph.p_vaddr +
+			    ph.p_memsz)
+				mod->exec_high = MODULE_BASE(m) + ph.p_vaddr +
+						 ph.p_memsz;
+		}
+	}
+	if (mod->build_id_len && find_build_id(cm->elf, &id, &idlen) &&
+	    (idlen != mod->build_id_len ||
+	     memcmp(id, mod->build_id, idlen)))
+		return "its build-id differs from the profiled one (another build of it)";
+	mod->text_low = MODULE_BASE(m) + cm->text_lo;
+	mod->text_high = MODULE_BASE(m) + cm->text_hi;
+	return NULL;
+}
+
+void core_init(const char *a_out)
+{
+	unsigned int m;
+
+	elf_version(EV_CURRENT);
+	if (function_mapping_file)
+		read_function_mappings(function_mapping_file);
+	core = xcalloc(nmodules, sizeof(*core));
+	for (m = 0; m < nmodules; m++) {
+		struct module *mod = &modules[m];
+		const char *why;
+
+		core[m].fd = -1;
+		if (mod->why)	/* a pseudo module, with no file */
+			continue;
+		mod->path = xstrdup(m == 0 ? a_out : mod->recorded);
+		why = open_module(m, mod->path);
+		if (!why) {
+			mod->loaded = true;
+			continue;
+		}
+		if (m == 0)
+			fatal("%s: %s", a_out, why);
+		mod->why = why_text("%s", why);
+		if (core[m].elf)
+			elf_end(core[m].elf);
+		core[m].elf = NULL;
+		if (core[m].fd >= 0)
+			close(core[m].fd);
+		core[m].fd = -1;
+	}
+}
+
+uint64_t core_text_end(unsigned int m)
+{
+	if (m < nmodules && modules[m].loaded)
+		return modules[m].text_high;
+	if (m < nmodules && modules[m].hist_high)
+		return modules[m].hist_high;
+	return MODULE_BASE(m);
+}
+
+void core_get_text_space(void)
+{
+	unsigned int m;
+
+	for (m = 0; m < nmodules; m++) {
+		struct core_module *cm = &core[m];
+		Elf_Scn *scn = NULL;
+		size_t shstrndx;
+
+		if (!cm->elf || elf_getshdrstrndx(cm->elf, &shstrndx))
+			continue;
+		while ((scn = elf_nextscn(cm->elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			name = elf_strptr(cm->elf, shstrndx, sh.sh_name);
+			if (!name || strcmp(name, ".text"))
+				continue;
+			d = elf_rawdata(scn, NULL);
+			if (d && d->d_size == sh.sh_size)
+				cm->text = d->d_buf;
+			else
+				fprintf(stderr, "%s: %s: cannot read .text: %s\n",
+					whoami, modules[m].path, elf_errmsg(-1));
+			break;
+		}
+	}
+}
+
+const unsigned char *core_text(uint64_t lo, uint64_t hi)
+{
+	unsigned int m = ADDR_MODULE(lo);
+	struct core_module *cm;
+
+	if (m >= nmodules || ADDR_MODULE(hi - 1) != m || hi < lo)
+		return NULL;
+	cm = &core[m];
+	if (!cm->text || ADDR_LINK(lo) < cm->text_lo ||
+	    ADDR_LINK(hi) > cm->text_hi)
+		return NULL;
+	return cm->text + (ADDR_LINK(lo) - cm->text_lo);
+}
+
+/* GNU's test of a static name: "$" never, "." only before numbers. */
+static bool static_name_ok(const char *name)
+{
+	static const char clone[] = ".clone.", constprop[] = ".constprop.";
+
+	if (!*name)
+		return false;
+	for (; *name; name++) {
+		if (*name == '$')
+			return false;
+		while (*name == '.') {
+			bool digit = false;
+
+			if (strlen(name) > strlen(clone) &&
+			    !strncmp(name, clone, strlen(clone)))
+				name += strlen(clone) - 1;
+			else if (strlen(name) > strlen(constprop) &&
+				 !strncmp(name, constprop, strlen(constprop)))
+				name += strlen(constprop) - 1;
+			for (name++; *name; name++) {
+				if (digit && *name == '.')
+					break;
+				else if (isdigit((unsigned char)*name))
+					digit = true;
+				else
+					return false;
+			}
+		}
+		if (!*name)
+			break;
+	}
+	return true;
+}
+
+/*
+ * BFD's class of an ELF symbol as GNU gprof uses it: 'T' for a global
+ * (or weak non-object) symbol, 't' for a local text symbol, 0 when it
+ * does not count.  @func tells whether BFD would flag it BSF_FUNCTION.
+ */
+static int sym_class(Elf *elf, const GElf_Sym *s, const char *name,
+		     bool *func)
+{
+	int bind = GELF_ST_BIND(s->st_info), type = GELF_ST_TYPE(s->st_info);
+	bool global = bind == STB_GLOBAL || bind == STB_WEAK ||
+		      bind == STB_GNU_UNIQUE;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	*func = type == STT_FUNC || type == STT_GNU_IFUNC;
+	if (type == STT_SECTION || type == STT_FILE)
+		return 0;	/* BSF_DEBUGGING */
+	if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_COMMON)
+		return 0;
+	if (type == STT_GNU_IFUNC)
+		return 0;
+	if (bind == STB_WEAK)
+		return (type == STT_OBJECT || type == STT_COMMON) ? 0 : 'T';
+	if (bind == STB_GNU_UNIQUE || (!global && bind != STB_LOCAL))
+		return 0;
+	if (s->st_shndx == SHN_ABS || s->st_shndx >= SHN_LORESERVE)
+		return 0;
+	if (ignore_static_funcs && bind == STB_LOCAL)
+		return 0;
+	scn = elf_getscn(elf, s->st_shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
+		return 0;
+	if (global)
+		return 'T';
+	if (!name || !static_name_ok(name))
+		return 0;
+	if (!strncmp(name, "__gnu_compiled", 14) ||
+	    !strncmp(name, "___gnu_compiled", 15))
+		return 0;
+	if (ignore_non_functions && !*func)
+		return 0;
+	return 't';
+}
+
+static size_t sym_cap;
+
+static struct sym *sym_new(void)
+{
+	struct sym *s;
+
+	if (symtab.len == sym_cap) {
+		sym_cap = sym_cap ? sym_cap * 2 : 4096;
+		symtab.base = xrealloc(symtab.base, sym_cap * sizeof(*s));
+	}
+	s = &symtab.base[symtab.len++];
+	memset(s, 0, sizeof(*s));
+	return s;
+}
+
+/* Reads module @m's symbols; .dynsym stands in for a stripped library. */
+static size_t module_syms(unsigned int m)
+{
+	Elf *elf = core[m].elf;
+	Elf_Scn *scn = NULL, *dyn = NULL, *use = NULL;
+	GElf_Shdr sh, ush;
+	Elf_Data *d;
+	size_t before = symtab.len, i, n;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			use = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dyn = scn;
+	}
+	if (!use && m != 0 && dyn)
+		use = dyn;
+	if (!use || !gelf_getshdr(use, &ush) || !ush.sh_entsize)
+		return 0;
+	d = elf_getdata(use, NULL);
+	if (!d)
+		return 0;
+	n = ush.sh_size / ush.sh_entsize;
+	for (i = 1; i < n; i++) {
+		const struct function_map *map;
+		GElf_Sym es;
+		const char *name;
+		struct sym *s;
+		bool func;
+		int cls;
+
+		if (!gelf_getsym(d, i, &es))
+			continue;
+		name = elf_strptr(elf, ush.sh_link, es.st_name);
+		if (!name)
+			continue;
+		cls = sym_class(elf, &es, name, &func);
+		if (!cls)
+			continue;
+		/* -R: a mapped file is one symbol, at its first function. */
+		map = symbol_map_count ? symbol_map_find(name) : NULL;
+		if (map && !map->is_first)
+			continue;
+		s = sym_new();
+		s->addr = MODULE_BASE(m) + es.st_value;
+		s->name = map ? map->file_name : name;
+		s->module = m;
+		s->is_func = func;
+		s->is_bb_head = true;
+		s->is_static = cls == 't';
+	}
+	return symtab.len - before;
+}
+
+/* A module whose file could not be read is one symbol: "<name>". */
+static void module_placeholder(unsigned int m)
+{
+	struct module *mod = &modules[m];
+	const char *base = strrchr(mod->recorded, '/');
+	size_t n;
+	char *name;
+	struct sym *s;
+
+	if (!mod->hist_high)
+		return;
+	base = base ? base + 1 : mod->recorded;
+	n = strlen(base) + 3;
+	name = xmalloc(n);
+	snprintf(name, n, "<%s>", base);
+	s = sym_new();
+	s->addr = mod->hist_low;
+	s->end_addr = mod->hist_high - 1;
+	s->name = name;
+	s->module = m;
+	s->is_func = true;
+	s->is_bb_head = true;
+}
+
+void core_create_function_syms(void)
+{
+	unsigned int m;
+
+	for (m = 0; m < nmodules; m++) {
+		if (!core[m].elf) {
+			module_placeholder(m);
+			continue;
+		}
+		if (module_syms(m))
+			continue;
+		if (m == 0)
+			fatal("%s: has no symbols", a_out_name);
+		modules[m].why = xstrdup("has no symbols");
+		modules[m].loaded = false;
+		module_placeholder(m);
+	}
+	symtab_finalize(&symtab);
+}
+
+void core_create_syms_from(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096], name[4096], type;
+	unsigned long long addr;
+
+	if (!f)
+		fatal("%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		struct sym *s;
+
+		if (sscanf(line, "%llx %c %4095s", &addr, &type, name) != 3)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		s = sym_new();
+		s->addr = addr;
+		s->name = xstrdup(name);
+		s->is_func = true;
+		s->is_bb_head = true;
+		s->is_static = type == 't';
+	}
+	fclose(f);
+	if (!symtab.len)
+		fatal("%s: has no symbols", path);
+	symtab_finalize(&symtab);
+}
+
+/*
+ * GNU's order for symbols at one address: a function before a line
+ * symbol, a global before a static; otherwise the order read.
+ */
+static int cmp_addr(const void *lp, const void *rp)
+{
+	const struct sym *l = lp, *r = rp;
+
+	if (l->addr != r->addr)
+		return l->addr < r->addr ? -1 : 1;
+	if (l->is_func != r->is_func)
+		return (int)r->is_func - (int)l->is_func;
+	if (l->is_static != r->is_static)
+		return (int)l->is_static - (int)r->is_static;
+	/* qsort is not stable; the table index is the reading order. */
+	return l->nuses - r->nuses;
+}
+
+/* Which of two symbols at one address GNU keeps: true for @src. */
+static bool prefer(const struct sym *src, const struct sym *dst)
+{
+	if (!src->is_static && dst->is_static)
+		return true;
+	if (src->is_static != dst->is_static)
+		return false;
+	if (src->is_func && !dst->is_func)
+		return true;
+	if (src->is_func != dst->is_func)
+		return false;
+	if (src->name[0] != '_' && dst->name[0] == '_')
+		return true;
+	return src->name[0] == '_' && dst->name[0] == '_' &&
+	       src->name[1] != '_' && dst->name[1] == '_';
+}
+
+void symtab_finalize(struct sym_table *t)
+{
+	struct sym *src, *dst, *end;
+	uint64_t prev;
+	size_t i;
+
+	if (!t->len)
+		return;
+	for (i = 0; i < t->len; i++)
+		t->base[i].nuses = (int)i;
+	qsort(t->base, t->len, sizeof(*t->base), cmp_addr);
+	prev = t->base[0].addr - 1;
+	end = t->base + t->len;
+	for (src = dst = t->base; src < end; src++) {
+		if (src->addr == prev) {
+			if (prefer(src, &dst[-1]))
+				dst[-1] = *src;
+			continue;
+		}
+		if (dst > t->base && !dst[-1].end_addr)
+			dst[-1].end_addr =
+				dst[-1].module == src->module ?
+				src->addr - 1 :
+				core_text_end(dst[-1].module) - 1;
+		/* Keep it only if its range is not empty. */
+		if (!src->end_addr || src->addr <= src->end_addr) {
+			*dst++ = *src;
+			prev = src->addr;
+		}
+	}
+	if (!dst[-1].end_addr)
+		dst[-1].end_addr = core_text_end(dst[-1].module) - 1;
+	t->len = dst - t->base;
+	for (i = 0; i < t->len; i++)
+		t->base[i].nuses = 0;
+}
+
+struct sym *sym_lookup(const struct sym_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->len;
+
+	/* The last symbol starting at or below @addr, if it covers it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->base[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr > t->base[lo - 1].end_addr)
+		return NULL;
+	return &t->base[lo - 1];
+}
