@@ -1,0 +1,908 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Source lines of symbols, from each module's DWARF through libdw.
+ *
+ * GNU gprof asks bfd_find_nearest_line for the file and line of every
+ * function symbol up front, and for -l for every byte of .text.  Here
+ * the same answers come from the DWARF line tables, but only when a
+ * report needs them: a module's DWARF is opened on first use, a CU is
+ * found by address ranges (built once per module), and a CU's line
+ * table is read by libdw on first use and searched by bisection.
+ *
+ * What bfd answers, and so what is reproduced here:
+ *  - the row for an address is the last row at the greatest row address
+ *    not above it (bfd keeps only the last row of several at one
+ *    address); an address past its sequence's end has no row;
+ *  - line 0 means "no line": GNU then keeps neither file nor line;
+ *  - the file is the row's file with its directory (libdw joins the
+ *    directory entry and the CU's directory the way bfd does);
+ *  - for -l, the function of an address is the innermost subprogram or
+ *    inlined subroutine covering it, named by its linkage name, else by
+ *    the ELF symbol sitting at its entry, else by its DW_AT_name; where
+ *    no DWARF function covers it, by the nearest ELF symbol below.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gprof.h"
+
+struct source_file *first_src_file;
+
+/* ---- source files: one struct per distinct name ---- */
+
+static struct source_file **sf_hash;
+static size_t sf_hash_size;	/* a power of two */
+static size_t sf_count;
+
+static size_t str_hash(const char *s)
+{
+	size_t h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+static void sf_hash_grow(void)
+{
+	size_t n = sf_hash_size ? sf_hash_size * 2 : 64, i;
+	struct source_file **t = xcalloc(n, sizeof(*t));
+
+	for (i = 0; i < sf_hash_size; i++) {
+		struct source_file *sf = sf_hash[i];
+		size_t h;
+
+		if (!sf)
+			continue;
+		for (h = str_hash(sf->name) & (n - 1); t[h]; h = (h + 1) & (n - 1))
+			;
+		t[h] = sf;
+	}
+	free(sf_hash);
+	sf_hash = t;
+	sf_hash_size = n;
+}
+
+struct source_file *source_file_lookup_path(const char *path)
+{
+	struct source_file *sf;
+	size_t h;
+
+	if (2 * (sf_count + 1) > sf_hash_size)
+		sf_hash_grow();
+	for (h = str_hash(path) & (sf_hash_size - 1); sf_hash[h];
+	     h = (h + 1) & (sf_hash_size - 1))
+		if (!strcmp(sf_hash[h]->name, path))
+			return sf_hash[h];
+	sf = xcalloc(1, sizeof(*sf));
+	sf->name = xstrdup(path);
+	/* GNU prepends; print_annotated_source() restores GNU's order. */
+	sf->next = first_src_file;
+	first_src_file = sf;
+	sf_hash[h] = sf;
+	sf_count++;
+	return sf;
+}
+
+/* ---- each module's DWARF ---- */
+
+struct cu {
+	Dwarf_Die die;
+	Dwarf_Lines *lines;	/* NULL until read, or when unreadable */
+	size_t nlines;
+	bool lines_read;
+	struct source_file **files;	/* by file index, filled lazily */
+	size_t nfiles;
+};
+
+/* One address range of a CU; CUs may cover several. */
+struct cu_span {
+	uint64_t lo, hi;	/* link-time, [lo, hi) */
+	uint64_t max_hi;	/* greatest hi of this and the spans before */
+	size_t cu;
+};
+
+struct dmod {
+	bool opened;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf *dw;
+	struct cu *cus;
+	size_t ncus;
+	struct cu_span *spans;
+	size_t nspans;
+};
+
+static struct dmod *dmods;
+static unsigned int ndmods;
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct cu_span *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->cu < y->cu ? -1 : x->cu > y->cu;
+}
+
+static void dmod_index_cus(struct dmod *d)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, ncap = 0, scap = 0, i;
+
+	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t it = 0;
+		struct cu *cu;
+
+		if (d->ncus == ncap) {
+			ncap = ncap ? 2 * ncap : 64;
+			d->cus = xrealloc(d->cus, ncap * sizeof(*d->cus));
+		}
+		cu = &d->cus[d->ncus];
+		memset(cu, 0, sizeof(*cu));
+		off += hsize;
+		if (!dwarf_offdie(d->dw, off, &cu->die)) {
+			off = next;
+			continue;
+		}
+		off = next;
+		while ((it = dwarf_ranges(&cu->die, it, &base, &lo, &hi)) > 0) {
+			if (lo >= hi)
+				continue;
+			if (d->nspans == scap) {
+				scap = scap ? 2 * scap : 64;
+				d->spans = xrealloc(d->spans,
+						    scap * sizeof(*d->spans));
+			}
+			d->spans[d->nspans++] = (struct cu_span){
+				.lo = lo, .hi = hi, .cu = d->ncus };
+		}
+		d->ncus++;
+	}
+	qsort(d->spans, d->nspans, sizeof(*d->spans), cmp_span);
+	for (i = 0; i < d->nspans; i++) {
+		d->spans[i].max_hi = d->spans[i].hi;
+		if (i && d->spans[i - 1].max_hi > d->spans[i].max_hi)
+			d->spans[i].max_hi = d->spans[i - 1].max_hi;
+	}
+}
+
+/* The DWARF of module @m, opened on first use; NULL if it has none. */
+static struct dmod *dmod_get(unsigned int m)
+{
+	struct dmod *d;
+	Dwarf_Addr bias;
+
+	const char *path;
+
+	if (m >= ndmods) {
+		unsigned int n = m + 1 > nmodules ? m + 1 : nmodules;
+
+		dmods = xrealloc(dmods, n * sizeof(*dmods));
+		memset(dmods + ndmods, 0, (n - ndmods) * sizeof(*dmods));
+		ndmods = n;
+	}
+	d = &dmods[m];
+	if (d->opened)
+		return d->dw ? d : NULL;
+	d->opened = true;
+	/* A plain gmon.out may leave the module table to the executable. */
+	if (m < nmodules && modules[m].path)
+		path = modules[m].path;
+	else if (m == 0)
+		path = a_out_name;
+	else
+		return NULL;
+	d->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!d->dwfl)
+		return NULL;
+	/*
+	 * libdwfl finds separate debug files (.gnu_debuglink, build-id) as
+	 * bfd does.  Addresses are taken from the DWARF as written, i.e.
+	 * link-time, so the offline bias libdwfl picks does not matter.
+	 */
+	d->mod = dwfl_report_offline(d->dwfl, path, path, -1);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (d->mod)
+		d->dw = dwfl_module_getdwarf(d->mod, &bias);
+	if (!d->dw) {
+		dwfl_end(d->dwfl);
+		d->dwfl = NULL;
+		return NULL;
+	}
+	dmod_index_cus(d);
+	return d;
+}
+
+static void cu_read_lines(struct cu *cu)
+{
+	Dwarf_Files *files;
+
+	if (cu->lines_read)
+		return;
+	cu->lines_read = true;
+	if (dwarf_getsrclines(&cu->die, &cu->lines, &cu->nlines) != 0) {
+		cu->lines = NULL;
+		cu->nlines = 0;
+		return;
+	}
+	if (dwarf_getsrcfiles(&cu->die, &files, &cu->nfiles) != 0)
+		cu->nfiles = 0;
+	cu->files = xcalloc(cu->nfiles ? cu->nfiles : 1, sizeof(*cu->files));
+}
+
+static uint64_t row_addr(struct cu *cu, size_t i)
+{
+	Dwarf_Addr a = 0;
+
+	dwarf_lineaddr(dwarf_onesrcline(cu->lines, i), &a);
+	return a;
+}
+
+/* Index of the last row at or below @addr in @cu, or -1. */
+static ptrdiff_t cu_row(struct cu *cu, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	cu_read_lines(cu);
+	hi = cu->nlines;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (row_addr(cu, mid) <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (ptrdiff_t)lo - 1;
+}
+
+/* The row's file as a shared source_file, NULL when it has none. */
+static struct source_file *cu_row_file(struct cu *cu, Dwarf_Line *l)
+{
+	Dwarf_Files *files;
+	size_t idx;
+	const char *name;
+
+	if (dwarf_line_file(l, &files, &idx) != 0)
+		return NULL;
+	if (idx < cu->nfiles && cu->files[idx])
+		return cu->files[idx];
+	name = dwarf_filesrc(files, idx, NULL, NULL);
+	if (!name)
+		return NULL;
+	if (idx < cu->nfiles)
+		return cu->files[idx] = source_file_lookup_path(name);
+	return source_file_lookup_path(name);
+}
+
+/*
+ * The file and line of link-time @addr in @d, as bfd would give them:
+ * returns false when no line covers it.  @cu_out gets the CU used.
+ */
+static bool dmod_line(struct dmod *d, uint64_t addr, struct source_file **file,
+		      int *line, size_t *cu_out)
+{
+	size_t lo = 0, hi = d->nspans, best = SIZE_MAX;
+	ptrdiff_t i;
+
+	/* Last span starting at or below @addr ... */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->spans[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ... then back over every span still reaching it: first CU wins. */
+	for (i = (ptrdiff_t)lo - 1; i >= 0 && d->spans[i].max_hi > addr; i--)
+		if (d->spans[i].hi > addr && d->spans[i].cu < best)
+			best = d->spans[i].cu;
+	if (best == SIZE_MAX)
+		return false;
+	*cu_out = best;
+
+	struct cu *cu = &d->cus[best];
+	Dwarf_Line *l;
+	bool end;
+	int n;
+
+	i = cu_row(cu, addr);
+	if (i < 0)
+		return false;
+	l = dwarf_onesrcline(cu->lines, i);
+	if (!l || dwarf_lineendsequence(l, &end) != 0 || end)
+		return false;
+	if (dwarf_lineno(l, &n) != 0 || n == 0)
+		return false;
+	*file = cu_row_file(cu, l);
+	if (!*file)
+		return false;
+	*line = n;
+	return true;
+}
+
+void sym_source(struct sym *s)
+{
+	struct dmod *d;
+	struct source_file *file;
+	size_t cu;
+	int line;
+
+	if (s->src_known)
+		return;
+	s->src_known = 1;
+	d = dmod_get(s->module);
+	if (d && dmod_line(d, ADDR_LINK(s->addr), &file, &line, &cu)) {
+		s->file = file;
+		s->line_num = line;
+	}
+}
+
+/* ---- -l: one symbol per run of bytes with the same source line ---- */
+
+/* An ELF symbol bfd's function search can return. */
+struct esym {
+	uint64_t addr;
+	uint64_t size;		/* st_size, 1 when 0, as bfd takes it */
+	const char *name;
+	bool func;		/* STT_FUNC or STT_GNU_IFUNC */
+	size_t order;		/* position in .symtab */
+};
+
+/* A function of the DWARF: subprogram or inlined subroutine range. */
+struct dfunc {
+	uint64_t lo, hi;	/* this range, [lo, hi) */
+	uint64_t entry;		/* the first range's lo: bfd's arange.low */
+	const char *name;	/* NULL: named by the nearest ELF symbol */
+	size_t order;		/* DIE order, for bfd's tie-break */
+};
+
+struct line_ctx {
+	struct dmod *d;
+	unsigned int module;
+	uint64_t text_lo, text_hi;	/* .text, link-time */
+	size_t text_shndx;
+	struct esym *esyms;
+	size_t nesyms;
+	struct dfunc *funcs;
+	size_t nfuncs, fcap;
+};
+
+static int cmp_esym(const void *a, const void *b)
+{
+	const struct esym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The .symtab of @elf: its data and entry count, or NULL. */
+static Elf_Data *elf_symtab(Elf *elf, size_t *n, size_t *strndx)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *data;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !sh.sh_entsize)
+			return NULL;
+		*n = sh.sh_size / sh.sh_entsize;
+		*strndx = sh.sh_link;
+		return data;
+	}
+	return NULL;
+}
+
+/* Reads .text's bounds and its function-like ELF symbols. */
+static bool line_ctx_elf(struct line_ctx *c)
+{
+	Dwarf_Addr bias;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data;
+	size_t shstrndx, strndx, cap = 0, i, n;
+	bool have_text = false;
+
+	if (!c->d->mod)
+		return false;
+	elf = dwfl_module_getelf(c->d->mod, &bias);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!have_text && name && !strcmp(name, ".text")) {
+			c->text_lo = sh.sh_addr;
+			c->text_hi = sh.sh_addr + sh.sh_size;
+			c->text_shndx = elf_ndxscn(scn);
+			have_text = true;
+		}
+	}
+	if (!have_text)
+		return false;
+	data = elf_symtab(elf, &n, &strndx);
+	for (i = 1; data && i < n; i++) {
+		GElf_Sym st;
+		int type;
+		const char *name;
+
+		if (!gelf_getsym(data, i, &st) || st.st_shndx != c->text_shndx)
+			continue;
+		type = GELF_ST_TYPE(st.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    type != STT_NOTYPE)
+			continue;
+		/* bfd skips annobin's hidden local notype markers. */
+		if (type == STT_NOTYPE && st.st_size == 0 &&
+		    GELF_ST_BIND(st.st_info) == STB_LOCAL &&
+		    GELF_ST_VISIBILITY(st.st_other) == STV_HIDDEN)
+			continue;
+		name = elf_strptr(elf, strndx, st.st_name);
+		if (!name)
+			continue;
+		if (c->nesyms == cap) {
+			cap = cap ? 2 * cap : 1024;
+			c->esyms = xrealloc(c->esyms, cap * sizeof(*c->esyms));
+		}
+		c->esyms[c->nesyms++] = (struct esym){
+			.addr = st.st_value,
+			.size = st.st_size ? st.st_size : 1,
+			.name = name,
+			.func = type != STT_NOTYPE,
+			.order = c->nesyms,
+		};
+	}
+	qsort(c->esyms, c->nesyms, sizeof(*c->esyms), cmp_esym);
+	return true;
+}
+
+/*
+ * bfd's _bfd_elf_find_function for @addr: the nearest symbol at or below
+ * it; of several at that address, in .symtab order, one covering @addr
+ * beats one that does not (else the larger), a function beats a notype,
+ * and then the smaller wins.  NULL when there is none.
+ */
+static const struct esym *elf_find_function(const struct line_ctx *c,
+					    uint64_t addr)
+{
+	size_t lo = 0, hi = c->nesyms, first, i;
+	const struct esym *best = NULL, *e;
+	uint64_t at;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->esyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	at = c->esyms[lo - 1].addr;
+	for (first = lo - 1; first && c->esyms[first - 1].addr == at; first--)
+		;
+	/* The group is sorted by .symtab order already. */
+	for (i = first; i < lo; i++) {
+		e = &c->esyms[i];
+		if (!best) {
+			best = e;
+		} else if (best->addr + best->size <= addr) {
+			if (e->size > best->size)
+				best = e;
+		} else if (e->addr + e->size <= addr) {
+			continue;
+		} else if (e->func != best->func) {
+			if (e->func)
+				best = e;
+		} else if (e->size < best->size) {
+			best = e;
+		}
+	}
+	return best;
+}
+
+/* bfd's non_mangled(): languages whose DW_AT_name is the symbol name. */
+static bool lang_non_mangled(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_Ada83:
+	case DW_LANG_Cobol74:
+	case DW_LANG_Cobol85:
+	case DW_LANG_Fortran77:
+	case DW_LANG_Pascal83:
+	case DW_LANG_C99:
+	case DW_LANG_Ada95:
+	case DW_LANG_PLI:
+	case DW_LANG_UPC:
+	case DW_LANG_C11:
+	case DW_LANG_Mips_Assembler:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The name bfd gives a DWARF function: its linkage name; else, in a
+ * language without mangling, its DW_AT_name; else the ELF symbol at its
+ * entry if there is one, else DW_AT_name (NULL: none at all).
+ */
+static const char *dfunc_name(const struct line_ctx *c, Dwarf_Die *die,
+			      bool non_mangled, uint64_t entry)
+{
+	Dwarf_Attribute attr;
+	const char *name = NULL;
+	const struct esym *e;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr)) {
+		name = dwarf_formstring(&attr);
+		if (name)
+			return name;
+	}
+	if (dwarf_attr_integrate(die, DW_AT_name, &attr))
+		name = dwarf_formstring(&attr);
+	if (name && non_mangled)
+		return name;
+	e = elf_find_function(c, entry);
+	if (e && e->addr == entry)
+		return e->name;
+	return name;
+}
+
+static void add_dfuncs(struct line_ctx *c, Dwarf_Die *die, bool non_mangled)
+{
+	Dwarf_Die child;
+	int tag = dwarf_tag(die);
+
+	if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point ||
+	    tag == DW_TAG_inlined_subroutine) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t it = 0;
+		size_t first = c->nfuncs, order = c->nfuncs, i;
+		bool have = false;
+		uint64_t entry = 0;
+
+		while ((it = dwarf_ranges(die, it, &base, &lo, &hi)) > 0) {
+			if (!have) {
+				entry = lo;
+				have = true;
+			}
+			if (lo >= hi)
+				continue;
+			if (c->nfuncs == c->fcap) {
+				c->fcap = c->fcap ? 2 * c->fcap : 1024;
+				c->funcs = xrealloc(c->funcs,
+						    c->fcap * sizeof(*c->funcs));
+			}
+			c->funcs[c->nfuncs++] = (struct dfunc){
+				.lo = lo, .hi = hi, .entry = entry,
+				.order = order };
+		}
+		if (c->nfuncs > first) {
+			const char *name = dfunc_name(c, die, non_mangled,
+						      entry);
+
+			for (i = first; i < c->nfuncs; i++)
+				c->funcs[i].name = name;
+		}
+	}
+	if (dwarf_child(die, &child) != 0)
+		return;
+	do
+		add_dfuncs(c, &child, non_mangled);
+	while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int cmp_dfunc(const void *a, const void *b)
+{
+	const struct dfunc *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A growing array of addresses where the source info may change. */
+struct breaks {
+	uint64_t *a;
+	size_t n, cap;
+};
+
+static void breaks_add(struct breaks *b, const struct line_ctx *c,
+		       uint64_t addr)
+{
+	if (addr < c->text_lo || addr >= c->text_hi)
+		return;
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 4096;
+		b->a = xrealloc(b->a, b->cap * sizeof(*b->a));
+	}
+	b->a[b->n++] = addr;
+}
+
+/* A line symbol in the making; GNU's "prev" of core_create_line_syms. */
+struct line_sym {
+	uint64_t addr;		/* link-time */
+	const char *name;
+	struct source_file *file;
+	int line;
+};
+
+static struct line_sym *lsyms;
+static size_t nlsyms, lsym_cap;
+
+/*
+ * The line symbols of one module: what GNU's byte-by-byte walk of .text
+ * finds, computed only at the addresses where a line row, a CU range, a
+ * DWARF function or an ELF symbol starts or ends, since between two
+ * such addresses bfd's answer cannot change.
+ */
+static void module_line_syms(unsigned int m)
+{
+	struct line_ctx c = { .module = m };
+	struct breaks b = { 0 };
+	struct dfunc **active = NULL;
+	size_t nactive = 0, acap = 0, next = 0, i, j;
+	struct line_sym *prev;
+	bool have_prev = false;
+
+	c.d = dmod_get(m);
+	if (!c.d || !line_ctx_elf(&c))
+		return;
+	for (i = 0; i < c.d->ncus; i++) {
+		struct cu *cu = &c.d->cus[i];
+
+		add_dfuncs(&c, &cu->die,
+			   lang_non_mangled(dwarf_srclang(&cu->die)));
+		cu_read_lines(cu);
+		for (j = 0; j < cu->nlines; j++)
+			breaks_add(&b, &c, row_addr(cu, j));
+	}
+	for (i = 0; i < c.d->nspans; i++) {
+		breaks_add(&b, &c, c.d->spans[i].lo);
+		breaks_add(&b, &c, c.d->spans[i].hi);
+	}
+	for (i = 0; i < c.nfuncs; i++) {
+		breaks_add(&b, &c, c.funcs[i].lo);
+		breaks_add(&b, &c, c.funcs[i].hi);
+	}
+	for (i = 0; i < c.nesyms; i++) {
+		breaks_add(&b, &c, c.esyms[i].addr);
+		breaks_add(&b, &c, c.esyms[i].addr + c.esyms[i].size);
+	}
+	qsort(b.a, b.n, sizeof(*b.a), cmp_u64);
+	qsort(c.funcs, c.nfuncs, sizeof(*c.funcs), cmp_dfunc);
+
+	for (i = 0; i < b.n; i++) {
+		uint64_t addr = b.a[i];
+		const struct dfunc *best = NULL;
+		struct source_file *file;
+		const char *name;
+		size_t cu, k;
+		int line;
+
+		if (i && addr == b.a[i - 1])
+			continue;
+		/* The DWARF functions covering @addr, innermost first. */
+		while (next < c.nfuncs && c.funcs[next].lo <= addr) {
+			if (nactive == acap) {
+				acap = acap ? 2 * acap : 64;
+				active = xrealloc(active,
+						  acap * sizeof(*active));
+			}
+			active[nactive++] = &c.funcs[next++];
+		}
+		for (k = 0; k < nactive;) {
+			if (active[k]->hi <= addr) {
+				active[k] = active[--nactive];
+				continue;
+			}
+			/* bfd: the shortest range; on a tie, the later DIE. */
+			if (!best || active[k]->hi - active[k]->lo <
+			    best->hi - best->lo ||
+			    (active[k]->hi - active[k]->lo ==
+			     best->hi - best->lo &&
+			     active[k]->order > best->order))
+				best = active[k];
+			k++;
+		}
+
+		if (!dmod_line(c.d, addr, &file, &line, &cu))
+			continue;
+		name = best ? best->name : NULL;
+		if (!name) {
+			const struct esym *e = elf_find_function(&c, addr);
+
+			name = e ? e->name : NULL;
+		}
+		if (!name)
+			continue;
+		prev = &lsyms[nlsyms - 1];
+		if (have_prev && prev->line == line && prev->file == file &&
+		    !strcmp(prev->name, name))
+			continue;
+		if (nlsyms == lsym_cap) {
+			lsym_cap = lsym_cap ? 2 * lsym_cap : 4096;
+			lsyms = xrealloc(lsyms, lsym_cap * sizeof(*lsyms));
+		}
+		have_prev = true;
+		lsyms[nlsyms++] = (struct line_sym){ .addr = addr, .name = name,
+					   .file = file, .line = line };
+	}
+	free(active);
+	free(b.a);
+	free(c.funcs);
+	free(c.esyms);
+}
+
+void core_create_line_syms(void)
+{
+	struct sym_table ltab;
+	struct sym *s, *prev = NULL, *fs;
+	size_t first, i;
+	unsigned int m;
+
+	/* Function symbols too, for code compiled without -g. */
+	core_create_function_syms();
+
+	ltab.len = 0;
+	ltab.base = NULL;
+	for (m = 0; m < (nmodules ? nmodules : 1); m++) {
+		first = nlsyms;
+		module_line_syms(m);
+		ltab.base = xrealloc(ltab.base, (nlsyms + symtab.len) *
+				     sizeof(*ltab.base));
+		for (i = first; i < nlsyms; i++) {
+			s = &ltab.base[ltab.len++];
+			memset(s, 0, sizeof(*s));
+			s->addr = MODULE_BASE(m) + lsyms[i].addr;
+			s->name = lsyms[i].name;
+			s->file = lsyms[i].file;
+			s->line_num = lsyms[i].line;
+			s->module = m;
+			s->src_known = 1;
+			/*
+			 * A line is static when its function is: the
+			 * previous line's, if of the same function, else
+			 * the function symbol's around it.
+			 */
+			if (prev && i > first && prev->file == s->file &&
+			    !strcmp(prev->name, s->name)) {
+				s->is_static = prev->is_static;
+			} else {
+				fs = sym_lookup(&symtab, s->addr);
+				if (fs)
+					s->is_static = fs->is_static;
+			}
+			prev = s;
+		}
+	}
+	free(lsyms);
+	lsyms = NULL;
+	nlsyms = lsym_cap = 0;
+
+	ltab.base = xrealloc(ltab.base, (ltab.len + symtab.len) *
+			     sizeof(*ltab.base));
+	memcpy(ltab.base + ltab.len, symtab.base,
+	       symtab.len * sizeof(*symtab.base));
+	ltab.len += symtab.len;
+	free(symtab.base);
+	symtab_finalize(&ltab);
+	symtab = ltab;
+}
+
+struct source_file *source_file_lookup_name(const char *filename)
+{
+	struct source_file *sf;
+	const char *base;
+
+	/*
+	 * Users cannot know how DWARF spells a directory, so as in GNU only
+	 * the last component is compared.
+	 */
+	for (sf = first_src_file; sf; sf = sf->next) {
+		base = strrchr(sf->name, '/');
+		base = base ? base + 1 : sf->name;
+		if (!strcmp(filename, base))
+			return sf;
+	}
+	return NULL;
+}
+
+/* Gives @sf the next place in GNU's order, if it has none yet. */
+static void order_file(struct source_file *sf, struct source_file ***v,
+		       size_t *n, size_t *cap)
+{
+	if (!sf || sf->order)
+		return;
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*v = xrealloc(*v, *cap * sizeof(**v));
+	}
+	(*v)[(*n)++] = sf;
+	sf->order = (unsigned int)*n;
+}
+
+size_t source_files_gnu_order(struct source_file ***out)
+{
+	struct source_file **v = NULL, *sf;
+	size_t n = 0, cap = 0, i;
+	unsigned int m;
+
+	for (sf = first_src_file; sf; sf = sf->next)
+		sf->order = 0;
+	/* GNU looks up every function symbol in .symtab order ... */
+	for (m = 0; m < (nmodules ? nmodules : 1); m++) {
+		struct dmod *d = dmod_get(m);
+		Dwarf_Addr bias;
+		Elf *elf;
+		Elf_Data *data = NULL;
+		size_t k, ns, strndx;
+
+		if (d && (elf = dwfl_module_getelf(d->mod, &bias)))
+			data = elf_symtab(elf, &ns, &strndx);
+		for (k = 1; data && k < ns; k++) {
+			GElf_Sym st;
+			uint64_t addr;
+			struct sym *s;
+
+			if (!gelf_getsym(data, k, &st) ||
+			    st.st_shndx == SHN_UNDEF)
+				continue;
+			addr = MODULE_BASE(m) + st.st_value;
+			s = sym_lookup(&symtab, addr);
+			if (!s || s->addr != addr)
+				continue;
+			sym_source(s);
+			order_file(s->file, &v, &n, &cap);
+		}
+	}
+	/* ... then, with -l, the line symbols by address. */
+	for (i = 0; i < symtab.len; i++) {
+		sym_source(&symtab.base[i]);
+		order_file(symtab.base[i].file, &v, &n, &cap);
+	}
+	/* Newest first, as GNU's list. */
+	for (i = 0; i < n / 2; i++) {
+		sf = v[i];
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = sf;
+	}
+	*out = v;
+	return n;
+}
