@@ -1,0 +1,744 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The call graph: arcs as the profile files give them, then GNU gprof's
+ * assembly of them (depth-first numbering, cycles, propagation of flags
+ * and time, the order of the report).
+ *
+ * The results must be GNU's to the bit, including every tie and the
+ * order in which floating-point sums are formed, so the passes visit
+ * symbols and arcs in exactly GNU's order.  What differs is the cost:
+ * arcs are found through a hash table instead of a walk of the parent's
+ * children, the depth-first numbering keeps its own stack instead of
+ * recursing (a call chain 100,000 deep must not overflow the C stack),
+ * and cycles are merged with a union-find instead of relabelling and
+ * rescanning the whole numbering stack each time.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gprof.h"
+
+unsigned int num_cycles;
+struct sym *cycle_header;
+struct arc **arcs;
+size_t numarcs;
+double print_time;
+
+static size_t arcs_cap;
+
+/*
+ * Arcs between symbols of the symbol table, by (parent, child).  Arcs
+ * whose parent is elsewhere (the symspec tables' own copies) are not
+ * hashed: those tables get sorted after their arcs exist, which moves
+ * the symbols, and they are looked up by address range, as GNU does.
+ */
+static struct arc **arc_hash;
+static size_t arc_hash_size;	/* a power of two, or 0 */
+static size_t arc_hash_used;
+
+static bool in_symtab(const struct sym *s)
+{
+	return symtab.base && s >= symtab.base && s < symtab.base + symtab.len;
+}
+
+static size_t arc_slot(const struct sym *parent, const struct sym *child)
+{
+	uint64_t k = (uint64_t)(uintptr_t)parent * UINT64_C(0x9e3779b97f4a7c15);
+
+	k ^= (uint64_t)(uintptr_t)child + (k >> 29);
+	k *= UINT64_C(0xbf58476d1ce4e5b9);
+	k ^= k >> 32;
+	return (size_t)k & (arc_hash_size - 1);
+}
+
+static void arc_hash_insert(struct arc *a)
+{
+	size_t i = arc_slot(a->parent, a->child);
+
+	while (arc_hash[i])
+		i = (i + 1) & (arc_hash_size - 1);
+	arc_hash[i] = a;
+}
+
+static void arc_hash_grow(void)
+{
+	struct arc **old = arc_hash;
+	size_t old_size = arc_hash_size, i;
+
+	arc_hash_size = old_size ? old_size * 2 : 1024;
+	arc_hash = xcalloc(arc_hash_size, sizeof(*arc_hash));
+	for (i = 0; i < old_size; i++)
+		if (old[i])
+			arc_hash_insert(old[i]);
+	free(old);
+}
+
+/*
+ * GNU's test is "the arc's child covers the child's whole range".  Inside
+ * the symbol table ranges never overlap, so that is identity there and
+ * the hash answers it; the symspec tables' wider ranges need the walk.
+ */
+struct arc *arc_lookup(struct sym *parent, struct sym *child)
+{
+	struct arc *a;
+	size_t i;
+
+	if (!parent || !child)
+		return NULL;
+	if (in_symtab(parent)) {
+		if (!arc_hash_size)
+			return NULL;
+		for (i = arc_slot(parent, child); (a = arc_hash[i]);
+		     i = (i + 1) & (arc_hash_size - 1))
+			if (a->parent == parent && a->child == child)
+				return a;
+		return NULL;
+	}
+	for (a = parent->cg.children; a; a = a->next_child)
+		if (child->addr >= a->child->addr &&
+		    child->end_addr <= a->child->end_addr)
+			return a;
+	return NULL;
+}
+
+void arc_add(struct sym *parent, struct sym *child, uint64_t count)
+{
+	struct arc *a = arc_lookup(parent, child);
+
+	if (a) {
+		a->count += count;
+		return;
+	}
+	a = xcalloc(1, sizeof(*a));
+	a->parent = parent;
+	a->child = child;
+	a->count = count;
+
+	/* The array (-r, -R) holds every arc but the self-calls. */
+	if (parent != child) {
+		if (numarcs == arcs_cap) {
+			arcs_cap = arcs_cap ? arcs_cap * 2 : 64;
+			arcs = xrealloc(arcs, arcs_cap * sizeof(*arcs));
+		}
+		arcs[numarcs++] = a;
+	}
+
+	/* Newest first on both lists: the report's tie order needs it. */
+	a->next_child = parent->cg.children;
+	parent->cg.children = a;
+	a->next_parent = child->cg.parents;
+	child->cg.parents = a;
+
+	if (in_symtab(parent)) {
+		if ((arc_hash_used + 1) * 2 > arc_hash_size)
+			arc_hash_grow();
+		arc_hash_insert(a);
+		arc_hash_used++;
+	}
+}
+
+void arcs_reset(void)
+{
+	size_t i, kept = 0;
+
+	/*
+	 * Only the profile's arcs go: those between symbols of the table.
+	 * Arcs the symspecs made among their own symbols stay, and are
+	 * not even touched, since their symbols may have moved since.
+	 */
+	for (i = 0; i < numarcs; i++)
+		if (!in_symtab(arcs[i]->parent))
+			arcs[kept++] = arcs[i];
+	numarcs = kept;
+	for (i = 0; i < arc_hash_size; i++) {
+		struct arc *a = arc_hash[i];
+
+		if (!a)
+			continue;
+		a->parent->cg.children = NULL;
+		a->child->cg.parents = NULL;
+		free(a);
+	}
+	free(arc_hash);
+	arc_hash = NULL;
+	arc_hash_size = arc_hash_used = 0;
+	free(cycle_header);
+	cycle_header = NULL;
+	num_cycles = 0;
+	print_time = 0.0;
+}
+
+void cg_tally(uint64_t from_pc, uint64_t self_pc, uint64_t count)
+{
+	struct sym *parent = sym_lookup(&symtab, from_pc);
+	struct sym *child = sym_lookup(&symtab, self_pc);
+
+	if (!parent || !child)
+		return;
+
+	/*
+	 * With -l both ends are line symbols; the caller's line is what
+	 * we want, but a call always enters a function, so the child
+	 * backs up to the function symbol holding that line.
+	 */
+	while (child > symtab.base && !child->is_func)
+		child--;
+	if (!child->is_func)
+		return;
+
+	if (sym_id_arc_is_present(&syms[INCL_ARCS], parent, child) ||
+	    (syms[INCL_ARCS].len == 0 &&
+	     !sym_id_arc_is_present(&syms[EXCL_ARCS], parent, child))) {
+		child->ncalls += count;
+		arc_add(parent, child, count);
+	}
+}
+
+/*
+ * A stable merge sort of pointers that compares exactly as glibc's
+ * qsort does (top-down halves, the left element wins unless the
+ * comparison says greater), so even a comparison that is not a strict
+ * order lands elements where GNU's qsort put them.
+ */
+static void msort_rec(void **a, void **tmp, size_t n,
+		      int (*cmp)(const void *, const void *))
+{
+	size_t n1, n2, i, j, k;
+
+	if (n <= 1)
+		return;
+	n1 = n / 2;
+	n2 = n - n1;
+	msort_rec(a, tmp, n1, cmp);
+	msort_rec(a + n1, tmp, n2, cmp);
+	for (i = 0, j = n1, k = 0; i < n1 && j < n; k++) {
+		if (cmp(&a[i], &a[j]) <= 0)
+			tmp[k] = a[i++];
+		else
+			tmp[k] = a[j++];
+	}
+	while (i < n1)
+		tmp[k++] = a[i++];
+	/* What is left of the right half is already in place. */
+	memcpy(a, tmp, k * sizeof(*a));
+}
+
+void cg_sort(void *base, size_t n, int (*cmp)(const void *, const void *))
+{
+	void **tmp;
+
+	if (n <= 1)
+		return;
+	tmp = xmalloc(n * sizeof(void *));
+	msort_rec(base, tmp, n, cmp);
+	free(tmp);
+}
+
+/* ---- depth-first numbering ---- */
+
+#define DFN_NAN 0		/* not visited yet */
+#define DFN_BUSY (-1)		/* on the stack, or in an unfinished cycle */
+
+/*
+ * State of the numbering, all indexed by a symbol's position in the
+ * table or by a position on the stack (1-based, as GNU's).
+ *
+ * GNU relabels every member's cycle head each time cycles merge; here
+ * members are merged with a union-find whose root knows the head.  A
+ * head's members that are still on the stack sit in one contiguous run
+ * just above it ending at blk_end[head's position], which lets a new
+ * back arc skip whole runs instead of walking the stack.
+ */
+struct dfn {
+	struct sym **stk;	/* the symbols being visited */
+	struct arc **next_arc;	/* next arc to follow, per position */
+	size_t *blk_end;	/* per position of a head */
+	size_t depth;
+	size_t *pos;		/* per symbol: position on stack, or 0 */
+	size_t *uf;		/* per symbol: union-find parent */
+	size_t *uf_size;
+	struct sym **headof;	/* per union-find root: the cycle's head */
+	struct sym **tail;	/* per head: last symbol of its member list */
+	int counter;
+};
+
+static size_t sym_ix(const struct sym *s)
+{
+	return (size_t)(s - symtab.base);
+}
+
+static size_t uf_find(struct dfn *d, size_t x)
+{
+	size_t r = x, n;
+
+	while (d->uf[r] != r)
+		r = d->uf[r];
+	while (d->uf[x] != r) {
+		n = d->uf[x];
+		d->uf[x] = r;
+		x = n;
+	}
+	return r;
+}
+
+static struct sym *head_of(struct dfn *d, struct sym *s)
+{
+	return d->headof[uf_find(d, sym_ix(s))];
+}
+
+/* Appends the members of head @x to those of @h. */
+static void glom(struct dfn *d, struct sym *h, struct sym *x)
+{
+	size_t rh = uf_find(d, sym_ix(h)), rx = uf_find(d, sym_ix(x));
+
+	d->tail[sym_ix(h)]->cg.cyc.next = x;
+	d->tail[sym_ix(h)] = d->tail[sym_ix(x)];
+	if (d->uf_size[rh] < d->uf_size[rx]) {
+		size_t t = rh;
+
+		rh = rx;
+		rx = t;
+	}
+	d->uf[rx] = rh;
+	d->uf_size[rh] += d->uf_size[rx];
+	d->headof[rh] = h;
+}
+
+/*
+ * @child, already busy, was reached again: everything on the stack above
+ * the place where its cycle starts joins that cycle.
+ */
+static void find_cycle(struct dfn *d, struct sym *child)
+{
+	struct sym *h = head_of(d, child), *head;
+	size_t top = d->pos[sym_ix(child)], hp, p;
+
+	if (h != child && d->pos[sym_ix(h)] > top)
+		top = d->pos[sym_ix(h)];
+	if (top == 0)
+		fatal("call graph: no head found for a cycle");
+	if (top == d->depth)
+		return;		/* a call to itself */
+
+	head = head_of(d, d->stk[top]);
+	hp = d->pos[sym_ix(head)];
+	p = top + 1;
+	if (d->blk_end[hp] + 1 > p)
+		p = d->blk_end[hp] + 1;
+	while (p <= d->depth) {
+		struct sym *x = d->stk[p];
+		struct sym *xh = head_of(d, x);
+
+		if (xh == x) {
+			glom(d, head, x);
+			p = d->blk_end[p] + 1;
+		} else if (xh == head) {
+			p++;
+		} else {
+			fatal("call graph: cycle member outside its cycle");
+		}
+	}
+	d->blk_end[hp] = d->depth;
+}
+
+static void dfn_push(struct dfn *d, struct sym *s)
+{
+	d->depth++;
+	d->stk[d->depth] = s;
+	d->next_arc[d->depth] = s->cg.children;
+	d->blk_end[d->depth] = d->depth;
+	d->pos[sym_ix(s)] = d->depth;
+	s->cg.top_order = DFN_BUSY;
+}
+
+/* Numbers a finished head and its cycle; a member waits for its head. */
+static void dfn_pop(struct dfn *d)
+{
+	struct sym *s = d->stk[d->depth], *h = head_of(d, s), *m;
+
+	if (h == s) {
+		d->counter++;
+		for (m = s; m; m = m->cg.cyc.next)
+			m->cg.top_order = d->counter;
+	} else {
+		d->blk_end[d->pos[sym_ix(h)]] = d->depth - 1;
+	}
+	d->pos[sym_ix(s)] = 0;
+	d->depth--;
+}
+
+static void dfn_visit(struct dfn *d, struct sym *root)
+{
+	dfn_push(d, root);
+	while (d->depth) {
+		struct arc *a = d->next_arc[d->depth];
+		struct sym *c;
+
+		if (!a) {
+			dfn_pop(d);
+			continue;
+		}
+		d->next_arc[d->depth] = a->next_child;
+		c = a->child;
+		if (c->cg.top_order == DFN_NAN)
+			dfn_push(d, c);
+		else if (c->cg.top_order == DFN_BUSY)
+			find_cycle(d, c);
+	}
+}
+
+static void cg_dfn_all(void)
+{
+	size_t n = symtab.len, i;
+	struct dfn d = { 0 };
+
+	d.stk = xmalloc((n + 1) * sizeof(*d.stk));
+	d.next_arc = xmalloc((n + 1) * sizeof(*d.next_arc));
+	d.blk_end = xmalloc((n + 1) * sizeof(*d.blk_end));
+	d.pos = xcalloc(n, sizeof(*d.pos));
+	d.uf = xmalloc(n * sizeof(*d.uf));
+	d.uf_size = xmalloc(n * sizeof(*d.uf_size));
+	d.headof = xmalloc(n * sizeof(*d.headof));
+	d.tail = xmalloc(n * sizeof(*d.tail));
+	for (i = 0; i < n; i++) {
+		d.uf[i] = i;
+		d.uf_size[i] = 1;
+		d.headof[i] = &symtab.base[i];
+		d.tail[i] = &symtab.base[i];
+	}
+
+	for (i = 0; i < n; i++)
+		if (symtab.base[i].cg.top_order == DFN_NAN)
+			dfn_visit(&d, &symtab.base[i]);
+
+	for (i = 0; i < n; i++)
+		symtab.base[i].cg.cyc.head = head_of(&d, &symtab.base[i]);
+
+	free(d.stk);
+	free(d.next_arc);
+	free(d.blk_end);
+	free(d.pos);
+	free(d.uf);
+	free(d.uf_size);
+	free(d.headof);
+	free(d.tail);
+}
+
+/* ---- cycles ---- */
+
+static bool is_cycle_head(const struct sym *s)
+{
+	return s->cg.cyc.head == s && s->cg.cyc.next;
+}
+
+/*
+ * Numbers the cycles in address order of their heads and gives each a
+ * symbol of its own: calls from outside count as its calls, calls
+ * between members as its self-calls.
+ */
+static void cycle_link(void)
+{
+	struct sym *s, *m, *cyc;
+	struct arc *a;
+	size_t i;
+	unsigned int num = 0;
+
+	num_cycles = 0;
+	for (i = 0; i < symtab.len; i++)
+		if (is_cycle_head(&symtab.base[i]))
+			num_cycles++;
+	free(cycle_header);
+	cycle_header = xcalloc(num_cycles + 1, sizeof(*cycle_header));
+
+	for (i = 0; i < symtab.len; i++) {
+		s = &symtab.base[i];
+		if (!is_cycle_head(s))
+			continue;
+		cyc = &cycle_header[++num];
+		cyc->cg.print_flag = true;
+		cyc->cg.top_order = DFN_NAN;
+		cyc->cg.cyc.num = (int)num;
+		cyc->cg.cyc.head = cyc;
+		cyc->cg.cyc.next = s;
+
+		for (m = s; m; m = m->cg.cyc.next) {
+			m->cg.cyc.num = (int)num;
+			m->cg.cyc.head = cyc;
+		}
+		for (m = s; m; m = m->cg.cyc.next) {
+			for (a = m->cg.parents; a; a = a->next_parent) {
+				if (a->parent == m)
+					continue;
+				if (a->parent->cg.cyc.num == (int)num)
+					cyc->cg.self_calls += a->count;
+				else
+					cyc->ncalls += a->count;
+			}
+		}
+	}
+}
+
+/* Adds the share @parent passes down along @a to @to's fraction. */
+static void inherit_fract(struct sym *to, struct sym *parent, struct arc *a)
+{
+	/* A child only reached by static (-c) arcs gets no time. */
+	if (to->ncalls != 0)
+		to->cg.prop.fract += parent->cg.prop.fract *
+			((double)a->count / (double)to->ncalls);
+}
+
+/*
+ * A function inherits printing and its share of time from its callers;
+ * a cycle does so from the callers outside it, for all its members.
+ */
+static void inherit_flags(struct sym *child)
+{
+	struct sym *head = child->cg.cyc.head, *m;
+	struct arc *a;
+
+	if (child == head) {
+		child->cg.print_flag = false;
+		child->cg.prop.fract = 0.0;
+		for (a = child->cg.parents; a; a = a->next_parent) {
+			if (a->parent == child)
+				continue;
+			child->cg.print_flag |= a->parent->cg.print_flag;
+			inherit_fract(child, a->parent, a);
+		}
+		return;
+	}
+
+	head->cg.print_flag = false;
+	head->cg.prop.fract = 0.0;
+	for (m = head->cg.cyc.next; m; m = m->cg.cyc.next) {
+		for (a = m->cg.parents; a; a = a->next_parent) {
+			if (a->parent->cg.cyc.head == head)
+				continue;
+			head->cg.print_flag |= a->parent->cg.print_flag;
+			inherit_fract(head, a->parent, a);
+		}
+	}
+	for (m = head; m; m = m->cg.cyc.next) {
+		m->cg.print_flag = head->cg.print_flag;
+		m->cg.prop.fract = head->cg.prop.fract;
+	}
+}
+
+static bool in_table(enum table_id t, const struct sym *s)
+{
+	return sym_lookup(&syms[t], s->addr) != NULL;
+}
+
+/*
+ * Top-down (callers first): printing flags and the fraction of each
+ * function's time that is propagated, then the self time printed.
+ */
+static void propagate_flags(struct sym **top)
+{
+	struct sym *old_head = NULL, *child;
+	size_t i;
+
+	for (i = symtab.len; i-- > 0;) {
+		child = top[i];
+		/* A cycle is done as a whole at its first member seen. */
+		if (child->cg.cyc.head != old_head) {
+			old_head = child->cg.cyc.head;
+			inherit_flags(child);
+		}
+		if (!child->cg.print_flag) {
+			if (in_table(INCL_GRAPH, child) ||
+			    (syms[INCL_GRAPH].len == 0 &&
+			     !in_table(EXCL_GRAPH, child)))
+				child->cg.print_flag = true;
+		} else if (!in_table(INCL_GRAPH, child) &&
+			   in_table(EXCL_GRAPH, child)) {
+			child->cg.print_flag = false;
+		}
+		if (child->cg.prop.fract == 0.0) {
+			if (in_table(INCL_TIME, child) ||
+			    (syms[INCL_TIME].len == 0 &&
+			     !in_table(EXCL_TIME, child)))
+				child->cg.prop.fract = 1.0;
+		} else if (!in_table(INCL_TIME, child) &&
+			   in_table(EXCL_TIME, child)) {
+			child->cg.prop.fract = 0.0;
+		}
+		child->cg.prop.self = child->hist.time * child->cg.prop.fract;
+		print_time += child->cg.prop.self;
+	}
+}
+
+/* A cycle's self time: that of its members which pass time on. */
+static void cycle_time(void)
+{
+	struct sym *cyc, *m;
+	unsigned int i;
+
+	for (i = 1; i <= num_cycles; i++) {
+		cyc = &cycle_header[i];
+		for (m = cyc->cg.cyc.next; m; m = m->cg.cyc.next) {
+			/* Members excluded with -E pass nothing on. */
+			if (m->cg.prop.fract == 0.0)
+				continue;
+			cyc->hist.time += m->hist.time;
+		}
+		cyc->cg.prop.self = cyc->cg.prop.fract * cyc->hist.time;
+	}
+}
+
+/*
+ * Bottom-up: each arc carries its share (by call count) of the child's
+ * (or child's cycle's) self and child time to the parent.
+ */
+static void propagate_time(struct sym *parent)
+{
+	struct arc *a;
+	struct sym *child;
+	double share, prop_share, ratio;
+
+	if (parent->cg.prop.fract == 0.0)
+		return;
+
+	for (a = parent->cg.children; a; a = a->next_child) {
+		child = a->child;
+		if (a->count == 0 || child == parent ||
+		    child->cg.prop.fract == 0)
+			continue;
+		if (child->cg.cyc.head != child) {
+			if (parent->cg.cyc.num == child->cg.cyc.num)
+				continue;
+			child = child->cg.cyc.head;
+		} else if (parent->cg.top_order <= child->cg.top_order) {
+			/* Cannot happen with a sound numbering; GNU skips. */
+			continue;
+		}
+		if (child->ncalls == 0)
+			continue;
+
+		ratio = (double)a->count / (double)child->ncalls;
+		a->time = child->hist.time * ratio;
+		a->child_time = child->cg.child_time * ratio;
+		share = a->time + a->child_time;
+		parent->cg.child_time += share;
+
+		/* The part (1 - fract) of it is not printed anywhere. */
+		prop_share = parent->cg.prop.fract * share;
+		parent->cg.prop.child += prop_share;
+		a->time *= parent->cg.prop.fract;
+		a->child_time *= parent->cg.prop.fract;
+
+		if (parent->cg.cyc.head != parent) {
+			parent->cg.cyc.head->cg.child_time += share;
+			parent->cg.cyc.head->cg.prop.child += prop_share;
+		}
+	}
+}
+
+/*
+ * The report's order: most propagated time first; on a tie cycles, then
+ * names without a leading underscore, then more calls, then the name.
+ */
+static int cmp_total(const void *lp, const void *rp)
+{
+	const struct sym *l = *(const struct sym *const *)lp;
+	const struct sym *r = *(const struct sym *const *)rp;
+	double diff = (l->cg.prop.self + l->cg.prop.child) -
+		      (r->cg.prop.self + r->cg.prop.child);
+
+	if (diff < 0.0)
+		return 1;
+	if (diff > 0.0)
+		return -1;
+	if (!l->name && l->cg.cyc.num != 0)
+		return -1;
+	if (!r->name && r->cg.cyc.num != 0)
+		return 1;
+	if (!l->name)
+		return -1;
+	if (!r->name)
+		return 1;
+	if (l->name[0] != '_' && r->name[0] == '_')
+		return -1;
+	if (l->name[0] == '_' && r->name[0] != '_')
+		return 1;
+	if (l->ncalls > r->ncalls)
+		return -1;
+	if (l->ncalls < r->ncalls)
+		return 1;
+	return strcmp(l->name, r->name);
+}
+
+/*
+ * Symbols by increasing topological number, members of one cycle (which
+ * share a number) in table order: a counting sort, as stable as GNU's.
+ */
+static struct sym **top_sort(void)
+{
+	size_t n = symtab.len, i, max = 0, *start;
+	struct sym **top = xmalloc((n ? n : 1) * sizeof(*top));
+
+	for (i = 0; i < n; i++)
+		if ((size_t)symtab.base[i].cg.top_order > max)
+			max = (size_t)symtab.base[i].cg.top_order;
+	start = xcalloc(max + 2, sizeof(*start));
+	for (i = 0; i < n; i++)
+		start[symtab.base[i].cg.top_order + 1]++;
+	for (i = 1; i <= max + 1; i++)
+		start[i] += start[i - 1];
+	for (i = 0; i < n; i++)
+		top[start[symtab.base[i].cg.top_order]++] = &symtab.base[i];
+	free(start);
+	return top;
+}
+
+struct sym **cg_assemble(void)
+{
+	struct sym *p, **top, **sorted;
+	struct arc *a;
+	size_t i, n;
+
+	print_time = 0.0;
+	for (i = 0; i < symtab.len; i++) {
+		p = &symtab.base[i];
+		p->cg.child_time = 0.0;
+		a = arc_lookup(p, p);
+		if (a) {
+			p->ncalls -= a->count;
+			p->cg.self_calls = a->count;
+		} else {
+			p->cg.self_calls = 0;
+		}
+		p->cg.prop.fract = 0.0;
+		p->cg.prop.self = 0.0;
+		p->cg.prop.child = 0.0;
+		p->cg.print_flag = false;
+		p->cg.top_order = DFN_NAN;
+		p->cg.cyc.num = 0;
+		p->cg.cyc.head = p;
+		p->cg.cyc.next = NULL;
+		if (ignore_direct_calls)
+			find_call(p, p->addr, i + 1 < symtab.len ?
+				  p[1].addr : p->end_addr + 1);
+	}
+
+	cg_dfn_all();
+	cycle_link();
+
+	top = top_sort();
+	propagate_flags(top);
+	cycle_time();
+	for (i = 0; i < symtab.len; i++)
+		propagate_time(top[i]);
+	free(top);
+
+	n = symtab.len + num_cycles;
+	sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
+	for (i = 0; i < symtab.len; i++)
+		sorted[i] = &symtab.base[i];
+	for (i = 1; i <= num_cycles; i++)
+		sorted[symtab.len + i - 1] = &cycle_header[i];
+	cg_sort(sorted, n, cmp_total);
+	for (i = 0; i < n; i++)
+		sorted[i]->cg.index = (int)(i + 1);
+	return sorted;
+}
