@@ -38,6 +38,9 @@ struct module *modules;
 unsigned int nmodules;
 bool multi_module;
 
+/* A file's GNU call arcs, and those whose callee is in no symbol. */
+static uint64_t file_arcs, file_stray_arcs;
+
 /* The GNU records' common bin width and whether one was read yet. */
 static double gnu_hist_scale;
 static bool have_gnu_hist;
@@ -451,8 +454,12 @@ static void parse_gnu(struct cursor *c, struct file_counts *fc)
 
 			fc->narcs++;
 			gmon_input |= INPUT_CALL_GRAPH;
-			if (!c->failed)
-				cg_tally(from, self, count);
+			if (c->failed)
+				break;
+			file_arcs++;
+			if (!sym_lookup(&symtab, self))
+				file_stray_arcs++;
+			cg_tally(from, self, count);
 			break;
 		}
 		case 2:
@@ -589,16 +596,23 @@ void gmon_check_match(const char *name)
 
 		if (ADDR_MODULE(r->lowpc) != 0)
 			continue;
-		/* glibc rounds the range out to 4 bytes; allow a little. */
-		if (r->lowpc + 64 >= exe->exec_low &&
+		/*
+		 * glibc's range starts at __executable_start (0 in a PIE) and
+		 * ends at etext rounded up: it must overlap the code and not
+		 * run past it.
+		 */
+		if (r->lowpc < exe->exec_high && r->highpc > exe->exec_low &&
 		    r->highpc <= exe->exec_high + 64)
 			continue;
-		fatal("%s: does not match %s: its histogram covers 0x%llx-0x%llx, outside the executable's code at 0x%llx-0x%llx",
+		fatal("%s: does not match %s: its histogram covers 0x%llx-0x%llx, not the executable's code at 0x%llx-0x%llx",
 		      name, a_out_name, (unsigned long long)r->lowpc,
 		      (unsigned long long)r->highpc,
 		      (unsigned long long)exe->exec_low,
 		      (unsigned long long)exe->exec_high);
 	}
+	if (file_arcs && file_arcs == file_stray_arcs)
+		fatal("%s: does not match %s: none of its %llu call arcs lands in a function of it",
+		      name, a_out_name, (unsigned long long)file_arcs);
 }
 
 static unsigned int ext_module(struct cursor *c, const unsigned int *map,
@@ -808,6 +822,7 @@ void gmon_parse_files(void)
 	for (i = 0; i < nfiles; i++) {
 		char err[512];
 
+		file_arcs = file_stray_arcs = 0;
 		if (gmon_parse(files[i].buf, files[i].len, files[i].name, err,
 			       sizeof(err)))
 			fatal("%s: %s", files[i].name, err);
