@@ -174,6 +174,40 @@ static unsigned int module_add(const char *name, size_t name_len,
 	return m;
 }
 
+/* Widens a module's histogram extent to a record's [low, high). */
+static void widen_hist_range(unsigned int m, uint64_t low, uint64_t high)
+{
+	struct module *mod = &modules[m];
+
+	if (high <= low || high - 1 > ADDR_LINK(~0ull))
+		return;
+	low += MODULE_BASE(m);
+	high += MODULE_BASE(m);
+	if (!mod->hist_high || mod->hist_low > low)
+		mod->hist_low = low;
+	if (mod->hist_high < high)
+		mod->hist_high = high;
+}
+
+/*
+ * The extent of a histogram record, known before the symbols are read,
+ * so that a module without readable symbols still gets one symbol for
+ * its samples.  Malformed records are reported when parsed.
+ */
+static void note_hist_range(struct cursor *b, const unsigned int *map,
+			    unsigned int nmap)
+{
+	uint32_t index = get_uint(b, 4);
+	uint64_t low, high;
+
+	b->p += b->end - b->p >= 20 ? 20 : 0;
+	low = get_uint(b, 8);
+	high = get_uint(b, 8);
+	if (b->failed || index == SP_NO_MODULE || index >= nmap)
+		return;
+	widen_hist_range(map[index], low, high);
+}
+
 /*
  * Walks an extension file's records; with @map, fills map[file index] =
  * module, else only checks the framing.  Returns false on a problem.
@@ -192,11 +226,15 @@ static bool scan_modules(struct cursor *c, unsigned int **map,
 
 		if (c->failed || !take(c, size, &body))
 			break;
-		if (tag != 1)
-			continue;
 		b = *c;
 		b.p = body;
 		b.end = body + size;
+		if (tag == 2) {
+			note_hist_range(&b, *map, *nmap);
+			continue;
+		}
+		if (tag != 1)
+			continue;
 		index = get_uint(&b, 4);
 		flags = get_uint(&b, 4);
 		bias = get_uint(&b, 8);
@@ -689,10 +727,7 @@ static void ext_hist(struct cursor *c, const unsigned int *map,
 
 		r->sample[i] += get_uint(&b, bucket_size);
 	}
-	if (!modules[m].hist_high || modules[m].hist_low > n.lowpc)
-		modules[m].hist_low = n.lowpc;
-	if (modules[m].hist_high < n.highpc)
-		modules[m].hist_high = n.highpc;
+	widen_hist_range(m, low, high);
 	gmon_input |= INPUT_HISTOGRAM;
 }
 
