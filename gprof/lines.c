@@ -276,7 +276,9 @@ static struct source_file *cu_row_file(struct cu *cu, Dwarf_Line *l)
 {
 	Dwarf_Files *files;
 	size_t idx;
-	const char *name;
+	const char *name, *dir;
+	Dwarf_Attribute attr;
+	struct source_file *sf;
 
 	if (dwarf_line_file(l, &files, &idx) != 0)
 		return NULL;
@@ -285,9 +287,25 @@ static struct source_file *cu_row_file(struct cu *cu, Dwarf_Line *l)
 	name = dwarf_filesrc(files, idx, NULL, NULL);
 	if (!name)
 		return NULL;
+	/*
+	 * libdw leaves a name under a relative directory entry relative;
+	 * bfd puts the CU's DW_AT_comp_dir before it.
+	 */
+	dir = name[0] != '/' ?
+	      dwarf_formstring(dwarf_attr(&cu->die, DW_AT_comp_dir, &attr)) :
+	      NULL;
+	if (dir) {
+		char *path = xmalloc(strlen(dir) + strlen(name) + 2);
+
+		sprintf(path, "%s/%s", dir, name);
+		sf = source_file_lookup_path(path);
+		free(path);
+	} else {
+		sf = source_file_lookup_path(name);
+	}
 	if (idx < cu->nfiles)
-		return cu->files[idx] = source_file_lookup_path(name);
-	return source_file_lookup_path(name);
+		cu->files[idx] = sf;
+	return sf;
 }
 
 /*
