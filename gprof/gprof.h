@@ -269,8 +269,6 @@ char *xstrdup(const char *s);
 
 /* ---- names (names.c) ---- */
 
-/* The name as reports show it: demangled (FSF style, -C), else raw. */
-const char *sym_display_name(struct sym *s);
 /* GNU's print_name_only: name, (file:line) decorations; returns width. */
 size_t print_name_only(FILE *f, struct sym *s);
 /* GNU's print_name: name, " <cycle N>", " [N]" or " (N)". */

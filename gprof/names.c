@@ -40,11 +40,6 @@ static char *demangled(const char *name)
 	return out;
 }
 
-const char *sym_display_name(struct sym *s)
-{
-	return s->name ? s->name : "";
-}
-
 size_t print_name_only(FILE *f, struct sym *s)
 {
 	const char *name = s->name;
