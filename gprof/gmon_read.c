@@ -616,6 +616,7 @@ unsigned int module_outside(void)
 
 	if (!outside) {
 		outside = module_add("(no module)", 11, NULL, 0, 0, false);
+		modules[outside].absolute = true;
 		modules[outside].why =
 			xstrdup("absolute addresses, in no load module");
 	}

@@ -187,6 +187,33 @@ static void put_bsd(struct out *o)
 	}
 }
 
+/*
+ * The profil scale closest to a GNU record's uniform bins, for a GNU
+ * file summed together with sprofil ones (GNU's bins are not all the
+ * same number of bytes wide, so this is as near as the format gets).
+ */
+static uint32_t gnu_scale(const struct hist_record *r)
+{
+	double s = r->bin_scale > 0 ? 65536.0 / r->bin_scale : 65536.0;
+
+	if (s < 2)
+		return 2;
+	return s > 65536 ? 65536 : (uint32_t)(s + 0.5);
+}
+
+/* Module @m's index in a written extension file (absolute: none). */
+static uint32_t file_module(unsigned int m)
+{
+	uint32_t index = 0;
+	unsigned int k;
+
+	if (modules[m].absolute)
+		return 0xffffffffu;
+	for (k = 0; k < m; k++)
+		index += !modules[k].absolute;
+	return index;
+}
+
 /* Writes the sprofil extension: modules, histograms, arcs. */
 static void put_extension(struct out *o)
 {
@@ -206,9 +233,11 @@ static void put_extension(struct out *o)
 				   mod->path ? mod->path : "";
 		size_t n = strlen(name);
 
+		if (mod->absolute)
+			continue;
 		put_host(o, 1, 4);
 		put_host(o, 24 + n + mod->build_id_len, 8);
-		put_host(o, m, 4);
+		put_host(o, file_module(m), 4);
 		put_host(o, m == 0, 4);
 		put_host(o, mod->load_bias, 8);
 		put_host(o, n, 4);
@@ -220,25 +249,28 @@ static void put_extension(struct out *o)
 	}
 	for (i = 0; i < num_hist_records; i++) {
 		const struct hist_record *r = &hist_records[i];
-		uint64_t k;
+		unsigned int bs = r->scale ? r->bucket_size : 2;
+		uint64_t limit = bs == 2 ? 0xffff : 0xffffffffu;
+		uint64_t copies = (max_bin(r) + limit - 1) / limit, c, k;
 
-		put_host(o, 2, 4);
-		put_host(o, 48 + r->num_bins * 4, 8);
-		put_host(o, ADDR_MODULE(r->lowpc), 4);
-		put_host(o, 4, 4);
-		put_host(o, r->scale ? r->scale : 0x10000, 4);
-		put_host(o, 0, 4);
-		put_host(o, (uint64_t)(1e9 / hz + 0.5), 8);
-		put_host(o, ADDR_LINK(r->lowpc), 8);
-		put_host(o, ADDR_LINK(r->highpc), 8);
-		put_host(o, r->num_bins, 8);
-		for (k = 0; k < r->num_bins; k++) {
-			if (r->sample[k] > 0xffffffffu)
-				fprintf(stderr, "%s: %s: a bucket's %llu counts saturate at 2^32-1\n",
-					whoami, o->name,
-					(unsigned long long)r->sample[k]);
-			put_host(o, r->sample[k] > 0xffffffffu ? 0xffffffffu :
-				 r->sample[k], 4);
+		/* Records of one range add up when read, as in GNU files. */
+		for (c = 0; c < (copies ? copies : 1); c++) {
+			put_host(o, 2, 4);
+			put_host(o, 48 + r->num_bins * bs, 8);
+			put_host(o, file_module(ADDR_MODULE(r->lowpc)), 4);
+			put_host(o, bs, 4);
+			put_host(o, r->scale ? r->scale : gnu_scale(r), 4);
+			put_host(o, 0, 4);
+			put_host(o, (uint64_t)(1e9 / hz + 0.5), 8);
+			put_host(o, ADDR_LINK(r->lowpc), 8);
+			put_host(o, ADDR_LINK(r->highpc), 8);
+			put_host(o, r->num_bins, 8);
+			for (k = 0; k < r->num_bins; k++) {
+				uint64_t left = r->sample[k] > c * limit ?
+						r->sample[k] - c * limit : 0;
+
+				put_host(o, left > limit ? limit : left, bs);
+			}
 		}
 	}
 	for (j = 0; j < symtab.len; j++)
@@ -249,8 +281,8 @@ static void put_extension(struct out *o)
 	put_host(o, narcs, 8);
 	for (j = 0; j < symtab.len; j++) {
 		for (a = symtab.base[j].cg.children; a; a = a->next_child) {
-			put_host(o, a->parent->module, 4);
-			put_host(o, a->child->module, 4);
+			put_host(o, file_module(a->parent->module), 4);
+			put_host(o, file_module(a->child->module), 4);
 			put_host(o, ADDR_LINK(a->parent->addr), 8);
 			put_host(o, ADDR_LINK(a->child->addr), 8);
 			put_host(o, a->count, 8);

@@ -127,6 +127,7 @@ struct module {
 	size_t build_id_len;
 	uint64_t load_bias;	/* as the profile recorded it */
 	bool is_main;
+	bool absolute;		/* stands for addresses in no module */
 	bool loaded;		/* its symbols were read */
 	char *why;		/* why not, one line, when !loaded */
 	uint64_t text_low, text_high;	/* unified [) of its .text */
