@@ -93,13 +93,21 @@ struct source_file *source_file_lookup_path(const char *path)
 
 /* ---- each module's DWARF ---- */
 
-struct cu {
+/* A CU's line table, as read through one Dwarf handle. */
+struct cu_lines {
 	Dwarf_Die die;
-	Dwarf_Lines *lines;	/* NULL until read, or when unreadable */
+	Dwarf_Lines *lines;	/* NULL when unreadable */
 	size_t nlines;
-	bool lines_read;
 	struct source_file **files;	/* by file index, filled lazily */
 	size_t nfiles;
+};
+
+struct cu {
+	Dwarf_Die die;
+	Dwarf_Off off;
+	struct cu_lines pl;	/* -l: kept, read through the module's handle */
+	bool pl_read;
+	bool syms_done;		/* its function symbols were looked up */
 };
 
 /* One address range of a CU; CUs may cover several. */
@@ -114,6 +122,7 @@ struct dmod {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf *dw;
+	Elf *dbg_elf;		/* the ELF file holding the DWARF */
 	struct cu *cus;
 	size_t ncus;
 	struct cu_span *spans;
@@ -155,6 +164,7 @@ static void dmod_index_cus(struct dmod *d)
 		cu = &d->cus[d->ncus];
 		memset(cu, 0, sizeof(*cu));
 		off += hsize;
+		cu->off = off;
 		if (!dwarf_offdie(d->dw, off, &cu->die)) {
 			off = next;
 			continue;
@@ -224,55 +234,37 @@ static struct dmod *dmod_get(unsigned int m)
 		d->dwfl = NULL;
 		return NULL;
 	}
+	d->dbg_elf = dwarf_getelf(d->dw);
 	dmod_index_cus(d);
 	return d;
 }
 
-static void cu_read_lines(struct cu *cu)
+/* Reads @cl's table; @cl->die is set.  False if it has none. */
+static bool cu_lines_read(struct cu_lines *cl)
 {
 	Dwarf_Files *files;
 
-	if (cu->lines_read)
-		return;
-	cu->lines_read = true;
-	if (dwarf_getsrclines(&cu->die, &cu->lines, &cu->nlines) != 0) {
-		cu->lines = NULL;
-		cu->nlines = 0;
-		return;
+	if (dwarf_getsrclines(&cl->die, &cl->lines, &cl->nlines) != 0) {
+		cl->lines = NULL;
+		cl->nlines = 0;
+		return false;
 	}
-	if (dwarf_getsrcfiles(&cu->die, &files, &cu->nfiles) != 0)
-		cu->nfiles = 0;
-	cu->files = xcalloc(cu->nfiles ? cu->nfiles : 1, sizeof(*cu->files));
+	if (dwarf_getsrcfiles(&cl->die, &files, &cl->nfiles) != 0)
+		cl->nfiles = 0;
+	cl->files = xcalloc(cl->nfiles ? cl->nfiles : 1, sizeof(*cl->files));
+	return true;
 }
 
-static uint64_t row_addr(struct cu *cu, size_t i)
+static uint64_t row_addr(const struct cu_lines *cl, size_t i)
 {
 	Dwarf_Addr a = 0;
 
-	dwarf_lineaddr(dwarf_onesrcline(cu->lines, i), &a);
+	dwarf_lineaddr(dwarf_onesrcline(cl->lines, i), &a);
 	return a;
 }
 
-/* Index of the last row at or below @addr in @cu, or -1. */
-static ptrdiff_t cu_row(struct cu *cu, uint64_t addr)
-{
-	size_t lo = 0, hi;
-
-	cu_read_lines(cu);
-	hi = cu->nlines;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (row_addr(cu, mid) <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (ptrdiff_t)lo - 1;
-}
-
 /* The row's file as a shared source_file, NULL when it has none. */
-static struct source_file *cu_row_file(struct cu *cu, Dwarf_Line *l)
+static struct source_file *row_file(struct cu_lines *cl, Dwarf_Line *l)
 {
 	Dwarf_Files *files;
 	size_t idx;
@@ -282,8 +274,8 @@ static struct source_file *cu_row_file(struct cu *cu, Dwarf_Line *l)
 
 	if (dwarf_line_file(l, &files, &idx) != 0)
 		return NULL;
-	if (idx < cu->nfiles && cu->files[idx])
-		return cu->files[idx];
+	if (idx < cl->nfiles && cl->files[idx])
+		return cl->files[idx];
 	name = dwarf_filesrc(files, idx, NULL, NULL);
 	if (!name)
 		return NULL;
@@ -292,7 +284,7 @@ static struct source_file *cu_row_file(struct cu *cu, Dwarf_Line *l)
 	 * bfd puts the CU's DW_AT_comp_dir before it.
 	 */
 	dir = name[0] != '/' ?
-	      dwarf_formstring(dwarf_attr(&cu->die, DW_AT_comp_dir, &attr)) :
+	      dwarf_formstring(dwarf_attr(&cl->die, DW_AT_comp_dir, &attr)) :
 	      NULL;
 	if (dir) {
 		char *path = xmalloc(strlen(dir) + strlen(name) + 2);
@@ -303,17 +295,47 @@ static struct source_file *cu_row_file(struct cu *cu, Dwarf_Line *l)
 	} else {
 		sf = source_file_lookup_path(name);
 	}
-	if (idx < cu->nfiles)
-		cu->files[idx] = sf;
+	if (idx < cl->nfiles)
+		cl->files[idx] = sf;
 	return sf;
 }
 
 /*
- * The file and line of link-time @addr in @d, as bfd would give them:
- * returns false when no line covers it.  @cu_out gets the CU used.
+ * The file and line of link-time @addr in @cl as bfd gives them: the
+ * last row at or below it, unless that ends a sequence or has line 0.
  */
-static bool dmod_line(struct dmod *d, uint64_t addr, struct source_file **file,
-		      int *line, size_t *cu_out)
+static bool lines_at(struct cu_lines *cl, uint64_t addr,
+		     struct source_file **file, int *line)
+{
+	size_t lo = 0, hi = cl->nlines;
+	Dwarf_Line *l;
+	bool end;
+	int n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (row_addr(cl, mid) <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	l = dwarf_onesrcline(cl->lines, lo - 1);
+	if (!l || dwarf_lineendsequence(l, &end) != 0 || end)
+		return false;
+	if (dwarf_lineno(l, &n) != 0 || n == 0)
+		return false;
+	*file = row_file(cl, l);
+	if (!*file)
+		return false;
+	*line = n;
+	return true;
+}
+
+/* The CU bfd would search for link-time @addr, or SIZE_MAX. */
+static size_t dmod_cu(const struct dmod *d, uint64_t addr)
 {
 	size_t lo = 0, hi = d->nspans, best = SIZE_MAX;
 	ptrdiff_t i;
@@ -331,44 +353,111 @@ static bool dmod_line(struct dmod *d, uint64_t addr, struct source_file **file,
 	for (i = (ptrdiff_t)lo - 1; i >= 0 && d->spans[i].max_hi > addr; i--)
 		if (d->spans[i].hi > addr && d->spans[i].cu < best)
 			best = d->spans[i].cu;
-	if (best == SIZE_MAX)
-		return false;
-	*cu_out = best;
+	return best;
+}
 
-	struct cu *cu = &d->cus[best];
-	Dwarf_Line *l;
-	bool end;
-	int n;
+/* The CU's table through the module's own handle, kept (for -l). */
+static struct cu_lines *cu_kept_lines(struct cu *cu)
+{
+	if (!cu->pl_read) {
+		cu->pl_read = true;
+		cu->pl.die = cu->die;
+		cu_lines_read(&cu->pl);
+	}
+	return &cu->pl;
+}
 
-	i = cu_row(cu, addr);
-	if (i < 0)
+/* The file and line of link-time @addr in @d; false when it has none. */
+static bool dmod_line(struct dmod *d, uint64_t addr, struct source_file **file,
+		      int *line)
+{
+	size_t ci = dmod_cu(d, addr);
+
+	if (ci == SIZE_MAX)
 		return false;
-	l = dwarf_onesrcline(cu->lines, i);
-	if (!l || dwarf_lineendsequence(l, &end) != 0 || end)
-		return false;
-	if (dwarf_lineno(l, &n) != 0 || n == 0)
-		return false;
-	*file = cu_row_file(cu, l);
-	if (!*file)
-		return false;
-	*line = n;
-	return true;
+	return lines_at(cu_kept_lines(&d->cus[ci]), addr, file, line);
+}
+
+/*
+ * Looks up every function symbol of module @m inside CU @ci at once,
+ * through a handle of its own closed at the end: libdw keeps a line
+ * table as long as its handle lives, and the tables of a big program
+ * would not fit the memory budget all at once.
+ */
+static void cu_resolve_syms(struct dmod *d, unsigned int m, size_t ci)
+{
+	struct cu_lines cl = { 0 };
+	Dwarf *dw;
+	size_t k;
+
+	d->cus[ci].syms_done = true;
+	dw = dwarf_begin_elf(d->dbg_elf, DWARF_C_READ, NULL);
+	if (!dw)
+		return;
+	if (!dwarf_offdie(dw, d->cus[ci].off, &cl.die) ||
+	    !cu_lines_read(&cl)) {
+		dwarf_end(dw);
+		return;
+	}
+	for (k = 0; k < d->nspans; k++) {
+		const struct cu_span *sp = &d->spans[k];
+		uint64_t lo = MODULE_BASE(m) + sp->lo;
+		size_t a = 0, b = symtab.len;
+
+		if (sp->cu != ci)
+			continue;
+		/* The first symbol at or above the span's start. */
+		while (a < b) {
+			size_t mid = a + (b - a) / 2;
+
+			if (symtab.base[mid].addr < lo)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		for (; a < symtab.len &&
+		       symtab.base[a].addr < MODULE_BASE(m) + sp->hi; a++) {
+			struct sym *s = &symtab.base[a];
+			uint64_t link = ADDR_LINK(s->addr);
+
+			if (s->src_known || s->module != m ||
+			    dmod_cu(d, link) != ci)
+				continue;
+			s->src_known = 1;
+			if (!lines_at(&cl, link, &s->file, &s->line_num)) {
+				s->file = NULL;
+				s->line_num = 0;
+			}
+		}
+	}
+	free(cl.files);
+	dwarf_end(dw);
 }
 
 void sym_source(struct sym *s)
 {
 	struct dmod *d;
-	struct source_file *file;
-	size_t cu;
-	int line;
+	uint64_t link = ADDR_LINK(s->addr);
+	size_t ci;
 
 	if (s->src_known)
 		return;
-	s->src_known = 1;
 	d = dmod_get(s->module);
-	if (d && dmod_line(d, ADDR_LINK(s->addr), &file, &line, &cu)) {
-		s->file = file;
-		s->line_num = line;
+	ci = d ? dmod_cu(d, link) : SIZE_MAX;
+	if (ci == SIZE_MAX) {
+		s->src_known = 1;
+		return;
+	}
+	if (!d->cus[ci].syms_done && s >= symtab.base &&
+	    s < symtab.base + symtab.len)
+		cu_resolve_syms(d, s->module, ci);
+	if (s->src_known)
+		return;
+	/* Not in the table (a copy): through the module's own handle. */
+	s->src_known = 1;
+	if (!dmod_line(d, link, &s->file, &s->line_num)) {
+		s->file = NULL;
+		s->line_num = 0;
 	}
 }
 
@@ -705,11 +794,12 @@ static void module_line_syms(unsigned int m)
 	for (i = 0; i < c.d->ncus; i++) {
 		struct cu *cu = &c.d->cus[i];
 
+		struct cu_lines *cl = cu_kept_lines(cu);
+
 		add_dfuncs(&c, &cu->die,
 			   lang_non_mangled(dwarf_srclang(&cu->die)));
-		cu_read_lines(cu);
-		for (j = 0; j < cu->nlines; j++)
-			breaks_add(&b, &c, row_addr(cu, j));
+		for (j = 0; j < cl->nlines; j++)
+			breaks_add(&b, &c, row_addr(cl, j));
 	}
 	for (i = 0; i < c.d->nspans; i++) {
 		breaks_add(&b, &c, c.d->spans[i].lo);
@@ -731,7 +821,7 @@ static void module_line_syms(unsigned int m)
 		const struct dfunc *best = NULL;
 		struct source_file *file;
 		const char *name;
-		size_t cu, k;
+		size_t k;
 		int line;
 
 		if (i && addr == b.a[i - 1])
@@ -760,7 +850,7 @@ static void module_line_syms(unsigned int m)
 			k++;
 		}
 
-		if (!dmod_line(c.d, addr, &file, &line, &cu))
+		if (!dmod_line(c.d, addr, &file, &line))
 			continue;
 		name = best ? best->name : NULL;
 		if (!name) {
