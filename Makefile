@@ -42,6 +42,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard include/*/*.h include/uapi/linu
 include libsprofil/libsprofil.mk
 include tests/lib/tests.mk
 include gprof/gprof.mk
+include tests/gprof/tests.mk
 include tests/pg/tests.mk
 include tests/kmod/tests.mk
 include bench/bench.mk
@@ -71,6 +72,7 @@ check: deps
 	-@$(MAKE) --no-print-directory check-unit
 	-@$(MAKE) --no-print-directory check-lib
 	-@$(MAKE) --no-print-directory check-pg
+	-@$(MAKE) --no-print-directory check-gprof
 	-@$(MAKE) --no-print-directory check-style
 	-@$(MAKE) --no-print-directory check-mcount
 	-@$(MAKE) --no-print-directory check-vm

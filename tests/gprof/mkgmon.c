@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * mkgmon: writes hand-made profile files for the paths gcc and glibc
+ * never produce (several histogram ranges, odd dimensions, BSD headers,
+ * basic-block records, corrupt files, sprofil's multi-module extension).
+ *
+ *   mkgmon -o FILE [SCRIPT]
+ *
+ * SCRIPT (stdin by default) has one directive a line; numbers are C
+ * literals (0x.., decimal); '#' starts a comment.  Everything is written
+ * little-endian with 8-byte addresses, as on x86-64:
+ *
+ *   gnu [VERSION]                     "gmon" header, version 1 by default
+ *   hist LOW HIGH NBINS [RATE [DIMEN [ABBREV]]] BIN...
+ *                                     tag 0 (RATE 100, "seconds", 's')
+ *   arc FROM SELF COUNT               tag 1
+ *   bb ADDR=COUNT...                  tag 2
+ *   bsd LOW HIGH NBINS BIN...         old BSD header and bins
+ *   bsd44 LOW HIGH NBINS RATE BIN...  4.4BSD header and bins
+ *   bsdarc FROM SELF COUNT            BSD arc (pointer-sized count)
+ *   ext                               sprofil extension header
+ *   module INDEX FLAGS BIAS NAME [BUILDID]      extension tag 1
+ *   ehist MODULE BSIZE SCALE PERIOD_NS LOW NBUCKETS BIN...  tag 2
+ *   earcs FMOD:FROM:SMOD:SELF:COUNT...          tag 3
+ *   erec TAG SIZE                     a record of SIZE zero bytes
+ *   byte B...                         raw bytes
+ *   truncate N                        cut the file to N bytes
+ *
+ * A BIN is INDEX=COUNT, or @ADDR=COUNT for the bin that holds ADDR as
+ * the reader maps it (GNU: ((ADDR-LOW)/2)/hist_scale; extension:
+ * ((ADDR-LOW)/BSIZE)*SCALE/65536), so scripts name functions, not bins.
+ * Counts of the same bin add up; 16-bit bins keep the low 16 bits.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static unsigned char *out;
+static size_t len, cap;
+static const char *script = "<stdin>";
+static int lineno;
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "mkgmon: %s:%d: %s\n", script, lineno, msg);
+	exit(2);
+}
+
+static void put(const void *p, size_t n)
+{
+	if (len + n > cap) {
+		cap = (len + n) * 2 + 4096;
+		out = realloc(out, cap);
+		if (!out)
+			die("out of memory");
+	}
+	memcpy(out + len, p, n);
+	len += n;
+}
+
+/* @n bytes of @v, little-endian; beyond 8 bytes, zeros (padding). */
+static void put_le(uint64_t v, int n)
+{
+	unsigned char b[16] = { 0 };
+
+	for (int i = 0; i < n && i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	put(b, n);
+}
+
+static uint64_t num(const char *s)
+{
+	char *end;
+	uint64_t v;
+
+	if (!s)
+		die("missing number");
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || end == s)
+		die("bad number");
+	return v;
+}
+
+static char *tok[4096];
+static int ntok;
+
+/* GNU's bin for @ADDR, or the extension's bucket. */
+struct geom {
+	uint64_t low, nbins;
+	double gnu_scale;	/* 0 for the extension */
+	uint64_t bsize, scale;
+};
+
+static uint64_t bin_of(const struct geom *g, uint64_t addr)
+{
+	if (g->gnu_scale)
+		return (uint64_t)((double)((addr - g->low) / 2) / g->gnu_scale);
+	return (addr - g->low) / g->bsize * g->scale / 65536;
+}
+
+/* Fills @bins (nbins counts) from the BIN tokens from @first on. */
+static uint64_t *bins_from(const struct geom *g, int first)
+{
+	uint64_t *bins = calloc(g->nbins ? g->nbins : 1, sizeof(*bins));
+
+	if (!bins)
+		die("out of memory");
+	for (int i = first; i < ntok; i++) {
+		char *eq = strchr(tok[i], '=');
+		uint64_t b;
+
+		if (!eq)
+			die("BIN wants INDEX=COUNT or @ADDR=COUNT");
+		*eq = '\0';
+		b = tok[i][0] == '@' ? bin_of(g, num(tok[i] + 1)) : num(tok[i]);
+		if (b >= g->nbins)
+			die("bin out of range");
+		bins[b] += num(eq + 1);
+	}
+	return bins;
+}
+
+static void gnu_geom(struct geom *g, uint64_t low, uint64_t high,
+		     uint64_t nbins)
+{
+	memset(g, 0, sizeof(*g));
+	g->low = low;
+	g->nbins = nbins;
+	g->gnu_scale = nbins ? (double)((high - low) / 2) / nbins : 1;
+	if (!g->gnu_scale)
+		g->gnu_scale = 1;
+}
+
+static void put_bins16(const uint64_t *bins, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		put_le(bins[i], 2);
+}
+
+static void hist(void)
+{
+	struct geom g;
+	uint64_t low = num(tok[1]), high = num(tok[2]), n = num(tok[3]);
+	uint64_t rate = 100;
+	char dimen[15] = "seconds", abbrev = 's';
+	int first = 4;
+	uint64_t *bins;
+
+	if (ntok > 4 && !strchr(tok[4], '='))
+		rate = num(tok[first++]);
+	if (ntok > 5 && !strchr(tok[5], '=')) {
+		/* NUL-padded, not terminated when 15 long, as on file. */
+		memset(dimen, 0, sizeof(dimen));
+		memcpy(dimen, tok[first], strnlen(tok[first], sizeof(dimen)));
+		first++;
+		if (ntok > 6 && !strchr(tok[6], '='))
+			abbrev = tok[first++][0];
+	}
+	gnu_geom(&g, low, high, n);
+	bins = bins_from(&g, first);
+	put_le(0, 1);
+	put_le(low, 8);
+	put_le(high, 8);
+	put_le(n, 4);
+	put_le(rate, 4);
+	put(dimen, 15);
+	put(&abbrev, 1);
+	put_bins16(bins, n);
+	free(bins);
+}
+
+/* GNU 2.40's sizes of the BSD headers for 64-bit executables. */
+#define OLDBSD_64 (8 + 8 + 4)
+#define BSD44_64 (8 + 8 + 4 + 4 + 4 + 3 * 4)
+
+static void bsd(int is44)
+{
+	struct geom g;
+	uint64_t low = num(tok[1]), high = num(tok[2]), n = num(tok[3]);
+	uint64_t rate = is44 ? num(tok[4]) : 0;
+	unsigned int hdr = is44 ? BSD44_64 : OLDBSD_64;
+	uint64_t *bins;
+
+	gnu_geom(&g, low, high, n);
+	bins = bins_from(&g, is44 ? 5 : 4);
+	put_le(low, 8);
+	put_le(high, 8);
+	put_le(n * 2 + hdr, 4);
+	if (is44) {
+		put_le(0x00051879, 4);
+		put_le(rate, 4);
+		put_le(0, 12);
+	}
+	put_bins16(bins, n);
+	free(bins);
+}
+
+static void ext_record(uint32_t tag, uint64_t size)
+{
+	put_le(tag, 4);
+	put_le(size, 8);
+}
+
+static void module(void)
+{
+	const char *name = tok[4], *id = ntok > 5 ? tok[5] : "";
+	size_t idlen = strlen(id) / 2;
+
+	if (!name)
+		die("module INDEX FLAGS BIAS NAME [BUILDID]");
+	ext_record(1, 24 + strlen(name) + idlen);
+	put_le(num(tok[1]), 4);
+	put_le(num(tok[2]), 4);
+	put_le(num(tok[3]), 8);
+	put_le(strlen(name), 4);
+	put_le(idlen, 4);
+	put(name, strlen(name));
+	for (size_t i = 0; i < idlen; i++) {
+		char hex[3] = { id[2 * i], id[2 * i + 1], 0 };
+
+		put_le(strtoul(hex, NULL, 16), 1);
+	}
+}
+
+static void ehist(void)
+{
+	struct geom g = { 0 };
+	uint64_t mod = num(tok[1]), high, *bins;
+	uint64_t period;
+
+	g.bsize = num(tok[2]);
+	g.scale = num(tok[3]);
+	period = num(tok[4]);
+	g.low = num(tok[5]);
+	g.nbins = num(tok[6]);
+	if ((g.bsize != 2 && g.bsize != 4) || g.scale < 2 || g.scale > 0x10000)
+		die("ehist: BSIZE 2 or 4, SCALE 2..0x10000");
+	high = g.low + (g.nbins * 65536 + g.scale - 1) / g.scale * g.bsize;
+	bins = bins_from(&g, 7);
+	ext_record(2, 48 + g.nbins * g.bsize);
+	put_le(mod, 4);
+	put_le(g.bsize, 4);
+	put_le(g.scale, 4);
+	put_le(0, 4);
+	put_le(period, 8);
+	put_le(g.low, 8);
+	put_le(high, 8);
+	put_le(g.nbins, 8);
+	for (uint64_t i = 0; i < g.nbins; i++)
+		put_le(bins[i], (int)g.bsize);
+	free(bins);
+}
+
+static void earcs(void)
+{
+	ext_record(3, 8 + 32 * (uint64_t)(ntok - 1));
+	put_le(ntok - 1, 8);
+	for (int i = 1; i < ntok; i++) {
+		char *f[5], *s = tok[i];
+
+		for (int k = 0; k < 5; k++) {
+			f[k] = s;
+			s = s ? strchr(s, ':') : NULL;
+			if (s)
+				*s++ = '\0';
+		}
+		put_le(num(f[0]), 4);
+		put_le(num(f[2]), 4);
+		put_le(num(f[1]), 8);
+		put_le(num(f[3]), 8);
+		put_le(num(f[4]), 8);
+	}
+}
+
+static void directive(void)
+{
+	const char *d = tok[0];
+
+	if (!strcmp(d, "gnu") || !strcmp(d, "ext")) {
+		put("gmon", 4);
+		put_le(d[0] == 'e' ? 0x53500001 :
+		       ntok > 1 ? num(tok[1]) : 1, 4);
+		put_le(0, 12);
+	} else if (!strcmp(d, "hist") && ntok >= 4) {
+		hist();
+	} else if (!strcmp(d, "arc") && ntok == 4) {
+		put_le(1, 1);
+		put_le(num(tok[1]), 8);
+		put_le(num(tok[2]), 8);
+		put_le(num(tok[3]), 4);
+	} else if (!strcmp(d, "bb")) {
+		put_le(2, 1);
+		put_le(ntok - 1, 4);
+		for (int i = 1; i < ntok; i++) {
+			char *eq = strchr(tok[i], '=');
+
+			if (!eq)
+				die("bb wants ADDR=COUNT");
+			*eq = '\0';
+			put_le(num(tok[i]), 8);
+			put_le(num(eq + 1), 8);
+		}
+	} else if ((!strcmp(d, "bsd") && ntok >= 4) ||
+		   (!strcmp(d, "bsd44") && ntok >= 5)) {
+		bsd(d[3] == '4');
+	} else if (!strcmp(d, "bsdarc") && ntok == 4) {
+		put_le(num(tok[1]), 8);
+		put_le(num(tok[2]), 8);
+		put_le(num(tok[3]), 8);
+	} else if (!strcmp(d, "module") && ntok >= 5) {
+		module();
+	} else if (!strcmp(d, "ehist") && ntok >= 7) {
+		ehist();
+	} else if (!strcmp(d, "earcs")) {
+		earcs();
+	} else if (!strcmp(d, "erec") && ntok == 3) {
+		uint64_t size = num(tok[2]);
+
+		ext_record((uint32_t)num(tok[1]), size);
+		while (size--)
+			put_le(0, 1);
+	} else if (!strcmp(d, "byte")) {
+		for (int i = 1; i < ntok; i++)
+			put_le(num(tok[i]), 1);
+	} else if (!strcmp(d, "truncate") && ntok == 2) {
+		uint64_t n = num(tok[1]);
+
+		if (n < len)
+			len = n;
+	} else {
+		die("unknown directive or wrong number of words");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *outname = NULL;
+	char line[1 << 16];
+	FILE *in = stdin, *f;
+	int c;
+
+	while ((c = getopt(argc, argv, "o:")) != -1) {
+		if (c != 'o') {
+			fprintf(stderr, "usage: mkgmon -o FILE [SCRIPT]\n");
+			return 2;
+		}
+		outname = optarg;
+	}
+	if (!outname || argc - optind > 1) {
+		fprintf(stderr, "usage: mkgmon -o FILE [SCRIPT]\n");
+		return 2;
+	}
+	if (optind < argc) {
+		script = argv[optind];
+		in = fopen(script, "r");
+		if (!in) {
+			perror(script);
+			return 2;
+		}
+	}
+	while (fgets(line, sizeof(line), in)) {
+		char *hash = strchr(line, '#');
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		ntok = 0;
+		for (char *t = strtok(line, " \t\r\n"); t && ntok < 4095;
+		     t = strtok(NULL, " \t\r\n"))
+			tok[ntok++] = t;
+		tok[ntok] = NULL;
+		if (ntok)
+			directive();
+	}
+	f = fopen(outname, "wb");
+	if (!f || fwrite(out, 1, len, f) != len || fclose(f)) {
+		perror(outname);
+		return 2;
+	}
+	return 0;
+}

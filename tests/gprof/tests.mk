@@ -1,0 +1,144 @@
+# The analyzer (build/gprof/gprof) against GNU gprof 2.40, the oracle.
+#
+# check-gprof builds the corpus of -pg programs (glibc's own runtime, not
+# libsprofil), then runs four TAP scripts, each writing
+# $(BUILD)/results/gprof-*.tap through scripts/run-tap:
+#   run-oracle    the same (program, gmon files, options) through both,
+#                 stdout compared byte for byte; hand-made GNU files too
+#   run-multimod  sprofil's multi-module extension (GNU cannot read it)
+#   run-badinput  broken input: exit 1, one line naming the file; once
+#                 with ours and once with its ASan+UBSan build
+#   run-fuzz      the libFuzzer target of the gmon reader, bounded time
+# GPROF=/usr/bin/gprof runs the oracle and bad-input scripts against GNU
+# itself, which validates the harness.
+
+GPT_DIR := $(BUILD)/tests/gprof
+GPT_SRC := tests/gprof
+# The analyzer under test; the scripts take it from the environment.
+GPROF ?= $(abspath $(BUILD)/gprof/gprof)
+GPT_FUZZ_TIME ?= 60
+
+# -O1 -g PIE is the default build; the variants are named by suffix.
+GPT_PGFLAGS := -pg -O1 -g
+GPT_CORPUS := $(addprefix $(GPT_DIR)/,recur recur-nopie recur-fentry \
+	recur-O2 many sig clones cxx fwd back mm-main libmm.so)
+
+$(GPT_DIR)/%: $(GPT_SRC)/corpus/%.c
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_PGFLAGS) -o $@ $<
+
+$(GPT_DIR)/recur-nopie: $(GPT_SRC)/corpus/recur.c
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_PGFLAGS) -fno-pie -no-pie -o $@ $<
+
+$(GPT_DIR)/recur-fentry: $(GPT_SRC)/corpus/recur.c
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_PGFLAGS) -mfentry -o $@ $<
+
+$(GPT_DIR)/recur-O2: $(GPT_SRC)/corpus/recur.c
+	@mkdir -p $(GPT_DIR)
+	$(CC) -pg -O2 -g -o $@ $<
+
+# GCC's local clones (.part, .isra, .constprop, .cold) need -O2.
+$(GPT_DIR)/clones: $(GPT_SRC)/corpus/clones.c
+	@mkdir -p $(GPT_DIR)
+	$(CC) -pg -O2 -g -o $@ $<
+
+$(GPT_DIR)/cxx: $(GPT_SRC)/corpus/cxx.cc
+	@mkdir -p $(GPT_DIR)
+	$(CXX) $(GPT_PGFLAGS) -o $@ $<
+
+# -c only finds what lies where the source puts it: keep source order.
+$(GPT_DIR)/fwd $(GPT_DIR)/back: $(GPT_DIR)/%: $(GPT_SRC)/corpus/%.c
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_PGFLAGS) -fno-toplevel-reorder -o $@ $<
+
+# The multi-module files name these two; they are never run.
+$(GPT_DIR)/libmm.so: $(GPT_SRC)/corpus/mm_lib.c
+	@mkdir -p $(GPT_DIR)
+	$(CC) -O1 -g -fPIC -shared -o $@ $<
+
+$(GPT_DIR)/mm-main: $(GPT_SRC)/corpus/mm_main.c $(GPT_DIR)/libmm.so
+	$(CC) -O1 -g -o $@ $< -L$(GPT_DIR) -lmm -Wl,-rpath,'$$ORIGIN'
+
+$(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+# The analyzer again, under AddressSanitizer and UBSan, for the bad input.
+GPROF_ASAN_DIR := $(BUILD)/gprof-asan
+GPROF_ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined
+GPROF_ASAN_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPROF_ASAN_DIR)/%.o)
+
+$(GPROF_ASAN_DIR)/%.o: gprof/%.c gprof/gprof.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Igprof -I/usr/include/libiberty $(CFLAGS) \
+		$(GPROF_ASAN_FLAGS) -c -o $@ $<
+
+$(GPROF_ASAN_DIR)/gprof: $(GPROF_ASAN_OBJS)
+	$(CC) $(CFLAGS) $(GPROF_ASAN_FLAGS) -o $@ $(GPROF_ASAN_OBJS) $(GPROF_LIBS)
+
+# libFuzzer target: the analyzer's objects again with clang (main.c's
+# main renamed, libFuzzer has its own), plus fuzz_gmon.c.
+GPT_FUZZ_DIR := $(GPT_DIR)/fuzz-obj
+GPT_FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer \
+	-fsanitize=fuzzer-no-link,address,undefined
+GPT_FUZZ_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPT_FUZZ_DIR)/%.o)
+
+$(GPT_FUZZ_DIR)/%.o: gprof/%.c gprof/gprof.h
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) -Igprof -I/usr/include/libiberty -std=gnu11 \
+		-D_GNU_SOURCE -Dmain=gprof_main $(GPT_FUZZ_FLAGS) -c -o $@ $<
+
+$(GPT_DIR)/fuzz_gmon: $(GPT_SRC)/fuzz_gmon.c $(GPT_FUZZ_OBJS) gprof/gprof.h
+	clang $(CPPFLAGS) -Igprof -std=gnu11 -D_GNU_SOURCE \
+		-DFUZZ_EXE='"$(abspath $(GPT_DIR)/recur)"' \
+		-O1 -g -fsanitize=fuzzer,address,undefined -o $@ \
+		$(GPT_SRC)/fuzz_gmon.c $(GPT_FUZZ_OBJS) $(GPROF_LIBS)
+
+.PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
+	check-gprof-badinput check-gprof-asan check-gprof-fuzz
+gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon
+
+GPT_ENV = GPROF=$(GPROF) GPT_BIN=$(abspath $(GPT_DIR)) \
+	GPT_SRC=$(abspath $(GPT_SRC)) GPT_ROOT=$(abspath .)
+
+# $(call GPT_CHECK,NAME,PREREQS,ENV): builds PREREQS, then runs
+# run-NAME into gprof-NAME.tap; a part that does not build gets a
+# failing .tap instead of none, so tap-summary counts it.
+define GPT_CHECK
+	@mkdir -p $(BUILD)/results
+	@if $(MAKE) --no-print-directory $(2) >$(BUILD)/results/gprof-$(1).log 2>&1; \
+	then $(GPT_ENV) $(3) scripts/run-tap $(BUILD)/results/gprof-$(1).tap \
+		$(abspath $(GPT_SRC))/run-$(firstword $(subst -, ,$(1))); \
+	else tail -n 20 $(BUILD)/results/gprof-$(1).log; \
+		printf '1..1\nnot ok 1 - gprof-$(1): could not build %s\n' \
+		'$(2)' >$(BUILD)/results/gprof-$(1).tap; false; fi
+endef
+
+check-gprof-oracle:
+	$(call GPT_CHECK,oracle,gprof-tests)
+
+check-gprof-multimod:
+	$(call GPT_CHECK,multimod,gprof-tests)
+
+check-gprof-badinput:
+	$(call GPT_CHECK,badinput,gprof-tests)
+
+# The bad input once more under ASan+UBSan (its own results file).
+check-gprof-asan:
+	$(call GPT_CHECK,badinput-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
+		GPT_TAG=asan GPROF=$(abspath $(GPROF_ASAN_DIR)/gprof))
+
+check-gprof-fuzz:
+	$(call GPT_CHECK,fuzz,gprof-tests $(GPT_DIR)/fuzz_gmon,\
+		GPT_FUZZ_TIME=$(GPT_FUZZ_TIME))
+
+# Every part runs even when an earlier one failed.
+check-gprof:
+	-@$(MAKE) --no-print-directory check-gprof-oracle
+	-@$(MAKE) --no-print-directory check-gprof-multimod
+	-@$(MAKE) --no-print-directory check-gprof-badinput
+	-@$(MAKE) --no-print-directory check-gprof-asan
+	-@$(MAKE) --no-print-directory check-gprof-fuzz
