@@ -217,6 +217,11 @@ static struct dmod *dmod_get(unsigned int m)
 		path = a_out_name;
 	else
 		return NULL;
+	/*
+	 * bfd never asks a debuginfod server; libdwfl would, and then find
+	 * lines GNU does not (and wait on the network).
+	 */
+	unsetenv("DEBUGINFOD_URLS");
 	d->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!d->dwfl)
 		return NULL;
