@@ -7,8 +7,13 @@
  * run unchanged when linked with -lsprofil.  Sampling is done by the
  * backend SPROFIL_BACKEND names (docs/backends.md):
  *   kmod    the kernel module's /dev/sprofil (in-kernel, every thread);
+ *   bpf     a BPF program on per-thread perf counters (in-kernel, every
+ *           thread; needs CAP_BPF and CAP_PERFMON, or root); the buffers
+ *           are brought up to date by sprofil_flush() and the calls below
+ *           that say so, not as samples arrive;
  *   signal  per-thread CPU-time timers and a real-time signal (no privilege);
- *   auto    kmod when /dev/sprofil opens, else signal (the default).
+ *   auto    kmod when /dev/sprofil opens, else bpf when permitted, else
+ *           signal (the default).
  * SPROFIL_HZ=<n> sets the sampling rate of every backend (default: one
  * kernel tick; PROF_FAST: four per tick).
  *
@@ -53,7 +58,7 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
  * counters of the last start stay readable after it stops.
  */
 struct sprofil_info {
-	const char *backend;	/* "kmod" or "signal" */
+	const char *backend;	/* "kmod", "bpf" or "signal" */
 	uint64_t period_ns;	/* sampling period while enabled, else 0 */
 	uint64_t samples;	/* samples taken since the last start */
 	uint64_t misses;	/* samples that fell in no region */
@@ -64,10 +69,20 @@ struct sprofil_info {
 };
 
 /*
- * Fills @info for the calling process, on every backend.
+ * Fills @info for the calling process, on every backend; on bpf it first
+ * brings the buffers up to date, as sprofil_flush() does.
  * Errors: ENODEV if no backend can run here (the reason is on stderr).
  */
 int sprofil_info(struct sprofil_info *info);
+
+/*
+ * Brings the buffers up to date with every sample taken so far.  Only the
+ * bpf backend needs it (it counts in the kernel and copies into the
+ * buffers on stop, on a new sprofil(), on sprofil_info(), before fork, at
+ * exit and here); on kmod and signal the buffers are always current and
+ * it does nothing.  Errors: ENODEV if no backend can run here.
+ */
+int sprofil_flush(void);
 
 /* A load module's text, as HP-UX's smonitor(3C) takes it. */
 struct text_region {

@@ -33,6 +33,11 @@ struct sp_backend {
 	/* Fills the counters of the latest start (st->size is set). */
 	int (*status)(struct sprofil_status *st);
 	/*
+	 * Brings the caller's buffers up to date with what was sampled; NULL
+	 * for backends that write them as they sample.
+	 */
+	int (*flush)(void);
+	/*
 	 * Called first thing in a fork child: drops the parent's state that
 	 * the child inherited without owning it (timers, fds), so that the
 	 * front end can start again in the child.
@@ -41,9 +46,24 @@ struct sp_backend {
 };
 
 extern const struct sp_backend sp_backend_kmod;
+extern const struct sp_backend sp_backend_bpf;
 extern const struct sp_backend sp_backend_signal;
 
 /* The default period when the caller gives none: one tick, in ns. */
 uint64_t sp_default_period_ns(unsigned int flags);
+
+/*
+ * The period a userland-driven backend uses for @wanted ns (0: the
+ * default), as the module chooses it: raised to SPROFIL_MIN_PERIOD_NS,
+ * -EINVAL above SPROFIL_MAX_PERIOD_NS.
+ */
+int sp_period_ns(unsigned int flags, uint64_t wanted, uint64_t *period);
+
+/*
+ * Whether the buffers of @n entries (regions and the overflow bin) are
+ * writable memory of this process, without changing them: 0 or -EFAULT.
+ * For the backends that store into them from userland.
+ */
+int sp_check_buffers(const struct sprofil_region *r, unsigned int n);
 
 #endif /* LIBSPROFIL_BACKEND_H */

@@ -267,7 +267,7 @@ static int sp_check_buffer(uintptr_t base, uint64_t size)
 }
 
 /* The buffers the handler may write: regions and the overflow bin. */
-static int sp_check_buffers(const struct sprofil_region *r, unsigned int n)
+int sp_check_buffers(const struct sprofil_region *r, unsigned int n)
 {
 	unsigned int i;
 	int err;
@@ -472,15 +472,13 @@ static int sig_probe(const char **why)
 static int sig_start(const struct sprofil_region *r, unsigned int n,
 		     unsigned int flags, uint64_t *period_ns)
 {
-	uint64_t period = *period_ns ? *period_ns : sp_default_period_ns(flags);
-	uint64_t old_period = sp_period;
+	uint64_t old_period = sp_period, period;
 	struct sp_map *m;
 	int err;
 
-	if (period < SPROFIL_MIN_PERIOD_NS)
-		period = SPROFIL_MIN_PERIOD_NS;
-	if (period > SPROFIL_MAX_PERIOD_NS)
-		return -EINVAL;
+	err = sp_period_ns(flags, *period_ns, &period);
+	if (err)
+		return err;
 	err = sp_map_new(r, n, flags, &m);
 	if (err)
 		return err;

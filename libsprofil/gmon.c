@@ -350,6 +350,8 @@ static int gm_dump(unsigned int seq)
 	ssize_t n;
 	bool other = !gm_default_set;
 
+	/* The bpf backend's counts reach the buffers only when asked. */
+	sprofil_flush();
 	hist = calloc(gm_nmods + 1, sizeof(*hist));
 	taken = calloc(gm_nmods + 1, sizeof(*taken));
 	if (!hist || !taken) {

@@ -9,6 +9,32 @@ LIB_OBJS := $(LIB_SRCS:libsprofil/%.c=$(BUILD)/libsprofil/%.o) \
 	$(LIB_ASMS:libsprofil/%.S=$(BUILD)/libsprofil/%-asm.o)
 LIB_HDRS := $(wildcard libsprofil/*.h) include/sprofil.h \
 	include/uapi/linux/sprofil.h include/sprofil/mapping.h
+# libbpf for the bpf backend, libelf and zlib for libbpf.
+LIB_LDLIBS := -lbpf -lelf -lz -ldl -pthread
+
+# The bpf backend's program (libsprofil/bpf/), compiled for BPF and
+# embedded in the library as a skeleton header (build/bpf/, generated).
+# It uses only UAPI types (docs/backends.md says why no vmlinux.h); the
+# multiarch directory gives <asm/...>, since -target bpf has none.
+BPF_DIR := $(BUILD)/bpf
+BPF_CLANG ?= clang
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+	-Iinclude/uapi -Iinclude -Ilibsprofil/bpf/include -Ilibsprofil/bpf \
+	-idirafter /usr/include/$(shell $(CC) -print-multiarch) \
+	-idirafter /usr/include
+BPF_HDRS := $(wildcard libsprofil/bpf/*.h libsprofil/bpf/include/*.h) \
+	include/sprofil/mapping.h include/uapi/linux/sprofil.h
+
+$(BPF_DIR)/sprofil.bpf.o: libsprofil/bpf/sprofil.bpf.c $(BPF_HDRS)
+	@mkdir -p $(BPF_DIR)
+	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(BPF_DIR)/sprofil.skel.h: $(BPF_DIR)/sprofil.bpf.o
+	bpftool gen skeleton $< name sprofil_bpf > $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/libsprofil/backend_bpf.o: $(BPF_DIR)/sprofil.skel.h
+$(BUILD)/libsprofil/backend_bpf.o: CPPFLAGS += -I$(BPF_DIR) -Ilibsprofil/bpf
 
 .PHONY: lib
 lib: $(LIB_DIR)/libsprofil.so $(LIB_DIR)/libsprofil.a
@@ -32,7 +58,7 @@ $(LIB_DIR)/libsprofil.so: $(LIB_OBJS) libsprofil/libsprofil.map
 	@mkdir -p $(LIB_DIR)
 	$(CC) -shared -Wl,-soname,libsprofil.so.0 \
 		-Wl,--version-script=libsprofil/libsprofil.map \
-		-o $@ $(LIB_OBJS) -ldl -pthread
+		-o $@ $(LIB_OBJS) $(LIB_LDLIBS)
 	ln -sf libsprofil.so $(LIB_DIR)/libsprofil.so.0
 
 $(LIB_DIR)/libsprofil.a: $(LIB_OBJS)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * munmap, mprotect, mremap and madvise, interposed for the signal
- * backend.  The kernel module learns through an mmu notifier that a
+ * munmap, mprotect, mremap and madvise, interposed for the signal and
+ * bpf backends.  The kernel module learns through an mmu notifier that a
  * buffer is going away and turns its region off; a signal handler would
- * instead fault on its next store.  So before the memory changes, the
- * backend is told (sp_signal_memory_changing()), and the change itself is
- * made with the raw system call, exactly as glibc's wrappers do.
+ * instead fault on its next store, and the bpf backend's fold on its
+ * next one.  So before the memory changes, the backends are told
+ * (sp_signal_memory_changing(), sp_bpf_memory_changing()), and the change
+ * itself is made with the raw system call, exactly as glibc's wrappers do.
  *
  * glibc's own calls (malloc, free) go to its internal symbols and are not
  * seen: freeing a buffer that is still being profiled remains the
@@ -16,18 +17,26 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "backend_bpf.h"
 #include "signal_internal.h"
+
+/* Both userland writers of the buffers hear of it first. */
+static void sp_memory_changing(void *addr, size_t len)
+{
+	sp_signal_memory_changing((uintptr_t)addr, len);
+	sp_bpf_memory_changing((uintptr_t)addr, len);
+}
 
 int munmap(void *addr, size_t len)
 {
-	sp_signal_memory_changing((uintptr_t)addr, len);
+	sp_memory_changing(addr, len);
 	return syscall(SYS_munmap, addr, len);
 }
 
 int mprotect(void *addr, size_t len, int prot)
 {
 	if (!(prot & PROT_WRITE))
-		sp_signal_memory_changing((uintptr_t)addr, len);
+		sp_memory_changing(addr, len);
 	return syscall(SYS_mprotect, addr, len, prot);
 }
 
@@ -36,7 +45,7 @@ int madvise(void *addr, size_t len, int advice)
 {
 	if (advice == MADV_DONTNEED || advice == MADV_FREE ||
 	    advice == MADV_REMOVE)
-		sp_signal_memory_changing((uintptr_t)addr, len);
+		sp_memory_changing(addr, len);
 	return syscall(SYS_madvise, addr, len, advice);
 }
 
@@ -50,7 +59,7 @@ void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 		new_addr = va_arg(ap, void *);
 		va_end(ap);
 	}
-	sp_signal_memory_changing((uintptr_t)old, old_len);
+	sp_memory_changing(old, old_len);
 	return (void *)syscall(SYS_mremap, old, old_len, new_len, flags,
 			       new_addr);
 }

@@ -45,6 +45,16 @@ uint64_t sp_default_period_ns(unsigned int flags)
 	return flags & SPROFIL_FAST ? tick / SPROFIL_FAST_DIVISOR : tick;
 }
 
+int sp_period_ns(unsigned int flags, uint64_t wanted, uint64_t *period)
+{
+	uint64_t p = wanted ? wanted : sp_default_period_ns(flags);
+
+	if (p > SPROFIL_MAX_PERIOD_NS)
+		return -EINVAL;
+	*period = p < SPROFIL_MIN_PERIOD_NS ? SPROFIL_MIN_PERIOD_NS : p;
+	return 0;
+}
+
 /* The period SPROFIL_HZ asks for, or 0 for the backend's default. */
 static uint64_t wanted_period_ns(void)
 {
@@ -71,6 +81,8 @@ static const struct sp_backend *backend_named(const char *name)
 {
 	if (!strcmp(name, "kmod"))
 		return &sp_backend_kmod;
+	if (!strcmp(name, "bpf"))
+		return &sp_backend_bpf;
 	if (!strcmp(name, "signal"))
 		return &sp_backend_signal;
 	return NULL;
@@ -78,13 +90,16 @@ static const struct sp_backend *backend_named(const char *name)
 
 /*
  * SPROFIL_BACKEND=auto (the default) takes the module when /dev/sprofil
- * opens, else the signal backend.  A backend asked for by name that
- * cannot run is an error, said once, not a silent fallback.
+ * opens, else BPF when this process may load it, else the signal
+ * backend.  A missing module is the common case and goes unsaid; BPF
+ * refused is said in one line, since it usually means missing privilege.
+ * A backend asked for by name that cannot run is an error, said once,
+ * not a silent fallback.
  */
 static void choose_backend(void)
 {
 	static const struct sp_backend *const order[] = {
-		&sp_backend_kmod, &sp_backend_signal,
+		&sp_backend_kmod, &sp_backend_bpf, &sp_backend_signal,
 	};
 	const char *name = getenv("SPROFIL_BACKEND");
 	const struct sp_backend *b;
@@ -94,7 +109,7 @@ static void choose_backend(void)
 	if (name && *name && strcmp(name, "auto")) {
 		b = backend_named(name);
 		if (!b) {
-			fprintf(stderr, "libsprofil: SPROFIL_BACKEND=%s is not one of auto, kmod, signal; using auto\n",
+			fprintf(stderr, "libsprofil: SPROFIL_BACKEND=%s is not one of auto, kmod, bpf, signal; using auto\n",
 				name);
 		} else if (b->probe(&why)) {
 			fprintf(stderr, "libsprofil: backend %s cannot run: %s\n",
@@ -110,16 +125,26 @@ static void choose_backend(void)
 			sp_backend = order[i];
 			return;
 		}
+		/* bpf is never last: signal follows it. */
+		if (order[i] == &sp_backend_bpf)
+			fprintf(stderr, "libsprofil: backend bpf cannot run: %s; using %s\n",
+				why, order[i + 1]->name);
 	}
 	fprintf(stderr, "libsprofil: no sampling backend can run: %s\n", why);
 }
 
 static void forked_child(void);
 
-/* No fork may copy the lock held: a child could never take it again. */
+/*
+ * No fork may copy the lock held: a child could never take it again.
+ * Buffers a backend fills late are brought up to date first, so that
+ * the child's copies hold everything counted before the fork.
+ */
 static void before_fork(void)
 {
 	pthread_mutex_lock(&sp_lock);
+	if (sp_backend && sp_backend->flush && sp_running.on)
+		sp_backend->flush();
 }
 
 static void after_fork_parent(void)
@@ -268,6 +293,21 @@ int profil(unsigned short *buf, size_t bufsiz, size_t offset,
 	if (!buf || scale < 2 || p.pr_size == 0)
 		return stop();
 	return sprofil(&p, 1, NULL, PROF_USHORT);
+}
+
+int sprofil_flush(void)
+{
+	const struct sp_backend *b = backend();
+	int err = 0;
+
+	if (!b)
+		return fail(ENODEV);
+	if (!b->flush)
+		return 0;
+	pthread_mutex_lock(&sp_lock);
+	err = b->flush();
+	pthread_mutex_unlock(&sp_lock);
+	return err ? fail(-err) : 0;
 }
 
 int sprofil_info(struct sprofil_info *info)

@@ -110,9 +110,11 @@ static int unknown_backend_child(void)
 
 	if (sprofil(&p, 1, NULL, PROF_USHORT))
 		return 1;
-	/* auto: kmod where the module is loaded, signal elsewhere. */
-	return strcmp(lt_info().backend, "kmod") &&
-	       strcmp(lt_info().backend, "signal") ? 2 : 0;
+	/* auto: kmod where the module is loaded, else bpf or signal. */
+	if (access("/dev/sprofil", R_OK | W_OK) == 0)
+		return strcmp(lt_info().backend, "kmod") ? 2 : 0;
+	return strcmp(lt_info().backend, "bpf") &&
+	       strcmp(lt_info().backend, "signal") ? 3 : 0;
 }
 
 static void an_unknown_backend_name_falls_back_to_auto(void **state)

@@ -45,8 +45,17 @@ static uint64_t chunk;
 		}							\
 	} while (0)
 
+/*
+ * What @p's buffer holds now.  The bpf backend copies its counts into the
+ * buffers only when asked (docs/backends.md): ask first, on every backend
+ * (on the others the buffers are always current and this does nothing).
+ */
 static uint64_t region_sum(const struct prof *p, unsigned int flags)
 {
+	if (sprofil_flush()) {
+		print_message("# sprofil_flush: %s\n", strerror(errno));
+		abort();
+	}
 	return wl_sum(p->pr_base, flags, 0, lt_nbuckets(p, flags));
 }
 
@@ -380,14 +389,18 @@ static void bad_input_gets_its_errno_and_changes_nothing(void **state)
 {
 	static uint32_t buf[64] __attribute__((aligned(16)));
 	char *ro = wl_map(PAGE, PROT_READ);
-	char *gone = wl_map(PAGE, PROT_READ | PROT_WRITE);
+	/*
+	 * A page that is not memory the process can write: kept mapped
+	 * without access rather than unmapped, because starting a backend
+	 * may map memory of its own (bpf's counter array) into a hole.
+	 */
+	char *gone = wl_map(PAGE, PROT_NONE);
 	struct prof p[2], *many;
 	int nmany = SPROFIL_MAX_REGIONS + 1;
 
 	(void)state;
 	assert_non_null(ro);
 	assert_non_null(gone);
-	assert_int_equal(munmap(gone, PAGE), 0);
 	start_good();
 
 	p[0] = one(buf, sizeof(buf), 0x10000);
@@ -446,6 +459,7 @@ static void bad_input_gets_its_errno_and_changes_nothing(void **state)
 	check_still_profiling("restarted");
 
 	munmap(ro, PAGE);
+	munmap(gone, PAGE);
 	free(good.pr_base);
 }
 

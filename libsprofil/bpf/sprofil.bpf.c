@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The sampling side of libsprofil's bpf backend (backend_bpf.c loads it):
+ * attached to one perf task-clock counter per thread of the profiled
+ * process, it files each sample's user PC with the mapping of
+ * <sprofil/mapping.h> into a mappable array of 64-bit counters, one per
+ * bucket, which the library folds into the caller's buffers.
+ *
+ * The program cannot write the caller's buffers itself: it runs in hard
+ * IRQ (task-clock is an hrtimer event), where bpf_probe_write_user() is
+ * refused.  Hence the counters, and the fold.
+ *
+ * The region set is fixed per load: the loader fills the read-only tables
+ * below with what spm_prepare() built, and the verifier sees the frozen
+ * sizes as constants.  Only UAPI types are used (struct
+ * bpf_perf_event_data and the user pt_regs), whose layout is the kernel's
+ * ABI, so the object needs no vmlinux.h and loads on any kernel that has
+ * the helpers (6.1 and later are tested).
+ */
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <linux/types.h>
+#include <bpf/bpf_helpers.h>
+
+#include "sprofil_bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Filled in by the loader before the load, then frozen. */
+const volatile __u32 sp_tgid;
+const volatile __u32 sp_shift;
+const volatile __u32 sp_nsegments;
+const volatile struct spm_segment sp_segment[SPB_MAX_SEGMENTS];
+const volatile struct spm_region sp_region[SPROFIL_MAX_REGIONS];
+/* Index in sp_counts of each region's first bucket. */
+const volatile __u32 sp_first[SPROFIL_MAX_REGIONS];
+
+/*
+ * Counting starts only when the loader says so, after every thread has
+ * its counter: a new region set then replaces the old one between two
+ * stores, not over the time the counters take to attach.
+ */
+__u32 sp_on;
+__u64 sp_samples;
+__u64 sp_misses;
+
+/* The lookup self-test's PCs and results (backend_bpf.c, tests/bpf). */
+__u64 sp_test_pc[SPB_TEST_PCS];
+struct spb_test_result sp_test_out[SPB_TEST_PCS];
+
+/* One counter per bucket; sized and mapped by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} sp_counts SEC(".maps");
+
+/* Task-clock count of each thread at its last counted period. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, SPB_MAX_THREADS);
+} sp_stamp SEC(".maps");
+
+/*
+ * Number of segments starting at or below @pc, found bit by bit from the
+ * top: the same answer as spm_lookup()'s binary search, in a fixed number
+ * of steps whose indexes the verifier can bound (it cannot bound the
+ * midpoint of an open-ended search).  Returns the index into sp_region of
+ * the region owning @pc, or -1.
+ */
+static __always_inline long spb_lookup(__u64 pc)
+{
+	__u32 n = sp_nsegments, pos = 0, step, i;
+
+	for (step = SPB_SEARCH_TOP; step; step >>= 1) {
+		i = (pos + step - 1) & (SPB_MAX_SEGMENTS - 1);
+		if (pos + step <= n && sp_segment[i].start <= pc)
+			pos += step;
+	}
+	if (!pos)
+		return -1;
+	i = (pos - 1) & (SPB_MAX_SEGMENTS - 1);
+	if (pc >= sp_segment[i].end)
+		return -1;
+	return sp_segment[i].region & (SPROFIL_MAX_REGIONS - 1);
+}
+
+/* Bucket of @pc in region @r, as spm_region_bucket() computes it. */
+static __always_inline __u64 spb_bucket(long r, __u64 pc)
+{
+	return spm_bucket_index(pc - sp_region[r].offset, sp_shift,
+				sp_region[r].scale);
+}
+
+/*
+ * Periods of the thread's CPU time since its last counted one.  The
+ * hrtimer behind task-clock fires once however late it is and drops the
+ * periods it missed; as the module does, they are credited to this
+ * sample.  Keyed by thread, the stamp also keeps a thread that briefly
+ * has two counters (its own, and one inherited while the loader was
+ * scanning threads) from being counted twice: the second one finds the
+ * period already counted.
+ */
+static __always_inline __u64 spb_periods(struct bpf_perf_event_data *ctx)
+{
+	struct bpf_perf_event_value v;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 period = ctx->sample_period, zero = 0, n, *stamp;
+
+	if (!period || bpf_perf_prog_read_value(ctx, &v, sizeof(v)))
+		return 1;
+	stamp = bpf_map_lookup_elem(&sp_stamp, &tid);
+	if (!stamp) {
+		bpf_map_update_elem(&sp_stamp, &tid, &zero, BPF_ANY);
+		stamp = bpf_map_lookup_elem(&sp_stamp, &tid);
+		if (!stamp)
+			return 1;
+	}
+	/* A new thread that reuses the id of one gone. */
+	if (v.counter < *stamp)
+		*stamp = 0;
+	n = (v.counter - *stamp + period / 2) / period;
+	*stamp += n * period;
+	return n;
+}
+
+SEC("perf_event")
+int sp_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 pc = ctx->regs.rip, n, *count;
+	__u32 key;
+	long r;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != sp_tgid || !sp_on)
+		return 0;
+	n = spb_periods(ctx);
+	/* Kernel-mode periods pass uncounted, as with the module. */
+	if (!n || !(ctx->regs.cs & 3))
+		return 0;
+	__sync_fetch_and_add(&sp_samples, n);
+	r = spb_lookup(pc);
+	if (r < 0) {
+		__sync_fetch_and_add(&sp_misses, n);
+		return 0;
+	}
+	key = sp_first[r] + (__u32)spb_bucket(r, pc);
+	count = bpf_map_lookup_elem(&sp_counts, &key);
+	if (count)
+		__sync_fetch_and_add(count, n);
+	return 0;
+}
+
+static long spb_test_one(__u32 i, void *unused)
+{
+	struct spb_test_result *out;
+	__u64 pc;
+	long r;
+
+	if (i >= SPB_TEST_PCS)
+		return 1;
+	pc = sp_test_pc[i];
+	out = &sp_test_out[i];
+	r = spb_lookup(pc);
+	out->entry = r < 0 ? -1 : (__s32)sp_region[r].id;
+	out->bucket = r < 0 ? 0 : spb_bucket(r, pc);
+	return 0;
+}
+
+/*
+ * The lookup self-test: files sp_test_pc[0 .. *npcs) with the very code
+ * the sampler runs, through bpf_prog_test_run(), so that the tests can
+ * compare its buckets with <sprofil/mapping.h>'s and the module's.
+ */
+SEC("syscall")
+int sp_lookup_test(__u32 *npcs)
+{
+	__u32 n = *npcs;
+
+	if (n > SPB_TEST_PCS)
+		return -1;
+	bpf_loop(n, spb_test_one, NULL, 0);
+	return 0;
+}

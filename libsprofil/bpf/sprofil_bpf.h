@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the BPF program (sprofil.bpf.c) and its loader (backend_bpf.c)
+ * agree on: the sizes of the tables the loader fills in before loading,
+ * and the layout of the lookup self-test's input and output.
+ */
+#ifndef LIBSPROFIL_SPROFIL_BPF_H
+#define LIBSPROFIL_SPROFIL_BPF_H
+
+#include <sprofil/mapping.h>
+
+/* Room for the segments of SPROFIL_MAX_REGIONS regions: a power of two. */
+#define SPB_MAX_SEGMENTS	SPM_MAX_SEGMENTS(SPROFIL_MAX_REGIONS)
+/* The first step of the segment search: the largest power of two <= it. */
+#define SPB_SEARCH_TOP		SPB_MAX_SEGMENTS
+
+_Static_assert((SPB_MAX_SEGMENTS & (SPB_MAX_SEGMENTS - 1)) == 0,
+	       "the segment table is indexed with a mask");
+_Static_assert((SPROFIL_MAX_REGIONS & (SPROFIL_MAX_REGIONS - 1)) == 0,
+	       "the region table is indexed with a mask");
+
+/* Threads whose last sample the program remembers (an LRU of them). */
+#define SPB_MAX_THREADS		16384
+
+/* PCs one run of the lookup self-test files. */
+#define SPB_TEST_PCS		256
+
+/* Result of the lookup self-test for one PC. */
+struct spb_test_result {
+	__s32 entry;		/* caller's entry index of the region, -1 */
+	__u32 reserved;
+	__u64 bucket;		/* bucket index inside that region */
+};
+
+#endif /* LIBSPROFIL_SPROFIL_BPF_H */
