@@ -4,32 +4,32 @@
  *
  * GNU gprof asks bfd_find_nearest_line for the file and line of every
  * function symbol up front, and for -l for every byte of .text.  Here
- * the same answers come from the DWARF line tables, but only when a
+ * the same answers come from the DWARF line tables, and only when a
  * report needs them: a module's DWARF is opened on first use, a CU is
- * found by address ranges (built once per module), and a CU's line
- * table is read by libdw on first use and searched by bisection.
+ * found by its address ranges (indexed once per module), and the first
+ * symbol asked for in a CU has all of that CU's symbols looked up in one
+ * pass, through a libdw handle closed afterwards so that line tables do
+ * not pile up in memory.
  *
  * What bfd answers, and so what is reproduced here:
  *  - the row for an address is the last row at the greatest row address
  *    not above it (bfd keeps only the last row of several at one
  *    address); an address past its sequence's end has no row;
  *  - line 0 means "no line": GNU then keeps neither file nor line;
- *  - the file is the row's file with its directory (libdw joins the
- *    directory entry and the CU's directory the way bfd does);
+ *  - the file is the row's file under its directory entry, and under the
+ *    CU's DW_AT_comp_dir when that entry is relative;
  *  - for -l, the function of an address is the innermost subprogram or
- *    inlined subroutine covering it, named by its linkage name, else by
- *    the ELF symbol sitting at its entry, else by its DW_AT_name; where
- *    no DWARF function covers it, by the nearest ELF symbol below.
+ *    inlined subroutine covering it (the shortest range), named by its
+ *    linkage name, else in C-like languages by its DW_AT_name, else by
+ *    the ELF symbol at its entry, else by its DW_AT_name; where no DWARF
+ *    function covers it, by the nearest ELF symbol below.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gprof.h"
 
@@ -127,6 +127,8 @@ struct dmod {
 	size_t ncus;
 	struct cu_span *spans;
 	size_t nspans;
+	/* The spans of CU i are spans[by_cu[cu_first[i] .. cu_first[i+1]]]. */
+	size_t *by_cu, *cu_first;
 };
 
 static struct dmod *dmods;
@@ -150,7 +152,7 @@ static int cmp_span(const void *a, const void *b)
 static void dmod_index_cus(struct dmod *d)
 {
 	Dwarf_Off off = 0, next;
-	size_t hsize, ncap = 0, scap = 0, i;
+	size_t hsize, ncap = 0, scap = 0, i, *fill;
 
 	while (dwarf_nextcu(d->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Addr base, lo, hi;
@@ -184,11 +186,22 @@ static void dmod_index_cus(struct dmod *d)
 		d->ncus++;
 	}
 	qsort(d->spans, d->nspans, sizeof(*d->spans), cmp_span);
+	d->cu_first = xcalloc(d->ncus + 1, sizeof(*d->cu_first));
+	d->by_cu = xmalloc((d->nspans ? d->nspans : 1) * sizeof(*d->by_cu));
 	for (i = 0; i < d->nspans; i++) {
 		d->spans[i].max_hi = d->spans[i].hi;
 		if (i && d->spans[i - 1].max_hi > d->spans[i].max_hi)
 			d->spans[i].max_hi = d->spans[i - 1].max_hi;
+		d->cu_first[d->spans[i].cu + 1]++;
 	}
+	for (i = 0; i < d->ncus; i++)
+		d->cu_first[i + 1] += d->cu_first[i];
+	/* A counting sort: spans by CU, each CU's in address order. */
+	fill = xmalloc((d->ncus + 1) * sizeof(*fill));
+	memcpy(fill, d->cu_first, (d->ncus + 1) * sizeof(*fill));
+	for (i = 0; i < d->nspans; i++)
+		d->by_cu[fill[d->spans[i].cu]++] = i;
+	free(fill);
 }
 
 /* The DWARF of module @m, opened on first use; NULL if it has none. */
@@ -404,13 +417,11 @@ static void cu_resolve_syms(struct dmod *d, unsigned int m, size_t ci)
 		dwarf_end(dw);
 		return;
 	}
-	for (k = 0; k < d->nspans; k++) {
-		const struct cu_span *sp = &d->spans[k];
+	for (k = d->cu_first[ci]; k < d->cu_first[ci + 1]; k++) {
+		const struct cu_span *sp = &d->spans[d->by_cu[k]];
 		uint64_t lo = MODULE_BASE(m) + sp->lo;
 		size_t a = 0, b = symtab.len;
 
-		if (sp->cu != ci)
-			continue;
 		/* The first symbol at or above the span's start. */
 		while (a < b) {
 			size_t mid = a + (b - a) / 2;
