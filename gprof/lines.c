@@ -1006,7 +1006,9 @@ size_t source_files_gnu_order(struct source_file ***out)
 			struct sym *s;
 
 			if (!gelf_getsym(data, k, &st) ||
-			    st.st_shndx == SHN_UNDEF)
+			    st.st_shndx == SHN_UNDEF ||
+			    GELF_ST_TYPE(st.st_info) == STT_SECTION ||
+			    GELF_ST_TYPE(st.st_info) == STT_FILE)
 				continue;
 			addr = MODULE_BASE(m) + st.st_value;
 			s = sym_lookup(&symtab, addr);
