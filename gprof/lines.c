@@ -809,7 +809,6 @@ static void module_line_syms(unsigned int m)
 		return;
 	for (i = 0; i < c.d->ncus; i++) {
 		struct cu *cu = &c.d->cus[i];
-
 		struct cu_lines *cl = cu_kept_lines(cu);
 
 		add_dfuncs(&c, &cu->die,
@@ -876,10 +875,12 @@ static void module_line_syms(unsigned int m)
 		}
 		if (!name)
 			continue;
-		prev = &lsyms[nlsyms - 1];
-		if (have_prev && prev->line == line && prev->file == file &&
-		    !strcmp(prev->name, name))
-			continue;
+		if (have_prev) {
+			prev = &lsyms[nlsyms - 1];
+			if (prev->line == line && prev->file == file &&
+			    !strcmp(prev->name, name))
+				continue;
+		}
 		if (nlsyms == lsym_cap) {
 			lsym_cap = lsym_cap ? 2 * lsym_cap : 4096;
 			lsyms = xrealloc(lsyms, lsym_cap * sizeof(*lsyms));
