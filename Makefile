@@ -17,7 +17,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 .PHONY: all deps kmod lib unit check check-mcount check-unit check-vm check-style demo bench clean
 .DEFAULT_GOAL := all
 
-all: kmod lib lib-tests unit vm-payload
+all: kmod lib lib-tests bpf-tests unit vm-payload
 
 deps:
 	@scripts/install-deps
@@ -41,6 +41,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard include/*/*.h include/uapi/linu
 
 include libsprofil/libsprofil.mk
 include tests/lib/tests.mk
+include tests/bpf/tests.mk
 include gprof/gprof.mk
 include tests/gprof/tests.mk
 include tests/pg/tests.mk
@@ -71,6 +72,7 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	-@$(MAKE) --no-print-directory check-unit
 	-@$(MAKE) --no-print-directory check-lib
+	-@$(MAKE) --no-print-directory check-bpf
 	-@$(MAKE) --no-print-directory check-pg
 	-@$(MAKE) --no-print-directory check-gprof
 	-@$(MAKE) --no-print-directory check-style

@@ -47,8 +47,7 @@
 
 #include "backend.h"
 #include "backend_bpf.h"
-#include "sprofil_bpf.h"
-#include "sprofil.skel.h"
+#include "sprofil_load.h"
 
 /* 2^27 counters (1 GiB of map) at most; beyond, ENOMEM. */
 #define SB_MAX_BUCKETS	(1ull << 27)
@@ -331,13 +330,7 @@ static int sb_load(struct sb_session *s, const struct spm_map *m,
 		goto out;
 	}
 	s->skel = skel;
-	skel->rodata->sp_tgid = (uint32_t)getpid();
-	skel->rodata->sp_shift = m->shift;
-	skel->rodata->sp_nsegments = m->nsegments;
-	memcpy(skel->rodata->sp_segment, m->segment,
-	       m->nsegments * sizeof(*m->segment));
-	memcpy(skel->rodata->sp_region, m->region,
-	       m->nregions * sizeof(*m->region));
+	spb_set_regions(skel, m);
 	for (uint32_t i = 0; i < m->nregions; i++)
 		skel->rodata->sp_first[i] = s->region[i].first;
 	/* The self-test program is the tests' business (and wants 5.17). */

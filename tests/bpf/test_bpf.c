@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The bpf backend's own checks, run as root on the host and in the VM
+ * (Debian's 6.1 kernel):
+ *  - the bucket table (bucket_table.h), through <sprofil/mapping.h> and
+ *    through the BPF program's lookup itself, run on the PCs with
+ *    bpf_prog_test_run(); and the program against mapping.h on the
+ *    largest region set, SPROFIL_MAX_REGIONS entries;
+ *  - BPF not permitted (privileges dropped to nobody): one line on
+ *    stderr and the next backend under auto, ENODEV when bpf is named;
+ *  - the counter array that cannot be had: too many buckets, or its
+ *    mapping refused by RLIMIT_AS: ENOMEM, and the running profile goes
+ *    on as it was.
+ *
+ * The privilege and failure cases run in fork children that have not
+ * called libsprofil yet, since the backend is chosen once per process.
+ * Children report through their exit status (CHECK), never with cmocka's
+ * assertions.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <sprofil.h>
+#include <sprofil/mapping.h>
+
+#include "bucket_table.h"
+#include "sprofil_load.h"
+#include "workload.h"
+
+#define NOBODY	65534
+
+#define CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stdout, "# child check failed: %s: ", #cond); \
+			fprintf(stdout, __VA_ARGS__);			\
+			fprintf(stdout, "\n");				\
+			fflush(stdout);					\
+			return __LINE__ > 255 ? 255 : __LINE__;		\
+		}							\
+	} while (0)
+
+/* A lookup result: the caller's entry index (-1: none) and the bucket. */
+struct hit {
+	int entry;
+	uint64_t bucket;
+};
+
+/* The kernel ABI's entries for a table; bases are aligned dummies. */
+static struct sprofil_region *table_regions(const struct bt_entry *e,
+					    unsigned int n)
+{
+	struct sprofil_region *r = calloc(n, sizeof(*r));
+
+	assert_non_null(r);
+	for (unsigned int i = 0; i < n; i++) {
+		r[i].base = 0x10000000ull + 0x100000ull * i;
+		r[i].size = e[i].size;
+		r[i].offset = e[i].offset;
+		r[i].scale = e[i].scale;
+	}
+	return r;
+}
+
+/* spm_prepare() into freshly allocated arrays. */
+static void prepare(struct spm_map *m, const struct sprofil_region *r,
+		    unsigned int n, unsigned int flags)
+{
+	m->region = calloc(n + 1, sizeof(*m->region));
+	m->segment = calloc(SPM_MAX_SEGMENTS(n) + 1, sizeof(*m->segment));
+	m->stack = calloc(n + 1, sizeof(*m->stack));
+	assert_non_null(m->region);
+	assert_non_null(m->segment);
+	assert_non_null(m->stack);
+	assert_int_equal(spm_prepare(m, r, n, flags), 0);
+}
+
+static void release(struct spm_map *m)
+{
+	free(m->region);
+	free(m->segment);
+	free(m->stack);
+}
+
+static struct hit mapping_lookup(const struct spm_map *m, uint64_t pc)
+{
+	long r = spm_lookup(m, pc);
+	struct hit h = { -1, 0 };
+
+	if (r >= 0) {
+		h.entry = (int)m->region[r].id;
+		h.bucket = spm_region_bucket(m, &m->region[r], pc);
+	}
+	return h;
+}
+
+/*
+ * Files @npcs PCs with the BPF program's own lookup (the code its
+ * sampler runs), loaded with the region set of @m.
+ */
+static void bpf_lookup(const struct spm_map *m, const uint64_t *pc,
+		       unsigned int npcs, struct hit *out)
+{
+	struct sprofil_bpf *skel = sprofil_bpf__open();
+	__u32 n = npcs;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &n,
+		    .ctx_size_in = sizeof(n));
+	int err;
+
+	assert_non_null(skel);
+	assert_true(npcs <= SPB_TEST_PCS);
+	spb_set_regions(skel, m);
+	/* Only the lookup: the sampler is the backend's business. */
+	bpf_program__set_autoload(skel->progs.sp_sample, false);
+	err = sprofil_bpf__load(skel);
+	if (err)
+		print_message("# load: %s\n", strerror(-err));
+	assert_int_equal(err, 0);
+	memcpy(skel->bss->sp_test_pc, pc, npcs * sizeof(*pc));
+	err = bpf_prog_test_run_opts(
+		bpf_program__fd(skel->progs.sp_lookup_test), &opts);
+	if (err)
+		print_message("# test_run: %s\n", strerror(errno));
+	assert_int_equal(err, 0);
+	assert_int_equal(opts.retval, 0);
+	for (unsigned int i = 0; i < npcs; i++) {
+		out[i].entry = skel->bss->sp_test_out[i].entry;
+		out[i].bucket = skel->bss->sp_test_out[i].bucket;
+	}
+	sprofil_bpf__destroy(skel);
+}
+
+static void expect_rows(const char *who, const struct bt_row *rows,
+			const struct hit *got, unsigned int n)
+{
+	unsigned int bad = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (got[i].entry == rows[i].entry &&
+		    (rows[i].entry < 0 || got[i].bucket == rows[i].bucket))
+			continue;
+		print_message("# %s: pc %#llx -> entry %d bucket %#llx, table says entry %d bucket %#llx\n",
+			      who, (unsigned long long)rows[i].pc,
+			      got[i].entry, (unsigned long long)got[i].bucket,
+			      rows[i].entry,
+			      (unsigned long long)rows[i].bucket);
+		bad++;
+	}
+	print_message("# %s: %u of %u PCs as the table says\n", who,
+		      n - bad, n);
+	assert_int_equal(bad, 0);
+}
+
+static void check_table(const struct bt_entry *e, unsigned int ne,
+			const struct bt_row *rows, unsigned int nrows,
+			unsigned int flags)
+{
+	struct sprofil_region *r = table_regions(e, ne);
+	struct hit got[SPB_TEST_PCS];
+	uint64_t pc[SPB_TEST_PCS];
+	struct spm_map m;
+
+	assert_true(nrows <= SPB_TEST_PCS);
+	prepare(&m, r, ne, flags);
+	for (unsigned int i = 0; i < nrows; i++) {
+		pc[i] = rows[i].pc;
+		got[i] = mapping_lookup(&m, pc[i]);
+	}
+	expect_rows("mapping.h", rows, got, nrows);
+	memset(got, 0, sizeof(got));
+	bpf_lookup(&m, pc, nrows, got);
+	expect_rows("bpf program", rows, got, nrows);
+	release(&m);
+	free(r);
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void the_table_with_16bit_buckets(void **state)
+{
+	(void)state;
+	check_table(bt_ushort_entries, N(bt_ushort_entries), bt_ushort_rows,
+		    N(bt_ushort_rows), PROF_USHORT);
+}
+
+static void the_table_with_32bit_buckets(void **state)
+{
+	(void)state;
+	check_table(bt_uint_entries, N(bt_uint_entries), bt_uint_rows,
+		    N(bt_uint_rows), PROF_UINT);
+}
+
+/* A deterministic generator, so that a failure can be replayed. */
+static uint64_t next_random(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 11;
+}
+
+/*
+ * SPROFIL_MAX_REGIONS overlapping regions of every scale (2048 segments
+ * or near): the program's fixed-step search against mapping.h's binary
+ * search, on PCs at and around every segment boundary and at random.
+ */
+static void the_largest_region_set_as_mapping_h(void **state)
+{
+	const unsigned int n = SPROFIL_MAX_REGIONS;
+	struct sprofil_region *r = calloc(n, sizeof(*r));
+	struct hit want[SPB_TEST_PCS], got[SPB_TEST_PCS];
+	uint64_t pc[SPB_TEST_PCS], seed = 42, checked = 0;
+	unsigned int k = 0, bad = 0, i;
+	struct spm_map m;
+
+	(void)state;
+	assert_non_null(r);
+	for (i = 0; i < n; i++) {
+		r[i].base = 0x10000000ull;
+		r[i].size = 2 * (1 + next_random(&seed) % 512);
+		r[i].offset = 0x400000 + next_random(&seed) % 0x100000;
+		r[i].scale = 2 + next_random(&seed) % 0xffff;
+	}
+	prepare(&m, r, n, PROF_USHORT);
+	print_message("# %u regions, %u segments\n", m.nregions, m.nsegments);
+	for (i = 0; i <= 4 * m.nsegments; i++) {
+		const struct spm_segment *s = &m.segment[i / 4 % m.nsegments];
+		uint64_t p[] = { s->start - 1, s->start, s->end - 1,
+				 0x3f0000 + next_random(&seed) % 0x120000 };
+
+		pc[k++] = p[i % 4];
+		if (k < SPB_TEST_PCS && i < 4 * m.nsegments)
+			continue;
+		bpf_lookup(&m, pc, k, got);
+		for (unsigned int j = 0; j < k; j++) {
+			want[j] = mapping_lookup(&m, pc[j]);
+			if (got[j].entry != want[j].entry ||
+			    got[j].bucket != want[j].bucket)
+				bad++;
+		}
+		checked += k;
+		k = 0;
+	}
+	print_message("# %llu PCs, %u differ\n", (unsigned long long)checked,
+		      bad);
+	assert_int_equal(bad, 0);
+	release(&m);
+	free(r);
+}
+
+/* Root gives up everything: uid, gids and with them every capability. */
+static int drop_privileges(void)
+{
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Runs @child(@arg) in a fork child with SPROFIL_BACKEND=@backend, its
+ * stderr captured into @err (NUL-terminated); returns its exit status.
+ */
+static int in_child(int (*child)(void), const char *backend, char *err,
+		    size_t errsize)
+{
+	int fds[2], status;
+	ssize_t got;
+	size_t len = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		dup2(fds[1], 2);
+		setenv("SPROFIL_BACKEND", backend, 1);
+		status = child();
+		fflush(NULL);
+		_exit(status);
+	}
+	close(fds[1]);
+	while (len + 1 < errsize &&
+	       (got = read(fds[0], err + len, errsize - 1 - len)) > 0)
+		len += (size_t)got;
+	err[len] = '\0';
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static unsigned int count_lines(const char *s)
+{
+	unsigned int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static struct prof region_of(void *fn, void *buf, size_t size)
+{
+	struct prof p = {
+		.pr_base = buf,
+		.pr_size = size,
+		.pr_off = wl_func_extent(fn).start,
+		.pr_scale = SPM_SCALE_ONE,
+	};
+
+	return p;
+}
+
+static int unprivileged_auto_child(void)
+{
+	static uint32_t buf[4096];
+	struct prof p = region_of(wl_work_a, buf, sizeof(buf));
+	struct sprofil_info i;
+	int kmod;
+
+	CHECK(drop_privileges() == 0, "cannot drop privileges: %s",
+	      strerror(errno));
+	kmod = access("/dev/sprofil", R_OK | W_OK) == 0;
+	CHECK(sprofil(&p, 1, NULL, PROF_UINT) == 0, "sprofil: %s",
+	      strerror(errno));
+	CHECK(sprofil_info(&i) == 0, "sprofil_info: %s", strerror(errno));
+	fprintf(stdout, "# unprivileged, auto: backend %s\n", i.backend);
+	CHECK(!strcmp(i.backend, kmod ? "kmod" : "signal"),
+	      "auto picked %s", i.backend);
+	return 0;
+}
+
+static void unprivileged_auto_says_why_and_falls_back(void **state)
+{
+	char err[4096];
+	int kmod = access("/dev/sprofil", R_OK | W_OK) == 0;
+
+	(void)state;
+	assert_int_equal(in_child(unprivileged_auto_child, "auto", err,
+				  sizeof(err)), 0);
+	print_message("# stderr: %s\n", err[0] ? err : "(nothing)");
+	if (kmod) {
+		/* The module comes first: bpf is never tried. */
+		assert_string_equal(err, "");
+		return;
+	}
+	assert_int_equal(count_lines(err), 1);
+	assert_non_null(strstr(err, "libsprofil: backend bpf cannot run: BPF is not permitted"));
+	assert_non_null(strstr(err, "; using signal\n"));
+}
+
+static int unprivileged_bpf_child(void)
+{
+	static uint32_t buf[4096];
+	struct prof p = region_of(wl_work_a, buf, sizeof(buf));
+
+	CHECK(drop_privileges() == 0, "cannot drop privileges: %s",
+	      strerror(errno));
+	errno = 0;
+	CHECK(sprofil(&p, 1, NULL, PROF_UINT) == -1, "sprofil succeeded");
+	CHECK(errno == ENODEV, "errno %s", strerror(errno));
+	return 0;
+}
+
+static void unprivileged_bpf_by_name_is_enodev(void **state)
+{
+	char err[4096];
+
+	(void)state;
+	assert_int_equal(in_child(unprivileged_bpf_child, "bpf", err,
+				  sizeof(err)), 0);
+	print_message("# stderr: %s\n", err);
+	assert_int_equal(count_lines(err), 1);
+	assert_non_null(strstr(err, "libsprofil: backend bpf cannot run: BPF is not permitted"));
+}
+
+/* Starts a small profile of wl_work_a; the big ones must leave it be. */
+static int start_good(struct prof *good)
+{
+	static uint32_t buf[4096];
+
+	*good = region_of(wl_work_a, buf, sizeof(buf));
+	return sprofil(good, 1, NULL, PROF_UINT);
+}
+
+/* The good profile is still the one running, and counting. */
+static int still_counting(const struct prof *good, const char *why)
+{
+	struct sprofil_info i0, i1;
+	uint64_t chunk = wl_calibrate(0.01);
+
+	CHECK(sprofil_info(&i0) == 0, "sprofil_info: %s", strerror(errno));
+	wl_spin_cpu(wl_work_a, chunk, 30 * i0.period_ns / 1e9);
+	CHECK(sprofil_info(&i1) == 0, "sprofil_info: %s", strerror(errno));
+	fprintf(stdout, "# after %s: %s, %u region(s), samples %llu -> %llu, buffer %llu\n",
+		why, i1.backend, i1.nregions,
+		(unsigned long long)i0.samples,
+		(unsigned long long)i1.samples,
+		(unsigned long long)wl_sum(good->pr_base, PROF_UINT, 0,
+					   good->pr_size / 4));
+	CHECK(i1.enabled && i1.nregions == 1, "the good profile is gone");
+	CHECK(i1.samples > i0.samples, "no longer sampling");
+	CHECK(wl_sum(good->pr_base, PROF_UINT, 0, good->pr_size / 4) > 0,
+	      "nothing in the good buffer");
+	return 0;
+}
+
+/*
+ * More buckets than the backend keeps counters for (2^27): a 1 GiB
+ * region of 16-bit buckets.  Its memory need not exist: the count is
+ * refused first.
+ */
+static int too_many_buckets_child(void)
+{
+	static uint16_t small[8];
+	struct prof good, huge = region_of(wl_work_b, small, 1ul << 30);
+
+	CHECK(start_good(&good) == 0, "sprofil: %s", strerror(errno));
+	errno = 0;
+	CHECK(sprofil(&huge, 1, NULL, PROF_USHORT) == -1, "it succeeded");
+	CHECK(errno == ENOMEM, "errno %s", strerror(errno));
+	return still_counting(&good, "too many buckets");
+}
+
+static void too_many_buckets_is_enomem(void **state)
+{
+	char err[4096];
+
+	(void)state;
+	assert_int_equal(in_child(too_many_buckets_child, "bpf", err,
+				  sizeof(err)), 0);
+	assert_string_equal(err, "");
+}
+
+/*
+ * The counter array of a 16 MiB buffer (8 Mi buckets, 64 MiB of
+ * counters) cannot be mapped when RLIMIT_AS leaves 16 MiB to spare: the
+ * map is made, its mapping fails, and everything is undone.
+ */
+static int counters_cannot_be_mapped_child(void)
+{
+	const size_t bytes = 16ul << 20;
+	struct prof good, big;
+	struct rlimit rl;
+	void *buf = wl_map(bytes, PROT_READ | PROT_WRITE);
+	char line[256];
+	unsigned long vm = 0;
+	FILE *f;
+
+	CHECK(buf, "mmap");
+	big = region_of(wl_work_b, buf, bytes);
+	CHECK(start_good(&good) == 0, "sprofil: %s", strerror(errno));
+	f = fopen("/proc/self/status", "r");
+	CHECK(f, "/proc/self/status");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %lu kB", &vm) == 1)
+			break;
+	fclose(f);
+	CHECK(vm > 0, "no VmSize");
+	rl.rlim_cur = rl.rlim_max = (vm << 10) + (16ul << 20);
+	CHECK(setrlimit(RLIMIT_AS, &rl) == 0, "setrlimit: %s",
+	      strerror(errno));
+	errno = 0;
+	CHECK(sprofil(&big, 1, NULL, PROF_USHORT) == -1, "it succeeded");
+	CHECK(errno == ENOMEM, "errno %s", strerror(errno));
+	return still_counting(&good, "an unmappable counter array");
+}
+
+static void counters_that_cannot_be_mapped_are_enomem(void **state)
+{
+	char err[4096];
+
+	(void)state;
+	assert_int_equal(in_child(counters_cannot_be_mapped_child, "bpf", err,
+				  sizeof(err)), 0);
+	assert_string_equal(err, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_table_with_16bit_buckets),
+		cmocka_unit_test(the_table_with_32bit_buckets),
+		cmocka_unit_test(the_largest_region_set_as_mapping_h),
+		cmocka_unit_test(unprivileged_auto_says_why_and_falls_back),
+		cmocka_unit_test(unprivileged_bpf_by_name_is_enodev),
+		cmocka_unit_test(too_many_buckets_is_enomem),
+		cmocka_unit_test(counters_that_cannot_be_mapped_are_enomem),
+	};
+
+	return cmocka_run_group_tests_name("bpf", tests, NULL, NULL);
+}
