@@ -292,7 +292,7 @@ void hist_print(void)
 	unsigned int log_scale = 0;
 	double top_time = 0.0;
 	bool top = false;
-	size_t i;
+	size_t i, n;
 
 	if (first_output)
 		first_output = false;
@@ -308,15 +308,23 @@ void hist_print(void)
 		printf("Flat profile:\n");
 	}
 
+	/*
+	 * Only symbols that can be printed are sorted: with 200,000
+	 * functions of which a few thousand ran, sorting the rest by name
+	 * would cost more than everything else.  The order of the printed
+	 * ones is the same, the key being total.
+	 */
 	sorted = xmalloc(symtab.len * sizeof(*sorted));
-	for (i = 0; i < symtab.len; i++)
-		sorted[i] = &symtab.base[i];
-	qsort(sorted, symtab.len, sizeof(*sorted), cmp_time);
+	for (i = n = 0; i < symtab.len; i++)
+		if (!ignore_zeros || symtab.base[i].ncalls ||
+		    symtab.base[i].hist.time != 0)
+			sorted[n++] = &symtab.base[i];
+	qsort(sorted, n, sizeof(*sorted), cmp_time);
 
 	if (bsd_style_output) {
 		log_scale = 5;	/* milliseconds, BSD's unit */
 	} else {
-		for (i = 0; i < symtab.len; i++) {
+		for (i = 0; i < n; i++) {
 			struct sym *s = sorted[i];
 			double t;
 
@@ -343,7 +351,7 @@ void hist_print(void)
 		}
 	}
 	print_header(si_prefixes[log_scale].prefix);
-	for (i = 0; i < symtab.len; i++)
+	for (i = 0; i < n; i++)
 		if (flat_included(sorted[i]))
 			print_line(sorted[i], si_prefixes[log_scale].scale);
 	free(sorted);
