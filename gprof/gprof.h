@@ -372,6 +372,13 @@ void find_call(struct sym *parent, uint64_t lowpc, uint64_t highpc);
 /* True when @addr lies inside a histogram record (GNU's check for -c). */
 bool hist_check_address(uint64_t addr);
 
+/* ---- --export (export.c) ---- */
+
+extern const char *export_format;	/* callgrind, dot, json or NULL */
+bool export_format_known(const char *format);
+/* Writes the analyzed profile in export_format on stdout. */
+void export_profile(void);
+
 /* ---- modules (modules.c) ---- */
 
 /*

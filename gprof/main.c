@@ -101,6 +101,7 @@ enum {
 	OPTION_INLINE_FILE_NAMES,
 	OPTION_EXTRACT_MODULE,
 	OPTION_EXTRACT_TO,
+	OPTION_EXPORT,
 };
 
 static const struct option long_options[] = {
@@ -142,6 +143,7 @@ static const struct option long_options[] = {
 	{ "version", no_argument, NULL, 'v' },
 	{ "extract-module", required_argument, NULL, OPTION_EXTRACT_MODULE },
 	{ "extract-to", required_argument, NULL, OPTION_EXTRACT_TO },
+	{ "export", required_argument, NULL, OPTION_EXPORT },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -160,7 +162,8 @@ static void usage(FILE *f, int status)
 "\t[--static-call-graph] [--sum] [--table-length=len] [--traditional]\n"
 "\t[--version] [--width=n] [--ignore-non-functions]\n"
 "\t[--demangle[=STYLE]] [--no-demangle] [--external-symbol-table=name]\n"
-"\t[--extract-module=MODULE [--extract-to=FILE]] [@FILE]\n"
+"\t[--extract-module=MODULE [--extract-to=FILE]]\n"
+"\t[--export=callgrind|dot|json] [@FILE]\n"
 "\t[image-file] [profile-file...]\n"
 "Reads GNU gmon.out (also the BSD formats) and sprofil's multi-module\n"
 "profiles; see docs/gprof.md.\n", whoami);
@@ -382,6 +385,12 @@ int main(int argc, char **argv)
 		case OPTION_EXTRACT_TO:
 			extract_to = optarg;
 			break;
+		case OPTION_EXPORT:
+			if (!export_format_known(optarg))
+				fatal("--export: unknown format `%s' (callgrind, dot or json)",
+				      optarg);
+			export_format = optarg;
+			break;
 		default:
 			usage(stderr, 1);
 		}
@@ -452,8 +461,15 @@ int main(int argc, char **argv)
 
 	if (gmon_input & INPUT_HISTOGRAM)
 		hist_assign_samples();
-	if (gmon_input & INPUT_CALL_GRAPH)
+	if ((gmon_input & INPUT_CALL_GRAPH) || export_format)
 		cg = cg_assemble();
+	if (export_format) {
+		export_profile();
+		free(cg);
+		if (fflush(stdout) || ferror(stdout))
+			fatal("standard output: %s", strerror(errno));
+		return 0;
+	}
 
 	if ((output_style & STYLE_FLAT_PROFILE) &&
 	    !(gmon_input & INPUT_HISTOGRAM))
