@@ -321,15 +321,23 @@ static struct source_file *row_file(struct cu_lines *cl, Dwarf_Line *l)
 /*
  * The file and line of link-time @addr in @cl as bfd gives them: the
  * last row at or below it, unless that ends a sequence or has line 0.
+ * With @hint, addresses come in ascending order and the search gallops
+ * on from where the previous one ended.
  */
 static bool lines_at(struct cu_lines *cl, uint64_t addr,
-		     struct source_file **file, int *line)
+		     struct source_file **file, int *line, size_t *hint)
 {
-	size_t lo = 0, hi = cl->nlines;
+	size_t lo = hint ? *hint : 0, hi, step = 1;
 	Dwarf_Line *l;
 	bool end;
 	int n;
 
+	/* Every row below @lo is at or below @addr. */
+	while (lo + step <= cl->nlines && row_addr(cl, lo + step - 1) <= addr) {
+		lo += step;
+		step *= 2;
+	}
+	hi = lo + step - 1 < cl->nlines ? lo + step - 1 : cl->nlines;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -338,6 +346,8 @@ static bool lines_at(struct cu_lines *cl, uint64_t addr,
 		else
 			hi = mid;
 	}
+	if (hint)
+		*hint = lo;
 	if (!lo)
 		return false;
 	l = dwarf_onesrcline(cl->lines, lo - 1);
@@ -393,7 +403,7 @@ static bool dmod_line(struct dmod *d, uint64_t addr, struct source_file **file,
 
 	if (ci == SIZE_MAX)
 		return false;
-	return lines_at(cu_kept_lines(&d->cus[ci]), addr, file, line);
+	return lines_at(cu_kept_lines(&d->cus[ci]), addr, file, line, NULL);
 }
 
 /*
@@ -406,7 +416,7 @@ static void cu_resolve_syms(struct dmod *d, unsigned int m, size_t ci)
 {
 	struct cu_lines cl = { 0 };
 	Dwarf *dw;
-	size_t k;
+	size_t k, hint = 0;
 
 	d->cus[ci].syms_done = true;
 	dw = dwarf_begin_elf(d->dbg_elf, DWARF_C_READ, NULL);
@@ -440,7 +450,8 @@ static void cu_resolve_syms(struct dmod *d, unsigned int m, size_t ci)
 			    dmod_cu(d, link) != ci)
 				continue;
 			s->src_known = 1;
-			if (!lines_at(&cl, link, &s->file, &s->line_num)) {
+			if (!lines_at(&cl, link, &s->file, &s->line_num,
+				      &hint)) {
 				s->file = NULL;
 				s->line_num = 0;
 			}
