@@ -51,14 +51,23 @@ tap_done() {
 	[ "$tap_failed" -eq 0 ]
 }
 
-# A work directory of its own for each script, kept for a look after a
-# failure, emptied at the start of the next run.
+# A work directory of its own for each run (several runs of the suite may
+# share the build tree), removed when every test passed, kept otherwise
+# for a look.
 work_dir() {
-	W=$GPT_BIN/work-$1
-	rm -rf "$W"
-	mkdir -p "$W"
+	mkdir -p "$GPT_BIN"
+	W=$(mktemp -d "$GPT_BIN/work-$1.XXXXXX") || exit 2
 	T=$W/tmp
 	mkdir -p "$T"
+	trap 'work_done' EXIT
+}
+
+work_done() {
+	if [ "$tap_failed" -eq 0 ]; then
+		rm -rf "$W"
+	else
+		echo "# files kept in $W"
+	fi
 }
 
 # Fails the whole script early when the analyzer is not there.

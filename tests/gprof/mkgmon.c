@@ -4,7 +4,10 @@
  * never produce (several histogram ranges, odd dimensions, BSD headers,
  * basic-block records, corrupt files, sprofil's multi-module extension).
  *
- *   mkgmon -o FILE [SCRIPT]
+ *   mkgmon [-b] -o FILE [SCRIPT]
+ *
+ * -b prints the offset where each directive's bytes end, one a line: the
+ * lengths at which a cut file is still whole (tests of truncation).
  *
  * SCRIPT (stdin by default) has one directive a line; numbers are C
  * literals (0x.., decimal); '#' starts a comment.  Everything is written
@@ -339,19 +342,23 @@ static void directive(void)
 int main(int argc, char **argv)
 {
 	const char *outname = NULL;
+	int bounds = 0;
 	char line[1 << 16];
 	FILE *in = stdin, *f;
 	int c;
 
-	while ((c = getopt(argc, argv, "o:")) != -1) {
-		if (c != 'o') {
-			fprintf(stderr, "usage: mkgmon -o FILE [SCRIPT]\n");
+	while ((c = getopt(argc, argv, "bo:")) != -1) {
+		if (c == 'b') {
+			bounds = 1;
+		} else if (c == 'o') {
+			outname = optarg;
+		} else {
+			fprintf(stderr, "usage: mkgmon [-b] -o FILE [SCRIPT]\n");
 			return 2;
 		}
-		outname = optarg;
 	}
 	if (!outname || argc - optind > 1) {
-		fprintf(stderr, "usage: mkgmon -o FILE [SCRIPT]\n");
+		fprintf(stderr, "usage: mkgmon [-b] -o FILE [SCRIPT]\n");
 		return 2;
 	}
 	if (optind < argc) {
@@ -373,8 +380,11 @@ int main(int argc, char **argv)
 		     t = strtok(NULL, " \t\r\n"))
 			tok[ntok++] = t;
 		tok[ntok] = NULL;
-		if (ntok)
+		if (ntok) {
 			directive();
+			if (bounds)
+				printf("%zu\n", len);
+		}
 	}
 	f = fopen(outname, "wb");
 	if (!f || fwrite(out, 1, len, f) != len || fclose(f)) {

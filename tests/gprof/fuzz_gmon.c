@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer target for the analyzer's profile reader: the symbols of one
+ * corpus program are loaded once, then every input is parsed as a
+ * profile file from scratch.  gmon_parse() must return 0 or -1 with a
+ * message, never crash, hang, leak memory growing without bound, or exit
+ * (fatal() from inside the reader would end the fuzzer: a finding too).
+ *
+ * The executable is FUZZ_GMON_EXE from the environment, else the path
+ * compiled in (FUZZ_EXE, tests.mk: build/tests/gprof/recur).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gprof.h"
+
+#ifndef FUZZ_EXE
+#define FUZZ_EXE "build/tests/gprof/recur"
+#endif
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *exe = getenv("FUZZ_GMON_EXE");
+
+	(void)argc;
+	(void)argv;
+	a_out_name = exe ? exe : FUZZ_EXE;
+	core_init(a_out_name);
+	core_create_function_syms();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[512];
+
+	profile_reset();
+	err[0] = '\0';
+	if (gmon_parse(data, size, "fuzz.out", err, sizeof(err)) &&
+	    !err[0])
+		abort();	/* a failure must say why */
+	return 0;
+}
