@@ -107,6 +107,8 @@ struct cu {
 	Dwarf_Off off;
 	struct cu_lines pl;	/* -l: kept, read through the module's handle */
 	bool pl_read;
+	uint64_t pl_last;	/* last address looked up in pl ... */
+	size_t pl_hint;		/* ... and where that search ended */
 	bool syms_done;		/* its function symbols were looked up */
 };
 
@@ -400,10 +402,16 @@ static bool dmod_line(struct dmod *d, uint64_t addr, struct source_file **file,
 		      int *line)
 {
 	size_t ci = dmod_cu(d, addr);
+	struct cu *cu;
 
 	if (ci == SIZE_MAX)
 		return false;
-	return lines_at(cu_kept_lines(&d->cus[ci]), addr, file, line, NULL);
+	/* The -l walk asks in ascending order: gallop on from there. */
+	cu = &d->cus[ci];
+	if (addr < cu->pl_last)
+		cu->pl_hint = 0;
+	cu->pl_last = addr;
+	return lines_at(cu_kept_lines(cu), addr, file, line, &cu->pl_hint);
 }
 
 /*
