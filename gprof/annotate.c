@@ -236,16 +236,15 @@ static FILE *open_source(const struct source_file *sf)
 	return f;
 }
 
-typedef void annotate_fn(char *buf, unsigned int width, int line_num,
-			 const struct source_file *sf);
+static void annotate_with_count(char *buf, unsigned int width, int line_num,
+				const struct source_file *sf);
 
 /*
  * Copies @sf's source to stdout, or with -y to "<name>-ann" in the
- * working directory, with @annote's @width columns before each line.
+ * working directory, with a @width-column count before each line.
  * Returns the output stream (to be closed if not stdout), or NULL.
  */
-static FILE *annotate_source(const struct source_file *sf, unsigned int width,
-			     annotate_fn *annote)
+static FILE *annotate_source(const struct source_file *sf, unsigned int width)
 {
 	static bool first_file = true;
 	char buf[8192], *annotation;
@@ -290,7 +289,8 @@ static FILE *annotate_source(const struct source_file *sf, unsigned int width,
 	while ((nread = fread(buf, 1, sizeof(buf), in)) > 0) {
 		for (i = 0; i < nread; i++) {
 			if (new_line) {
-				annote(annotation, width, line_num++, sf);
+				annotate_with_count(annotation, width,
+						    line_num++, sf);
 				fputs(annotation, out);
 			}
 			new_line = buf[i] == '\n';
@@ -500,7 +500,7 @@ void print_annotated_source(void)
 			continue;
 		num_executable_lines = 0;
 		num_lines_executed = 0;
-		out = annotate_source(sf, 16, annotate_with_count);
+		out = annotate_source(sf, 16);
 		if (!out)
 			continue;
 		print_file_tables(out, sf);
