@@ -40,10 +40,12 @@ void bb_record(uint64_t addr, uint64_t count)
 	if (!s)
 		return;
 	/* A block already seen adds up; beyond NBBS blocks are dropped. */
+	if (!s->bb)
+		s->bb = xcalloc(1, sizeof(*s->bb));
 	for (i = 0; i < NBBS; i++) {
-		if (!s->bb_addr[i] || s->bb_addr[i] == addr) {
-			s->bb_addr[i] = addr;
-			s->bb_calls[i] += count;
+		if (!s->bb->addr[i] || s->bb->addr[i] == addr) {
+			s->bb->addr[i] = addr;
+			s->bb->calls[i] += count;
 			return;
 		}
 	}
@@ -70,16 +72,16 @@ void bb_write(FILE *f)
 	int i;
 
 	for (k = 0; k < symtab.len; k++)
-		for (i = 0; i < NBBS && symtab.base[k].bb_addr[i]; i++)
+		for (i = 0; i < NBBS && sym_bb_addr(&symtab.base[k], i); i++)
 			nblocks++;
 	putc(2, f);
 	put_uint(f, (uint32_t)nblocks, 4);
 	for (k = 0; k < symtab.len; k++) {
 		const struct sym *s = &symtab.base[k];
 
-		for (i = 0; i < NBBS && s->bb_addr[i]; i++) {
-			put_uint(f, s->bb_addr[i], gmon_ptr_size);
-			put_uint(f, s->bb_calls[i], gmon_ptr_size);
+		for (i = 0; i < NBBS && sym_bb_addr(s, i); i++) {
+			put_uint(f, sym_bb_addr(s, i), gmon_ptr_size);
+			put_uint(f, sym_bb_calls(s, i), gmon_ptr_size);
 		}
 	}
 }
@@ -150,10 +152,10 @@ void print_exec_counts(void)
 
 		if (s->ncalls > 0 || !ignore_zeros)
 			print_exec_line(s, s->addr, s->ncalls);
-		for (i = 0; i < NBBS && s->bb_addr[i]; i++)
-			if (s->bb_calls[i] > 0 || !ignore_zeros)
-				print_exec_line(s, s->bb_addr[i],
-						s->bb_calls[i]);
+		for (i = 0; i < NBBS && sym_bb_addr(s, i); i++)
+			if (sym_bb_calls(s, i) > 0 || !ignore_zeros)
+				print_exec_line(s, sym_bb_addr(s, i),
+						sym_bb_calls(s, i));
 	}
 	free(v);
 }
@@ -344,8 +346,8 @@ static void annotate_with_count(char *buf, unsigned int width, int line_num,
 		last_print = last_count;
 		ncalls = b->ncalls;
 		ncalls_set = true;
-	} else if (bb_annotate_all_lines && b->bb_addr[0] &&
-		   b->bb_addr[0] > b->addr) {
+	} else if (bb_annotate_all_lines && sym_bb_addr(b, 0) &&
+		   sym_bb_addr(b, 0) > b->addr) {
 		/* The line starts inside the previous line's block. */
 		p += sprintf(p, "%" PRIu64, last_count);
 		last_print = last_count;
@@ -353,8 +355,8 @@ static void annotate_with_count(char *buf, unsigned int width, int line_num,
 		ncalls_set = true;
 	}
 
-	for (i = 0; i < NBBS && b->bb_addr[i]; i++) {
-		last_count = b->bb_calls[i];
+	for (i = 0; i < NBBS && sym_bb_addr(b, i); i++) {
+		last_count = sym_bb_calls(b, i);
 		if (!ncalls_set) {
 			ncalls = 0;
 			ncalls_set = true;

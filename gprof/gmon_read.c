@@ -884,6 +884,8 @@ void profile_reset(void)
 
 		sym->ncalls = 0;
 		sym->hist.time = 0;
+		free(sym->bb);
+		sym->bb = NULL;
 		memset(&sym->cg, 0, sizeof(sym->cg));
 	}
 	arcs_reset();

@@ -97,13 +97,28 @@ struct sym {
 		struct arc *children;	/* arcs it makes */
 	} cg;
 
-	/* Basic-block counts (tag 2 records, -l): first NBBS blocks. */
-#define NBBS 10
-	uint64_t bb_addr[NBBS];
-	uint64_t bb_calls[NBBS];
+	/* Basic-block counts (tag 2 records, -l), allocated on first use. */
+	struct sym_bb *bb;
 
 	struct sym *next;	/* chains: -A, -r, symspec matches */
 };
+
+/* A symbol's first NBBS basic blocks and their execution counts. */
+#define NBBS 10
+struct sym_bb {
+	uint64_t addr[NBBS];
+	uint64_t calls[NBBS];
+};
+
+static inline uint64_t sym_bb_addr(const struct sym *s, int i)
+{
+	return s->bb ? s->bb->addr[i] : 0;
+}
+
+static inline uint64_t sym_bb_calls(const struct sym *s, int i)
+{
+	return s->bb ? s->bb->calls[i] : 0;
+}
 
 /* A table sorted by address; lookups by address are binary searches. */
 struct sym_table {

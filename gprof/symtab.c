@@ -321,16 +321,13 @@ static struct sym *sym_new(void)
 	return s;
 }
 
-/* Reads module @m's symbols; .dynsym stands in for a stripped library. */
-static size_t module_syms(unsigned int m)
+/* Module @m's symbol table; .dynsym stands in for a stripped library. */
+static Elf_Scn *symbol_section(unsigned int m, GElf_Shdr *ush)
 {
-	Elf *elf = core[m].elf;
 	Elf_Scn *scn = NULL, *dyn = NULL, *use = NULL;
-	GElf_Shdr sh, ush;
-	Elf_Data *d;
-	size_t before = symtab.len, i, n;
+	GElf_Shdr sh;
 
-	while ((scn = elf_nextscn(elf, scn))) {
+	while ((scn = elf_nextscn(core[m].elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_SYMTAB)
@@ -340,7 +337,22 @@ static size_t module_syms(unsigned int m)
 	}
 	if (!use && m != 0 && dyn)
 		use = dyn;
-	if (!use || !gelf_getshdr(use, &ush) || !ush.sh_entsize)
+	if (!use || !gelf_getshdr(use, ush) || !ush->sh_entsize)
+		return NULL;
+	return use;
+}
+
+/* Reads module @m's symbols. */
+static size_t module_syms(unsigned int m)
+{
+	Elf *elf = core[m].elf;
+	Elf_Scn *use;
+	GElf_Shdr ush;
+	Elf_Data *d;
+	size_t before = symtab.len, i, n;
+
+	use = symbol_section(m, &ush);
+	if (!use)
 		return 0;
 	d = elf_getdata(use, NULL);
 	if (!d)
@@ -404,6 +416,17 @@ static void module_placeholder(unsigned int m)
 void core_create_function_syms(void)
 {
 	unsigned int m;
+	size_t total = nmodules;	/* one placeholder each at most */
+
+	/* One allocation of the right size: no copies while growing. */
+	for (m = 0; m < nmodules; m++) {
+		GElf_Shdr sh;
+
+		if (core[m].elf && symbol_section(m, &sh))
+			total += sh.sh_size / sh.sh_entsize;
+	}
+	symtab.base = xrealloc(symtab.base, total * sizeof(*symtab.base));
+	sym_cap = total;
 
 	for (m = 0; m < nmodules; m++) {
 		if (!core[m].elf) {
@@ -450,21 +473,68 @@ void core_create_syms_from(const char *path)
 }
 
 /*
- * GNU's order for symbols at one address: a function before a line
- * symbol, a global before a static; otherwise the order read.
+ * The sort key of a symbol: GNU's order for symbols at one address puts
+ * a function before a line symbol and a global before a static, then
+ * keeps the order read (glibc's qsort, a merge sort, is stable there).
+ * Keys are sorted instead of the (large) symbols, which are then moved
+ * once each into place.
  */
-static int cmp_addr(const void *lp, const void *rp)
+struct sort_key {
+	uint64_t addr;
+	uint32_t rank;		/* !is_func, is_static */
+	uint32_t index;
+};
+
+static int cmp_key(const void *lp, const void *rp)
 {
-	const struct sym *l = lp, *r = rp;
+	const struct sort_key *l = lp, *r = rp;
 
 	if (l->addr != r->addr)
 		return l->addr < r->addr ? -1 : 1;
-	if (l->is_func != r->is_func)
-		return (int)r->is_func - (int)l->is_func;
-	if (l->is_static != r->is_static)
-		return (int)l->is_static - (int)r->is_static;
-	/* qsort is not stable; the table index is the reading order. */
-	return l->nuses - r->nuses;
+	if (l->rank != r->rank)
+		return l->rank < r->rank ? -1 : 1;
+	return l->index < r->index ? -1 : l->index > r->index;
+}
+
+/* Puts t->base in address order, moving each symbol once. */
+static void sort_by_address(struct sym_table *t)
+{
+	struct sort_key *k = xmalloc(t->len * sizeof(*k));
+	bool sorted = true;
+	size_t i;
+
+	for (i = 0; i < t->len; i++) {
+		const struct sym *s = &t->base[i];
+
+		k[i].addr = s->addr;
+		k[i].rank = (!s->is_func) << 1 | s->is_static;
+		k[i].index = (uint32_t)i;
+		if (i && cmp_key(&k[i - 1], &k[i]) > 0)
+			sorted = false;
+	}
+	if (!sorted) {
+		qsort(k, t->len, sizeof(*k), cmp_key);
+		/* Follow each cycle of the permutation with one spare. */
+		for (i = 0; i < t->len; i++) {
+			struct sym spare;
+			size_t dst = i, src;
+
+			if (k[i].index == i || k[i].index == UINT32_MAX)
+				continue;
+			spare = t->base[i];
+			for (;;) {
+				src = k[dst].index;
+				k[dst].index = UINT32_MAX;
+				if (src == i) {
+					t->base[dst] = spare;
+					break;
+				}
+				t->base[dst] = t->base[src];
+				dst = src;
+			}
+		}
+	}
+	free(k);
 }
 
 /* Which of two symbols at one address GNU keeps: true for @src. */
@@ -488,13 +558,12 @@ void symtab_finalize(struct sym_table *t)
 {
 	struct sym *src, *dst, *end;
 	uint64_t prev;
-	size_t i;
 
 	if (!t->len)
 		return;
-	for (i = 0; i < t->len; i++)
-		t->base[i].nuses = (int)i;
-	qsort(t->base, t->len, sizeof(*t->base), cmp_addr);
+	if (t->len >= UINT32_MAX)
+		fatal("too many symbols (%zu)", t->len);
+	sort_by_address(t);
 	prev = t->base[0].addr - 1;
 	end = t->base + t->len;
 	for (src = dst = t->base; src < end; src++) {
@@ -510,15 +579,15 @@ void symtab_finalize(struct sym_table *t)
 				core_text_end(dst[-1].module) - 1;
 		/* Keep it only if its range is not empty. */
 		if (!src->end_addr || src->addr <= src->end_addr) {
-			*dst++ = *src;
+			if (dst != src)
+				*dst = *src;
+			dst++;
 			prev = src->addr;
 		}
 	}
 	if (!dst[-1].end_addr)
 		dst[-1].end_addr = core_text_end(dst[-1].module) - 1;
 	t->len = dst - t->base;
-	for (i = 0; i < t->len; i++)
-		t->base[i].nuses = 0;
 }
 
 struct sym *sym_lookup(const struct sym_table *t, uint64_t addr)
