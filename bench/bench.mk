@@ -83,3 +83,14 @@ bench-mcount: $(MCOUNT_BINS)
 		$(if $(BENCH_ROUNDS),BENCH_ROUNDS=$(BENCH_ROUNDS)) \
 		$(if $(BENCH_CALLS),BENCH_CALLS=$(BENCH_CALLS)) \
 		$(MCOUNT_DIR)/bench_mcount
+
+# The analyzer: build/gprof/gprof against GNU gprof, time and peak RSS on
+# synthetic programs of 20000 and 200000 functions, with and without DWARF,
+# same run (bench/gprof/run, results in bench/RESULTS.md).  The programs
+# are cached under $(BUILD)/bench-gprof.  Knobs: BENCH_ROUNDS (best of;
+# default 3), BENCH_GPROF_SKIP_SLOW=1 skips GNU's 4-minute stripped case.
+.PHONY: bench-gprof
+bench-gprof: $(GPROF_DIR)/gprof $(GPROF_DIR)/gmon-dump
+	$(if $(BENCH_ROUNDS),BENCH_GPROF_ROUNDS=$(BENCH_ROUNDS)) \
+		$(if $(BENCH_GPROF_SKIP_SLOW),BENCH_GPROF_SKIP_SLOW=$(BENCH_GPROF_SKIP_SLOW)) \
+		bench/gprof/run
