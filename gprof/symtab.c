@@ -228,26 +228,34 @@ const unsigned char *core_text(uint64_t lo, uint64_t hi)
 	return cm->text + (ADDR_LINK(lo) - cm->text_lo);
 }
 
-/* GNU's test of a static name: "$" never, "." only before numbers. */
-static bool static_name_ok(const char *name)
+/*
+ * GNU's test of a static name: "$" never, "." only before numbers
+ * (".clone.N", ".constprop.N").  GNU's scan steps past the end of a name
+ * that ends in such a dot-group and goes on through the next name of the
+ * string table, so a clone is dropped when that next name fails the
+ * test (a file name such as "cacheinfo.c", say).  The reports must keep
+ * the same symbols, so the same bytes are scanned here, up to @limit.
+ */
+static bool static_name_ok(const char *name, const char *limit)
 {
 	static const char clone[] = ".clone.", constprop[] = ".constprop.";
 
 	if (!*name)
 		return false;
-	for (; *name; name++) {
+	for (; name < limit && *name; name++) {
 		if (*name == '$')
 			return false;
 		while (*name == '.') {
 			bool digit = false;
+			size_t left = strnlen(name, limit - name);
 
-			if (strlen(name) > strlen(clone) &&
+			if (left > strlen(clone) &&
 			    !strncmp(name, clone, strlen(clone)))
 				name += strlen(clone) - 1;
-			else if (strlen(name) > strlen(constprop) &&
+			else if (left > strlen(constprop) &&
 				 !strncmp(name, constprop, strlen(constprop)))
 				name += strlen(constprop) - 1;
-			for (name++; *name; name++) {
+			for (name++; name < limit && *name; name++) {
 				if (digit && *name == '.')
 					break;
 				else if (isdigit((unsigned char)*name))
@@ -255,9 +263,9 @@ static bool static_name_ok(const char *name)
 				else
 					return false;
 			}
+			if (name >= limit)
+				return true;
 		}
-		if (!*name)
-			break;
 	}
 	return true;
 }
@@ -268,7 +276,7 @@ static bool static_name_ok(const char *name)
  * does not count.  @func tells whether BFD would flag it BSF_FUNCTION.
  */
 static int sym_class(Elf *elf, const GElf_Sym *s, const char *name,
-		     bool *func)
+		     const char *limit, bool *func)
 {
 	int bind = GELF_ST_BIND(s->st_info), type = GELF_ST_TYPE(s->st_info);
 	bool global = bind == STB_GLOBAL || bind == STB_WEAK ||
@@ -296,7 +304,7 @@ static int sym_class(Elf *elf, const GElf_Sym *s, const char *name,
 		return 0;
 	if (global)
 		return 'T';
-	if (!name || !static_name_ok(name))
+	if (!name || !static_name_ok(name, limit))
 		return 0;
 	if (!strncmp(name, "__gnu_compiled", 14) ||
 	    !strncmp(name, "___gnu_compiled", 15))
@@ -348,15 +356,18 @@ static size_t module_syms(unsigned int m)
 	Elf *elf = core[m].elf;
 	Elf_Scn *use;
 	GElf_Shdr ush;
-	Elf_Data *d;
+	Elf_Data *d, *strs;
+	const char *limit;
 	size_t before = symtab.len, i, n;
 
 	use = symbol_section(m, &ush);
 	if (!use)
 		return 0;
 	d = elf_getdata(use, NULL);
-	if (!d)
+	strs = elf_getdata(elf_getscn(elf, ush.sh_link), NULL);
+	if (!d || !strs)
 		return 0;
+	limit = (const char *)strs->d_buf + strs->d_size;
 	n = ush.sh_size / ush.sh_entsize;
 	for (i = 1; i < n; i++) {
 		const struct function_map *map;
@@ -371,7 +382,7 @@ static size_t module_syms(unsigned int m)
 		name = elf_strptr(elf, ush.sh_link, es.st_name);
 		if (!name)
 			continue;
-		cls = sym_class(elf, &es, name, &func);
+		cls = sym_class(elf, &es, name, limit, &func);
 		if (!cls)
 			continue;
 		/* -R: a mapped file is one symbol, at its first function. */
