@@ -134,6 +134,15 @@ static bool is_extension(const unsigned char *buf, size_t len, bool *swap)
 	return false;
 }
 
+void modules_init(void)
+{
+	if (modules)
+		return;
+	modules = xcalloc(1, sizeof(*modules));
+	nmodules = 1;
+	modules[0].is_main = true;
+}
+
 static unsigned int module_add(const char *name, size_t name_len,
 			       const unsigned char *id, size_t id_len,
 			       uint64_t bias, bool is_main)
@@ -141,6 +150,7 @@ static unsigned int module_add(const char *name, size_t name_len,
 	unsigned int m;
 	struct module *mod;
 
+	modules_init();
 	if (is_main) {
 		m = 0;
 	} else {
@@ -301,11 +311,7 @@ void gmon_load_files(const char *const *names, int n)
 	static const char *const fallback[] = { "gmon.out" };
 	int i;
 
-	if (!modules) {
-		modules = xcalloc(1, sizeof(*modules));
-		nmodules = 1;
-		modules[0].is_main = true;
-	}
+	modules_init();
 	if (!n) {
 		names = fallback;
 		n = 1;
@@ -795,8 +801,9 @@ static void parse_extension(struct cursor *c, struct file_counts *fc)
 			/* Modules were mapped; newer records are skipped. */
 			break;
 		}
+		/* b shares c's message buffer: the message is there. */
 		if (b.failed)
-			cursor_fail(c, "%s", b.err);
+			c->failed = true;
 	}
 	free(map);
 }

@@ -352,6 +352,8 @@ void gmon_extract_module(const char *module, const char *to);
 /* Pointer size (4 or 8) and byte order of GNU files: the executable's. */
 extern unsigned int gmon_ptr_size;
 extern bool gmon_big_endian;
+/* Creates the module table with module 0, the executable, if needed. */
+void modules_init(void);
 /*
  * The module standing for addresses in no load module (the extension's
  * module 0xffffffff); created on first use.

@@ -145,6 +145,7 @@ void core_init(const char *a_out)
 	unsigned int m;
 
 	elf_version(EV_CURRENT);
+	modules_init();
 	if (function_mapping_file)
 		read_function_mappings(function_mapping_file);
 	core = xcalloc(nmodules, sizeof(*core));
