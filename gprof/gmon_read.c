@@ -566,6 +566,11 @@ static void parse_bsd(struct cursor *c, const unsigned char *start,
 		return;
 	}
 	n.num_bins = bytes / 2;
+	if (n.num_bins > (uint64_t)(c->end - c->p) / 2) {
+		cursor_fail(c, "unexpected end of file in a histogram of %llu bins",
+			    (unsigned long long)n.num_bins);
+		return;
+	}
 	if (num_hist_records &&
 	    (n.lowpc != hist_records[0].lowpc ||
 	     n.highpc != hist_records[0].highpc ||
@@ -586,11 +591,6 @@ static void parse_bsd(struct cursor *c, const unsigned char *start,
 	gmon_input |= INPUT_HISTOGRAM | INPUT_CALL_GRAPH;
 	if (n.num_bins)
 		fc->nhist++;
-	if (n.num_bins > (uint64_t)(c->end - c->p) / 2) {
-		cursor_fail(c, "unexpected end of file in a histogram of %llu bins",
-			    (unsigned long long)n.num_bins);
-		return;
-	}
 	if (!take(c, n.num_bins * 2, &bins))
 		return;
 	for (i = 0; i < n.num_bins; i++) {
