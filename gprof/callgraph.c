@@ -237,7 +237,7 @@ void cg_sort(void *base, size_t n, int (*cmp)(const void *, const void *))
 /* ---- depth-first numbering ---- */
 
 #define DFN_NAN 0		/* not visited yet */
-#define DFN_BUSY (-1)		/* on the stack, or in an unfinished cycle */
+#define DFN_BUSY (-1)		/* on the stack, or in an open cycle */
 
 /*
  * State of the numbering, all indexed by a symbol's position in the

@@ -497,7 +497,8 @@ static const char *index_file(struct sym *s)
 	if (!s->file)
 		return NULL;
 	name = s->file->name;
-	if (!print_path && (slash = strrchr(name, '/')))
+	slash = strrchr(name, '/');
+	if (!print_path && slash)
 		name = slash + 1;
 	return name;
 }
