@@ -590,6 +590,15 @@ static size_t map_names_len;
 struct place {
 	struct sym *next, *prev;
 	bool placed;
+	/*
+	 * GNU walks a chain to find its ends, which is quadratic in long
+	 * chains.  Chains only ever grow by one lone symbol at an end, so
+	 * a chain instead numbers its symbols (pos) and its first symbol's
+	 * slot (rep) keeps the ends and their numbers.
+	 */
+	struct place *rep;	/* NULL while the symbol is alone */
+	long pos, lo, hi;
+	struct sym *head, *tail;
 };
 
 static struct place *places;
@@ -654,17 +663,45 @@ static void places_free(void)
 	num_extra = 0;
 }
 
-/* The ends of the chain through @s: returns the far end, and its steps. */
-static struct sym *chain_end(struct sym *s, bool forward, int *steps)
+/* The slot holding the ends of the chain of @s. */
+static struct place *chain_of(struct sym *s)
 {
-	struct sym *n;
+	struct place *p = pl(s);
 
-	*steps = 0;
-	while ((n = forward ? pl(s)->next : pl(s)->prev)) {
-		s = n;
-		++*steps;
+	if (!p->rep) {
+		p->rep = p;
+		p->pos = p->lo = p->hi = 0;
+		p->head = p->tail = s;
 	}
-	return s;
+	return p->rep;
+}
+
+/* The far end of the chain through @s, and how many steps away it is. */
+static struct sym *chain_end(struct sym *s, bool forward, long *steps)
+{
+	struct place *r = chain_of(s);
+
+	*steps = forward ? r->hi - pl(s)->pos : pl(s)->pos - r->lo;
+	return forward ? r->tail : r->head;
+}
+
+/* Puts the lone @b right after (or before) @a, an end of its chain. */
+static void chain_add(struct sym *a, struct sym *b, bool after)
+{
+	struct place *r = chain_of(a), *pa = pl(a), *pb = pl(b);
+
+	pb->rep = r;
+	if (after) {
+		pa->next = b;
+		pb->prev = a;
+		pb->pos = ++r->hi;
+		r->tail = b;
+	} else {
+		pa->prev = b;
+		pb->next = a;
+		pb->pos = --r->lo;
+		r->head = b;
+	}
 }
 
 /*
@@ -687,7 +724,7 @@ static void order_and_dump(struct arc **v, size_t n, bool all,
 		struct sym *child = v[i]->child, *parent = v[i]->parent;
 		struct place *pp, *cp;
 		struct sym *end1, *end2;
-		int nsteps, psteps;
+		long nsteps, psteps;
 
 		sofar += v[i]->count;
 		if (v[i]->has_been_placed)
@@ -730,27 +767,16 @@ static void order_and_dump(struct arc **v, size_t n, bool all,
 			continue;
 		}
 
-		if (pp->next) {
-			if (!cp->next) {
-				pp->prev = child;
-				cp->next = parent;
-				v[i]->has_been_placed = 1;
-			}
-		} else if (pp->prev) {
-			if (!cp->prev) {
-				pp->next = child;
-				cp->prev = parent;
-				v[i]->has_been_placed = 1;
-			}
-		} else if (cp->prev) {
-			pp->prev = child;
-			cp->next = parent;
-			v[i]->has_been_placed = 1;
-		} else {
-			pp->next = child;
-			cp->prev = parent;
-			v[i]->has_been_placed = 1;
-		}
+		/* One of the two is alone and joins the other's end. */
+		if (pp->next)
+			chain_add(parent, child, false);
+		else if (pp->prev)
+			chain_add(parent, child, true);
+		else if (cp->prev)
+			chain_add(child, parent, true);
+		else
+			chain_add(child, parent, false);
+		v[i]->has_been_placed = 1;
 	}
 
 	for (i = 0; i < n; i++) {
@@ -761,9 +787,7 @@ static void order_and_dump(struct arc **v, size_t n, bool all,
 		/* Not on any chain: a rare arc, left for later. */
 		if (!pl(s)->next && !pl(s)->prev)
 			continue;
-		while (pl(s)->prev)
-			s = pl(s)->prev;
-		for (; s; s = pl(s)->next) {
+		for (s = chain_of(s)->head; s; s = pl(s)->next) {
 			pl(s)->placed = true;
 			printf("%s\n", s->name);
 		}
