@@ -1073,6 +1073,11 @@ void read_function_mappings(const char *path)
 	sort_map(cmp_map_function_p);
 }
 
+static int cmp_str(const void *l, const void *r)
+{
+	return strcmp(*(const char *const *)l, *(const char *const *)r);
+}
+
 /*
  * -R: an order of the object files for the link line.  Symbols stand for
  * their files here (see read_function_mappings()), so it is the function
@@ -1082,8 +1087,8 @@ void read_function_mappings(const char *path)
 void cg_print_file_ordering(void)
 {
 	struct arc **scratch;
-	size_t num_scratch = 0, i, j;
-	const char *last = NULL;
+	size_t num_scratch = 0, i, nhave = 0;
+	const char *last = NULL, **have;
 
 	places_init();
 	scratch = xmalloc((numarcs + 1) * sizeof(*scratch));
@@ -1098,20 +1103,24 @@ void cg_print_file_ordering(void)
 		if (sym_is_mapped(&symtab.base[i]) && !places[i].placed)
 			printf("%s\n", symtab.base[i].name);
 
+	/* The files with a symbol, sorted, to find the others quickly. */
+	have = xmalloc((symtab.len + 1) * sizeof(*have));
+	for (i = 0; i < symtab.len; i++)
+		if (sym_is_mapped(&symtab.base[i]))
+			have[nhave++] = symtab.base[i].name;
+	qsort(have, nhave, sizeof(*have), cmp_str);
+
 	sort_map(cmp_map_file_p);
 	for (i = 0; i < symbol_map_count; i++) {
 		const char *file = symbol_map[i].file_name;
 
 		if (last && !strcmp(last, file))
 			continue;
-		for (j = 0; j < symtab.len; j++)
-			if (sym_is_mapped(&symtab.base[j]) &&
-			    !strcmp(symtab.base[j].name, file))
-				break;
-		if (j == symtab.len)
+		if (!bsearch(&file, have, nhave, sizeof(*have), cmp_str))
 			printf("%s\n", file);
 		last = file;
 	}
+	free(have);
 	free(scratch);
 	places_free();
 }
