@@ -16,7 +16,7 @@ GPT_DIR := $(BUILD)/tests/gprof
 GPT_SRC := tests/gprof
 # The analyzer under test; the scripts take it from the environment.
 GPROF ?= $(abspath $(BUILD)/gprof/gprof)
-GPT_FUZZ_TIME ?= 60
+GPT_FUZZ_TIME ?= 45
 
 # -O1 -g PIE is the default build; the variants are named by suffix.
 GPT_PGFLAGS := -pg -O1 -g
