@@ -199,11 +199,17 @@ extern size_t numarcs;
 /* Adds @count calls from @parent to @child (merging an existing arc). */
 void arc_add(struct sym *parent, struct sym *child, uint64_t count);
 struct arc *arc_lookup(struct sym *parent, struct sym *child);
-/* Forgets every arc and cycle (profile_reset(): the fuzz target). */
+/*
+ * Forgets every arc of the profile and every cycle (profile_reset(): the
+ * fuzz target); arcs sym_id_parse() made between symspec symbols stay.
+ */
 void arcs_reset(void);
 /* Called for each arc read: maps pcs to symbols and filters (-k). */
 void cg_tally(uint64_t from_pc, uint64_t self_pc, uint64_t count);
-/* Numbers, finds cycles, propagates time; returns syms by [index]. */
+/*
+ * Numbers, finds cycles, propagates time; returns syms by [index], an
+ * array the caller owns (cg_print() only reads it).
+ */
 struct sym **cg_assemble(void);
 void cg_print(struct sym **timesortsym);
 void cg_print_index(void);
