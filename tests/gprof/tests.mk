@@ -8,9 +8,11 @@
 #   run-multimod  sprofil's multi-module extension (GNU cannot read it)
 #   run-badinput  broken input: exit 1, one line naming the file; once
 #                 with ours and once with its ASan+UBSan build
-#   run-fuzz      the libFuzzer target of the gmon reader, bounded time
-# GPROF=/usr/bin/gprof runs the oracle and bad-input scripts against GNU
-# itself, which validates the harness.
+#   run-fuzz      the libFuzzer target of the gmon reader: the earlier
+#                 findings (fuzz-regress/), then GPT_FUZZ_TIME seconds
+# Work files go to $(GPT_DIR)/work-*.XXXXXX, kept only after a failure.
+# `make check-gprof GPROF=/usr/bin/gprof` runs it all against GNU itself,
+# which checks the harness (what only ours does is skipped then).
 
 GPT_DIR := $(BUILD)/tests/gprof
 GPT_SRC := tests/gprof
@@ -135,8 +137,11 @@ check-gprof-fuzz:
 	$(call GPT_CHECK,fuzz,gprof-tests $(GPT_DIR)/fuzz_gmon,\
 		GPT_FUZZ_TIME=$(GPT_FUZZ_TIME))
 
-# Every part runs even when an earlier one failed.
+# Every part runs even when an earlier one failed.  The analyzer is
+# built first but no part depends on it: with GPROF=/usr/bin/gprof the
+# harness is checked without it, and a part run without it says so.
 check-gprof:
+	-@$(MAKE) --no-print-directory gprof
 	-@$(MAKE) --no-print-directory check-gprof-oracle
 	-@$(MAKE) --no-print-directory check-gprof-multimod
 	-@$(MAKE) --no-print-directory check-gprof-badinput
