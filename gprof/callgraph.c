@@ -691,6 +691,87 @@ static struct sym **top_sort(void)
 	return top;
 }
 
+/*
+ * A symbol no report can show unless -z: no time, no calls, no arcs.
+ * Most symbols of a big program are such; they only matter to the
+ * others' indices, through how many of them sort before each.
+ */
+static bool unprinted(const struct sym *s)
+{
+	return s->name && !s->cg.parents && !s->cg.children && !s->ncalls &&
+	       !s->cg.self_calls && s->hist.time == 0 &&
+	       s->cg.prop.self + s->cg.prop.child == 0;
+}
+
+/*
+ * Gives every other symbol the index the full sort by cmp_total would
+ * give it, sorting only them: among total-time ties cmp_total puts
+ * cycles first, then names without a leading '_', then the rest, each
+ * by calls (an unprinted symbol has none) and then by name, the input
+ * (address) order breaking exact ties.  So an unprinted symbol precedes
+ * a printed one X with no time only when it is in an earlier name
+ * group, or in X's group when X has no calls either and its name sorts
+ * first.  That last case needs a scan of the unprinted symbols per such
+ * X; when there are many of them the full sort is cheaper (returns
+ * false).  Fills @sorted as the full sort would for the symbols printed,
+ * followed by the unprinted ones, which keep index 0.
+ */
+static bool index_unprinted_fast(struct sym **sorted)
+{
+	size_t i, n = 0, nb = 0, slow = 0, plain_b = 0;
+	struct sym **b;
+
+	for (i = 0; i < symtab.len; i++) {
+		struct sym *s = &symtab.base[i];
+
+		if (unprinted(s)) {
+			nb++;
+			plain_b += s->name[0] != '_';
+		} else if (s->name && !s->ncalls &&
+			   s->cg.prop.self + s->cg.prop.child == 0) {
+			slow++;
+		}
+	}
+	if (slow > 16 || nb < 1024)
+		return false;
+	b = sorted + (symtab.len + num_cycles - nb);
+	for (i = 0; i < symtab.len; i++) {
+		struct sym *s = &symtab.base[i];
+
+		if (unprinted(s)) {
+			*b++ = s;
+			s->cg.index = 0;
+		} else {
+			sorted[n++] = s;
+		}
+	}
+	for (i = 1; i <= num_cycles; i++)
+		sorted[n++] = &cycle_header[i];
+	cg_sort(sorted, n, cmp_total);
+	b = sorted + n;
+	for (i = 0; i < n; i++) {
+		struct sym *x = sorted[i];
+		size_t before = 0, k;
+		bool under;
+
+		if (x->name && x->cg.prop.self + x->cg.prop.child == 0) {
+			under = x->name[0] == '_';
+			if (under)
+				before = plain_b;
+			for (k = 0; !x->ncalls && k < nb; k++) {
+				int c;
+
+				if ((b[k]->name[0] == '_') != under)
+					continue;
+				c = strcmp(b[k]->name, x->name);
+				before += c < 0 || (c == 0 && b[k] < x);
+			}
+		}
+		x->cg.index = (int)(i + before + 1);
+	}
+	return true;
+}
+
 struct sym **cg_assemble(void)
 {
 	struct sym *p, **top, **sorted;
@@ -733,6 +814,8 @@ struct sym **cg_assemble(void)
 
 	n = symtab.len + num_cycles;
 	sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
+	if (ignore_zeros && index_unprinted_fast(sorted))
+		return sorted;
 	for (i = 0; i < symtab.len; i++)
 		sorted[i] = &symtab.base[i];
 	for (i = 1; i <= num_cycles; i++)

@@ -23,8 +23,19 @@ struct sym_table syms[NUM_TABLES];
 struct pattern {
 	const char *file;	/* basename to match, or NULL */
 	const char *name;
+	uint32_t hash;		/* of name, to skip most strcmp()s */
 	int line_num;
 };
+
+/* FNV-1a: every symbol is tested against every spec, so cheaply. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
 
 struct match {
 	struct sym *prev;	/* last symtab symbol matched */
@@ -93,7 +104,8 @@ static void parse_spec(char *spec, struct pattern *p)
 	}
 }
 
-static bool pattern_matches(const struct pattern *p, struct sym *s)
+static bool pattern_matches(const struct pattern *p, struct sym *s,
+			    uint32_t hash)
 {
 	if (p->file || p->line_num) {
 		sym_source(s);
@@ -110,7 +122,7 @@ static bool pattern_matches(const struct pattern *p, struct sym *s)
 		if (p->line_num && p->line_num != s->line_num)
 			return false;
 	}
-	return !p->name || !strcmp(p->name, s->name);
+	return !p->name || (p->hash == hash && !strcmp(p->name, s->name));
 }
 
 /* Adds @s to @t, merged with the range before when they are adjacent. */
@@ -142,14 +154,20 @@ void sym_id_parse(void)
 			id->has_right = true;
 		}
 		parse_spec(id->spec, &id->left);
+		if (id->left.name)
+			id->left.hash = name_hash(id->left.name);
+		if (id->right.name)
+			id->right.hash = name_hash(id->right.name);
 	}
 	for (i = 0; i < symtab.len; i++) {
 		struct sym *s = &symtab.base[i];
+		uint32_t hash = name_hash(s->name);
 
 		for (id = id_list; id; id = id->next) {
-			if (pattern_matches(&id->left, s))
+			if (pattern_matches(&id->left, s, hash))
 				extend(&id->lm, s, &syms[id->table]);
-			if (id->has_right && pattern_matches(&id->right, s))
+			if (id->has_right &&
+			    pattern_matches(&id->right, s, hash))
 				extend(&id->rm, s, &right_ids);
 		}
 	}
