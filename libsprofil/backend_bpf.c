@@ -243,9 +243,15 @@ static ssize_t sb_find_tid(const struct sb_session *s, pid_t tid)
 	return -1;
 }
 
-/* Gives thread @tid its counter with the program attached. */
+/*
+ * Gives thread @tid its counter with the program attached, and tells the
+ * program so (a counter it also inherited must stay silent).
+ */
 static int sb_cover_thread(struct sb_session *s, pid_t tid, int prog_fd)
 {
+	int owned = bpf_map__fd(s->skel->maps.sp_owned);
+	__u32 key = (__u32)tid;
+	__u8 one = 1;
 	int fd, err;
 
 	if (s->nfd == s->capacity) {
@@ -265,6 +271,8 @@ static int sb_cover_thread(struct sb_session *s, pid_t tid, int prog_fd)
 	fd = sb_open_event(tid, s->period);
 	if (fd < 0)
 		return -errno;
+	/* A full table only costs the rare double count it prevents. */
+	bpf_map_update_elem(owned, &key, &one, BPF_ANY);
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) ||
 	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
 		err = -errno;

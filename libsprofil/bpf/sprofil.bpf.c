@@ -12,19 +12,42 @@
  *
  * The region set is fixed per load: the loader fills the read-only tables
  * below with what spm_prepare() built, and the verifier sees the frozen
- * sizes as constants.  Only UAPI types are used (struct
- * bpf_perf_event_data and the user pt_regs), whose layout is the kernel's
- * ABI, so the object needs no vmlinux.h and loads on any kernel that has
- * the helpers (6.1 and later are tested).
+ * sizes as constants.
+ *
+ * Types: the sample comes in UAPI types (struct bpf_perf_event_data and
+ * the user pt_regs), whose layout is the kernel's ABI.  Two kernel
+ * structures are read besides, through CO-RE, declared below with only
+ * the fields used: libbpf relocates them against the running kernel's
+ * BTF, so the object built here loads on 6.1 as on 6.18 (docs/backends.md
+ * says why no vmlinux.h).
  */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <linux/types.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "sprofil_bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/*
+ * The kernel's side of the program's context, and of the counter that
+ * fired: its parent (set on the copies threads inherit), its count (a
+ * local64_t: a struct of structs of one s64, hence one here) and its id,
+ * unique for the life of the system.
+ */
+struct perf_event {
+	struct perf_event *parent;
+	struct {
+		__s64 value;
+	} count;
+	__u64 id;
+} __attribute__((preserve_access_index));
+
+struct bpf_perf_event_data_kern {
+	struct perf_event *event;
+} __attribute__((preserve_access_index));
 
 /* Filled in by the loader before the load, then frozen. */
 const volatile __u32 sp_tgid;
@@ -57,13 +80,28 @@ struct {
 	__uint(max_entries, 1);
 } sp_counts SEC(".maps");
 
-/* Task-clock count of each thread at its last counted period. */
+/*
+ * Task-clock count of each counter at its last counted period, by the
+ * counter's id: not by thread, since perf swaps the inherited counters
+ * of sibling threads between them at context switches (their contexts
+ * are clones), and a counter's count follows the counter; not by
+ * address, which a new counter may reuse.  An LRU: the counters of
+ * threads gone are never sampled again and go first.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, __u32);
+	__type(key, __u64);
 	__type(value, __u64);
 	__uint(max_entries, SPB_MAX_THREADS);
 } sp_stamp SEC(".maps");
+
+/* Threads given a counter of their own by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, SPB_MAX_THREADS);
+} sp_owned SEC(".maps");
 
 /*
  * Number of segments starting at or below @pc, found bit by bit from the
@@ -97,33 +135,46 @@ static __always_inline __u64 spb_bucket(long r, __u64 pc)
 }
 
 /*
- * Periods of the thread's CPU time since its last counted one.  The
- * hrtimer behind task-clock fires once however late it is and drops the
- * periods it missed; as the module does, they are credited to this
- * sample.  Keyed by thread, the stamp also keeps a thread that briefly
- * has two counters (its own, and one inherited while the loader was
- * scanning threads) from being counted twice: the second one finds the
- * period already counted.
+ * Periods of CPU time since the counter's last counted one.  The hrtimer
+ * behind task-clock fires once however late it is and drops the periods
+ * it missed; as the module does, they are credited to this sample, from
+ * the counter's count (bpf_perf_prog_read_value() refuses inherited
+ * counters, so it is read directly).  A counter's first sample counts one
+ * period: the same for a new counter and for one whose stamp the LRU
+ * dropped, which must not have its whole history credited again.  A
+ * thread cloned while the loader was scanning may have two counters, its
+ * own and an inherited one: the inherited one then stays silent, as in
+ * the module.
  */
 static __always_inline __u64 spb_periods(struct bpf_perf_event_data *ctx)
 {
-	struct bpf_perf_event_value v;
+	struct bpf_perf_event_data_kern *kctx = (void *)ctx;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 period = ctx->sample_period, zero = 0, n, *stamp;
+	__u64 period = ctx->sample_period, id, n, *stamp;
+	struct perf_event *event = BPF_CORE_READ(kctx, event);
+	__s64 count;
 
-	if (!period || bpf_perf_prog_read_value(ctx, &v, sizeof(v)))
+	if (!event || !period)
 		return 1;
-	stamp = bpf_map_lookup_elem(&sp_stamp, &tid);
+	if (BPF_CORE_READ(event, parent) &&
+	    bpf_map_lookup_elem(&sp_owned, &tid))
+		return 0;
+	if (bpf_core_read(&count, sizeof(count), &event->count))
+		return 1;
+	id = BPF_CORE_READ(event, id);
+	stamp = bpf_map_lookup_elem(&sp_stamp, &id);
 	if (!stamp) {
-		bpf_map_update_elem(&sp_stamp, &tid, &zero, BPF_ANY);
-		stamp = bpf_map_lookup_elem(&sp_stamp, &tid);
-		if (!stamp)
-			return 1;
+		bpf_map_update_elem(&sp_stamp, &id, &count, BPF_ANY);
+		return 1;
 	}
-	/* A new thread that reuses the id of one gone. */
-	if (v.counter < *stamp)
-		*stamp = 0;
-	n = (v.counter - *stamp + period / 2) / period;
+	/*
+	 * Rounding may put the stamp up to half a period ahead of the
+	 * count, and under a virtual machine the clocks behind the timer
+	 * and the count may drift apart: then no period has elapsed yet.
+	 */
+	if ((__u64)count < *stamp)
+		return 0;
+	n = ((__u64)count - *stamp + period / 2) / period;
 	*stamp += n * period;
 	return n;
 }

@@ -6,8 +6,9 @@
  *    through the BPF program's lookup itself, run on the PCs with
  *    bpf_prog_test_run(); and the program against mapping.h on the
  *    largest region set, SPROFIL_MAX_REGIONS entries;
- *  - BPF not permitted (privileges dropped to nobody): one line on
- *    stderr and the next backend under auto, ENODEV when bpf is named;
+ *  - BPF not permitted (root without CAP_BPF, CAP_PERFMON and
+ *    CAP_SYS_ADMIN; or nobody): one line on stderr and the next backend
+ *    under auto, ENODEV when bpf is named;
  *  - the counter array that cannot be had: too many buckets, or its
  *    mapping refused by RLIMIT_AS: ENOMEM, and the running profile goes
  *    on as it was.
@@ -27,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -325,6 +328,31 @@ static struct prof region_of(void *fn, void *buf, size_t size)
 	return p;
 }
 
+/*
+ * Root without the capabilities BPF needs, as in a container: uid 0
+ * stays (and with it /proc/self, which the signal backend reads), but
+ * CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN go.
+ */
+static int drop_bpf_capabilities(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	const int caps[] = { CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	for (size_t k = 0; k < sizeof(caps) / sizeof(caps[0]); k++) {
+		data[caps[k] / 32].effective &= ~(1u << caps[k] % 32);
+		data[caps[k] / 32].permitted &= ~(1u << caps[k] % 32);
+		data[caps[k] / 32].inheritable &= ~(1u << caps[k] % 32);
+	}
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	return 0;
+}
+
 static int unprivileged_auto_child(void)
 {
 	static uint32_t buf[4096];
@@ -332,7 +360,7 @@ static int unprivileged_auto_child(void)
 	struct sprofil_info i;
 	int kmod;
 
-	CHECK(drop_privileges() == 0, "cannot drop privileges: %s",
+	CHECK(drop_bpf_capabilities() == 0, "cannot drop capabilities: %s",
 	      strerror(errno));
 	kmod = access("/dev/sprofil", R_OK | W_OK) == 0;
 	CHECK(sprofil(&p, 1, NULL, PROF_UINT) == 0, "sprofil: %s",

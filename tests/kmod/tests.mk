@@ -10,7 +10,8 @@ KT_COMMON := $(KT_SRC) tests/kmod/kmod_test.h tests/common/workload.h \
 	$(KT_DIR)/libkt_spin.so include/uapi/linux/sprofil.h \
 	include/sprofil/mapping.h
 
-# libsprofil's suite runs in the VM too, on the kmod backend.
+# libsprofil's suite runs in the VM too, on the kmod and bpf backends,
+# and so does the bpf backend's own test (as bpf-test_bpf).
 KT_LIB_COPIES := $(patsubst $(LT_DIR)/%,$(KT_DIR)/lib-%,$(LT_TESTS) $(LT_HELPERS))
 # So does the -pg runtime's (tests/pg): its programs keep their pg-* names.
 KT_PG_COPIES := $(patsubst $(PG_DIR)/%,$(KT_DIR)/%,$(PG_PROGS)) \
@@ -20,7 +21,11 @@ KT_PG_COPIES := $(patsubst $(PG_DIR)/%,$(KT_DIR)/%,$(PG_PROGS)) \
 .PHONY: vm-payload
 vm-payload: $(KT_TESTS) $(KT_HELPERS) $(KT_DIR)/sprofil.ko $(KT_DIR)/run \
 	$(KT_LIB_COPIES) $(KT_PG_COPIES) $(KT_DIR)/libsprofil.so.0 \
-	$(KT_DIR)/liblt_spin.so $(KT_DIR)/gprof
+	$(KT_DIR)/liblt_spin.so $(KT_DIR)/gprof $(KT_DIR)/bpf-test_bpf
+
+$(KT_DIR)/bpf-test_bpf: $(BT_DIR)/test_bpf
+	@mkdir -p $(KT_DIR)
+	cp $< $@
 
 # GNU gprof reads back the profiles test_monitor writes.
 $(KT_DIR)/gprof: $(shell command -v gprof)
