@@ -639,7 +639,8 @@ void gmon_check_match(const char *name)
 	for (i = 0; i < num_hist_records; i++) {
 		const struct hist_record *r = &hist_records[i];
 
-		if (ADDR_MODULE(r->lowpc) != 0)
+		/* GNU records are all the executable's, whatever address. */
+		if (r->scale && ADDR_MODULE(r->lowpc) != 0)
 			continue;
 		/*
 		 * glibc's range starts at __executable_start (0 in a PIE) and

@@ -6,6 +6,7 @@
 #   run-oracle    the same (program, gmon files, options) through both,
 #                 stdout compared byte for byte; hand-made GNU files too
 #   run-multimod  sprofil's multi-module extension (GNU cannot read it)
+#   run-export    --export=callgrind|dot|json against the text reports
 #   run-badinput  broken input: exit 1, one line naming the file; once
 #                 with ours and once with its ASan+UBSan build
 #   run-fuzz      the libFuzzer target of the gmon reader: the earlier
@@ -100,6 +101,7 @@ $(GPT_DIR)/fuzz_gmon: $(GPT_SRC)/fuzz_gmon.c $(GPT_FUZZ_OBJS) gprof/gprof.h
 		$(GPT_SRC)/fuzz_gmon.c $(GPT_FUZZ_OBJS) $(GPROF_LIBS)
 
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
+	check-gprof-export \
 	check-gprof-badinput check-gprof-asan check-gprof-fuzz
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon
 
@@ -125,6 +127,9 @@ check-gprof-oracle:
 check-gprof-multimod:
 	$(call GPT_CHECK,multimod,gprof-tests)
 
+check-gprof-export:
+	$(call GPT_CHECK,export,gprof-tests)
+
 check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
 
@@ -144,6 +149,7 @@ check-gprof:
 	-@$(MAKE) --no-print-directory gprof
 	-@$(MAKE) --no-print-directory check-gprof-oracle
 	-@$(MAKE) --no-print-directory check-gprof-multimod
+	-@$(MAKE) --no-print-directory check-gprof-export
 	-@$(MAKE) --no-print-directory check-gprof-badinput
 	-@$(MAKE) --no-print-directory check-gprof-asan
 	-@$(MAKE) --no-print-directory check-gprof-fuzz
