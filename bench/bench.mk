@@ -10,7 +10,7 @@ BENCH_DIR := $(BUILD)/bench-payload
 BENCH_VM := $(BUILD)/bench-vm
 BENCH_TIMEOUT ?= 1200
 BENCH_VARS := $(foreach v,BENCH_SECONDS BENCH_ROUNDS BENCH_THREADS \
-	BENCH_PERIODS_US,$(if $($(v)),$(v)=$($(v))))
+	BENCH_PERIODS_US BENCH_PARTS,$(if $($(v)),$(v)=$($(v))))
 
 .PHONY: bench-payload bench-lib
 bench-payload: $(BENCH_DIR)/bench_sampling $(BENCH_DIR)/sprofil.ko \
@@ -30,6 +30,13 @@ $(BENCH_DIR)/libsprofil.so.0: $(LIB_DIR)/libsprofil.so
 # On the host (no module): the signal backend against glibc's profil().
 bench-lib: $(BENCH_DIR)/bench_lib
 	$(BENCH_DIR)/bench_lib -b signal
+
+# On the host, as root: the bpf backend (and its per-CPU variant) against
+# the signal backend, 250 Hz to 10 kHz, same run.
+.PHONY: bench-bpf
+bench-bpf: $(BENCH_DIR)/bench_lib $(BENCH_DIR)/libsprofil.so.0
+	$(BENCH_DIR)/bench_lib -s 0.5 -r 5 -b bpf,bpf-percpu,signal \
+		-z 250,1000,4000,10000
 
 $(BENCH_DIR)/bench_sampling: bench/bench_sampling.c \
 		include/uapi/linux/sprofil.h include/sprofil/mapping.h

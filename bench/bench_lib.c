@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libsprofil against glibc's profil(), same workload, same run:
- *   bench_lib [-s seconds] [-r rounds] [-b backend,...]
+ *   bench_lib [-s seconds] [-r rounds] [-b backend,...] [-z hz,...]
  *
  * Each round runs, in child processes (the backend is chosen once per
  * process, from SPROFIL_BACKEND): no profiling; glibc's own function; and
@@ -11,12 +11,20 @@
  *    SPROFIL_HZ=100);
  *  - one kernel tick: glibc's sprofil() arms ITIMER_PROF for every tick,
  *    as does libsprofil's sprofil() by default.
- * A child reports its CPU and wall time and the samples its buffer got;
- * the parent prints, per mode, the median slowdown against the base run
- * next to it, the cost per sample, and samples received / expected
- * (expected = CPU time x rate).  Process-wide ITIMER_PROF, which glibc
+ * A child reports its CPU and wall time, the CPU time of the starting call
+ * and the samples its buffer got; the parent prints, per mode, the median
+ * slowdown (wall, start included) against the base run next to it, the
+ * cost per sample and samples received / expected (expected = CPU time x
+ * rate), both without the start, and the start's CPU time in ms (the bpf
+ * backend loads and verifies a program there).  Process-wide ITIMER_PROF, which glibc
  * uses, delivers at most one signal per tick to the whole process, so it
  * loses samples as soon as the busy threads need more than that.
+ *
+ * With -z, the backends alone (glibc has no rate to set) through sprofil()
+ * at each rate given (SPROFIL_HZ), e.g. -b bpf,signal -z 250,1000,4000,10000
+ * for the per-sample cost of the bpf backend against the signal one.
+ * A mode "bpf-percpu" is the bpf backend with SPROFIL_BPF_EVENTS=cpu (its
+ * per-CPU alternative, kept for this comparison: docs/backends.md).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -40,6 +48,7 @@ extern const char __executable_start[], etext[];
 
 struct result {
 	double wall, cpu;
+	double start;		/* CPU time of the starting call itself */
 	uint64_t samples;
 };
 
@@ -113,6 +122,7 @@ static struct result run_mode(const char *mode, int threads, bool tick)
 	if (!base)
 		err = tick ? sprof(p, 2, NULL, PROF_USHORT) :
 			     prof(buf, nb * 2, p[0].pr_off, 0x10000);
+	r.start = now(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	if (err) {
 		fprintf(stderr, "bench_lib: %s (%s): %s\n",
 			tick ? "sprofil" : "profil", mode, strerror(errno));
@@ -139,8 +149,11 @@ static struct result run_mode(const char *mode, int threads, bool tick)
 }
 
 /* Forks a child that runs one mode and sends back its result. */
-static struct result measure(const char *mode, int threads, bool tick)
+static struct result measure(const char *mode, int threads, bool tick,
+			     unsigned int hz)
 {
+	char rate[16];
+
 	struct result r = { 0 };
 	int fd[2], status;
 	pid_t pid;
@@ -151,10 +164,15 @@ static struct result measure(const char *mode, int threads, bool tick)
 	}
 	if (pid == 0) {
 		close(fd[0]);
-		if (strcmp(mode, "base") && strcmp(mode, "glibc"))
+		if (!strcmp(mode, "bpf-percpu")) {
+			setenv("SPROFIL_BACKEND", "bpf", 1);
+			setenv("SPROFIL_BPF_EVENTS", "cpu", 1);
+		} else if (strcmp(mode, "base") && strcmp(mode, "glibc")) {
 			setenv("SPROFIL_BACKEND", mode, 1);
-		if (!tick)
-			setenv("SPROFIL_HZ", "100", 1);
+		}
+		snprintf(rate, sizeof(rate), "%u", hz ? hz : RATE_HZ);
+		if (!tick || hz)
+			setenv("SPROFIL_HZ", rate, 1);
 		r = run_mode(mode, threads, tick);
 		if (write(fd[1], &r, sizeof(r)) != sizeof(r))
 			_exit(2);
@@ -205,43 +223,50 @@ static double tick_ns(void)
 
 /* Runs @rounds pairs (base, @mode) and prints the medians. */
 static void report(const char *mode, int threads, bool tick, double rate,
-		   int rounds)
+		   unsigned int hz, int rounds)
 {
 	double slow[MAX_ROUNDS], cost[MAX_ROUNDS], got[MAX_ROUNDS];
-	double samples = 0, cpu = 0;
+	double start[MAX_ROUNDS], samples = 0, cpu = 0;
 
 	for (int i = 0; i < rounds; i++) {
-		struct result b = measure("base", threads, tick);
-		struct result r = measure(mode, threads, tick);
+		struct result b = measure("base", threads, tick, hz);
+		struct result r = measure(mode, threads, tick, hz);
 
 		slow[i] = r.wall / b.wall;
-		cost[i] = r.samples ? (r.cpu - b.cpu) * 1e6 / r.samples : 0;
-		got[i] = r.samples / (r.cpu * rate);
+		/* The start is paid once, not per sample: see start_ms. */
+		cost[i] = r.samples ? (r.cpu - r.start - (b.cpu - b.start)) *
+				      1e6 / r.samples : 0;
+		got[i] = r.samples / ((r.cpu - r.start) * rate);
+		start[i] = r.start * 1e3;
 		samples += r.samples;
 		cpu += r.cpu;
 	}
-	printf("%-8s %5.0fHz %7d %8.3f %9.2f %10.0f %8.1f%%\n", mode, rate,
-	       threads, median(slow, rounds), median(cost, rounds),
-	       samples / rounds, 100 * median(got, rounds));
-	printf("BENCH mode=%s hz=%.0f threads=%d slowdown=%.4f us_per_sample=%.3f samples_per_expected=%.4f cpu_s=%.3f\n",
+	printf("%-10s %5.0fHz %7d %8.3f %9.2f %10.0f %8.1f%% %8.2f\n", mode,
+	       rate, threads, median(slow, rounds), median(cost, rounds),
+	       samples / rounds, 100 * median(got, rounds),
+	       median(start, rounds));
+	printf("BENCH mode=%s hz=%.0f threads=%d slowdown=%.4f us_per_sample=%.3f samples_per_expected=%.4f cpu_s=%.3f start_ms=%.3f\n",
 	       mode, rate, threads, median(slow, rounds),
-	       median(cost, rounds), median(got, rounds), cpu / rounds);
+	       median(cost, rounds), median(got, rounds), cpu / rounds,
+	       median(start, rounds));
 }
 
 int main(int argc, char **argv)
 {
 	const char *modes[MAX_MODES] = { "glibc" };
-	char backends[256] = "signal";
+	char backends[256] = "signal", rates[256] = "";
 	double seconds = 1.0, tick_hz;
 	int nmodes = 1, rounds = 7, opt;
 
-	while ((opt = getopt(argc, argv, "s:r:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:r:b:z:")) != -1) {
 		if (opt == 's')
 			seconds = atof(optarg);
 		else if (opt == 'r')
 			rounds = atoi(optarg);
 		else if (opt == 'b')
 			snprintf(backends, sizeof(backends), "%s", optarg);
+		else if (opt == 'z')
+			snprintf(rates, sizeof(rates), "%s", optarg);
 		else
 			return 2;
 	}
@@ -254,15 +279,30 @@ int main(int argc, char **argv)
 	tick_hz = 1e9 / tick_ns();
 	printf("# %d rounds, %.2f s of CPU per thread; tick %.0f Hz\n",
 	       rounds, seconds, tick_hz);
-	printf("%-8s %6s %7s %8s %9s %10s %9s\n", "mode", "rate", "threads",
-	       "slowdown", "us/sample", "samples", "received");
+	printf("%-10s %6s %7s %8s %9s %10s %9s %8s\n", "mode", "rate",
+	       "threads", "slowdown", "us/sample", "samples", "received",
+	       "start_ms");
+	if (*rates) {
+		for (char *z = strtok(rates, ","); z; z = strtok(NULL, ",")) {
+			unsigned int hz = (unsigned int)atoi(z);
+
+			if (!hz)
+				return 2;
+			for (int threads = 1; threads <= 4; threads += 3)
+				for (int m = 1; m < nmodes; m++)
+					report(modes[m], threads, true, hz,
+					       hz, rounds);
+		}
+		return 0;
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		bool tick = pass == 1;
 		double rate = tick ? tick_hz : RATE_HZ;
 
 		for (int threads = 1; threads <= 4; threads += 3)
 			for (int m = 0; m < nmodes; m++)
-				report(modes[m], threads, tick, rate, rounds);
+				report(modes[m], threads, tick, rate, 0,
+				       rounds);
 	}
 	return 0;
 }

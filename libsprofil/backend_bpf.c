@@ -18,7 +18,8 @@
  * per-CPU clock filtered by process: they count the process's own CPU
  * time as the module's do, cost nothing on CPUs the process is not
  * running on, need no CPU hotplug handling, and fork children do not
- * inherit them (bench/RESULTS.md has the measured comparison).
+ * inherit them.  The per-CPU way is kept behind SPROFIL_BPF_EVENTS=cpu
+ * for bench/bench_lib.c to measure against (bench/RESULTS.md).
  *
  * Every start loads its own copy of the program, with the region set in
  * its read-only data: the lookup then reads frozen tables, and a new set
@@ -233,6 +234,27 @@ static void sb_end(struct sb_session *s)
 	sb_free(s);
 }
 
+/* Room for one more event. */
+static int sb_grow(struct sb_session *s)
+{
+	size_t cap = s->capacity ? 2 * s->capacity : 16;
+	int *fds;
+	pid_t *tids;
+
+	if (s->nfd < s->capacity)
+		return 0;
+	fds = realloc(s->fd, cap * sizeof(*fds));
+	if (!fds)
+		return -ENOMEM;
+	s->fd = fds;
+	tids = realloc(s->tid, cap * sizeof(*tids));
+	if (!tids)
+		return -ENOMEM;
+	s->tid = tids;
+	s->capacity = cap;
+	return 0;
+}
+
 static ssize_t sb_find_tid(const struct sb_session *s, pid_t tid)
 {
 	size_t i;
@@ -254,20 +276,9 @@ static int sb_cover_thread(struct sb_session *s, pid_t tid, int prog_fd)
 	__u8 one = 1;
 	int fd, err;
 
-	if (s->nfd == s->capacity) {
-		size_t cap = s->capacity ? 2 * s->capacity : 16;
-		int *fds = realloc(s->fd, cap * sizeof(*fds));
-		pid_t *tids;
-
-		if (!fds)
-			return -ENOMEM;
-		s->fd = fds;
-		tids = realloc(s->tid, cap * sizeof(*tids));
-		if (!tids)
-			return -ENOMEM;
-		s->tid = tids;
-		s->capacity = cap;
-	}
+	err = sb_grow(s);
+	if (err)
+		return err;
 	fd = sb_open_event(tid, s->period);
 	if (fd < 0)
 		return -errno;
@@ -324,6 +335,54 @@ static int sb_cover_all(struct sb_session *s)
 	return found ? -EAGAIN : 0;
 }
 
+/*
+ * SPROFIL_BPF_EVENTS=cpu: a cpu-clock counter on every CPU instead, the
+ * program keeping this process's samples (one period each: the clock
+ * runs whoever is on the CPU).  For measurement only: it samples wall
+ * time while the process runs, costs every CPU an interrupt per period
+ * whatever runs there, and misses CPUs that come online later.
+ */
+static bool sb_percpu(void)
+{
+	const char *e = getenv("SPROFIL_BPF_EVENTS");
+
+	return e && !strcmp(e, "cpu");
+}
+
+static int sb_cover_cpus(struct sb_session *s)
+{
+	int prog_fd = bpf_program__fd(s->skel->progs.sp_sample);
+	long cpu, ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = s->period,
+		.disabled = 1,
+		.exclude_hv = 1,
+	};
+	int fd, err;
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		err = sb_grow(s);
+		if (err)
+			return err;
+		fd = (int)syscall(SYS_perf_event_open, &attr, -1, (int)cpu, -1,
+				  PERF_FLAG_FD_CLOEXEC);
+		/* An offline CPU has nothing to sample. */
+		if (fd < 0 && errno == ENODEV)
+			continue;
+		if (fd < 0)
+			return -errno;
+		s->fd[s->nfd] = fd;
+		s->tid[s->nfd++] = -1;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) ||
+		    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+			return -errno;
+	}
+	return 0;
+}
+
 /* Loads the program with the region set of @m and maps its counters. */
 static int sb_load(struct sb_session *s, const struct spm_map *m,
 		   uint64_t nbuckets)
@@ -339,6 +398,7 @@ static int sb_load(struct sb_session *s, const struct spm_map *m,
 	}
 	s->skel = skel;
 	spb_set_regions(skel, m);
+	skel->rodata->sp_percpu = sb_percpu();
 	for (uint32_t i = 0; i < m->nregions; i++)
 		skel->rodata->sp_first[i] = s->region[i].first;
 	/* The self-test program is the tests' business (and wants 5.17). */
@@ -489,7 +549,7 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 	err = sb_session_new(r, n, flags, period, &s);
 	if (err)
 		return err;
-	err = sb_cover_all(s);
+	err = sb_percpu() ? sb_cover_cpus(s) : sb_cover_all(s);
 	if (err) {
 		sb_free(s);
 		return err;

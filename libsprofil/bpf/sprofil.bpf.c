@@ -51,6 +51,8 @@ struct bpf_perf_event_data_kern {
 
 /* Filled in by the loader before the load, then frozen. */
 const volatile __u32 sp_tgid;
+/* Per-CPU clocks (SPROFIL_BPF_EVENTS=cpu): one period per sample. */
+const volatile __u32 sp_percpu;
 const volatile __u32 sp_shift;
 const volatile __u32 sp_nsegments;
 const volatile struct spm_segment sp_segment[SPB_MAX_SEGMENTS];
@@ -154,7 +156,7 @@ static __always_inline __u64 spb_periods(struct bpf_perf_event_data *ctx)
 	struct perf_event *event = BPF_CORE_READ(kctx, event);
 	__s64 count;
 
-	if (!event || !period)
+	if (sp_percpu || !event || !period)
 		return 1;
 	if (BPF_CORE_READ(event, parent) &&
 	    bpf_map_lookup_elem(&sp_owned, &tid))
