@@ -338,6 +338,27 @@ void gmon_load_files(const char *const *names, int n)
 
 /* ---- histograms ---- */
 
+/*
+ * Bins are summed in 32 bits (GNU sums them in an int): a histogram of
+ * millions of bins is most of the analyzer's memory.  A sum past 2^32-1
+ * stays there, and says so once.
+ */
+static void add_count(uint32_t *bin, uint64_t n)
+{
+	static bool warned;
+
+	if (n <= UINT32_MAX - *bin) {
+		*bin += n;
+		return;
+	}
+	*bin = UINT32_MAX;
+	if (!warned) {
+		warned = true;
+		fprintf(stderr, "%s: a histogram bin's sum exceeds 2^32-1 and stops there\n",
+			whoami);
+	}
+}
+
 static struct hist_record *find_record(const struct hist_record *n)
 {
 	unsigned int i;
@@ -454,8 +475,8 @@ static void gnu_hist_record(struct cursor *c)
 	for (i = 0; i < n.num_bins; i++) {
 		const unsigned char *b = bins + 2 * i;
 
-		r->sample[i] += gnu_swap() ? (b[0] << 8 | b[1]) :
-					     (b[1] << 8 | b[0]);
+		add_count(&r->sample[i], gnu_swap() ? (b[0] << 8 | b[1]) :
+						      (b[1] << 8 | b[0]));
 	}
 }
 
@@ -596,8 +617,8 @@ static void parse_bsd(struct cursor *c, const unsigned char *start,
 	for (i = 0; i < n.num_bins; i++) {
 		const unsigned char *b = bins + 2 * i;
 
-		r->sample[i] += gnu_swap() ? (b[0] << 8 | b[1]) :
-					     (b[1] << 8 | b[0]);
+		add_count(&r->sample[i], gnu_swap() ? (b[0] << 8 | b[1]) :
+						      (b[1] << 8 | b[0]));
 	}
 	while ((size_t)(c->end - c->p) >= 3 * gmon_ptr_size) {
 		uint64_t from = get_vma(c), self = get_vma(c);
@@ -733,7 +754,7 @@ static void ext_hist(struct cursor *c, const unsigned int *map,
 				    .end = counts + (i + 1) * bucket_size,
 				    .swap = c->swap };
 
-		r->sample[i] += get_uint(&b, bucket_size);
+		add_count(&r->sample[i], get_uint(&b, bucket_size));
 	}
 	widen_hist_range(m, low, high);
 	gmon_input |= INPUT_HISTOGRAM;
@@ -871,6 +892,9 @@ void gmon_parse_files(void)
 			       sizeof(err)))
 			fatal("%s: %s", files[i].name, err);
 		gmon_check_match(files[i].name);
+		/* Everything is in the records now; reports need memory. */
+		free(files[i].buf);
+		files[i].buf = NULL;
 	}
 }
 

@@ -165,7 +165,7 @@ struct hist_record {
 	unsigned int bucket_size;	/* bytes per count: 2 (GNU) or 4 */
 	unsigned int scale;	/* extension: profil scale; GNU: 0 */
 	double bin_scale;	/* GNU: ((highpc-lowpc)/2)/num_bins */
-	uint64_t *sample;	/* num_bins counts, summed over files */
+	uint32_t *sample;	/* num_bins counts, summed over files */
 };
 
 extern struct hist_record *hist_records;
