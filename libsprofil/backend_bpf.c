@@ -511,8 +511,18 @@ static int bpf_probe(const char **why)
 	};
 	int err, fd;
 
-	/* Loading the real program (no regions) is the one true test. */
-	err = sb_load(&s, &m, 0);
+	/*
+	 * A one-entry map first: refused at once where BPF is not
+	 * permitted, before libbpf parses the kernel's BTF for the load.
+	 */
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, sizeof(__u32),
+			    sizeof(__u32), 1, NULL);
+	err = fd < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	/* Then loading the real program (no regions): the one true test. */
+	if (!err)
+		err = sb_load(&s, &m, 0);
 	sb_unmap(s.counts, s.counts_bytes);
 	sprofil_bpf__destroy(s.skel);
 	if (err) {
