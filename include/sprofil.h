@@ -48,7 +48,8 @@ int profil(unsigned short *buf, size_t bufsiz, size_t offset,
  * flags PROF_USHORT or PROF_UINT, and PROF_FAST; profcnt 0 stops.  A new
  * call replaces the region set at once.  @tvp, if not NULL, receives the
  * true sampling period.  Errors: EINVAL (flags, scale, sizes, profcnt),
- * EFAULT (unwritable buffer), ENOMEM (memory-lock limit, kmod backend).
+ * EFAULT (unwritable buffer), ENOMEM (memory-lock limit, kmod backend;
+ * more than 2^27 buckets in all, or no memory for the counters, bpf).
  */
 int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	    unsigned int flags);

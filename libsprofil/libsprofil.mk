@@ -1,5 +1,6 @@
 # libsprofil.so and libsprofil.a: every libsprofil/*.c, one object set
-# built position-independent for both.
+# built position-independent for both.  Programs linking libsprofil.a
+# also need $(LIB_LDLIBS) (libbpf, libelf, zlib for the bpf backend).
 
 LIB_DIR := $(BUILD)/lib
 LIB_SRCS := $(wildcard libsprofil/*.c)
