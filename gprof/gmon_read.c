@@ -359,6 +359,23 @@ static void add_count(uint32_t *bin, uint64_t n)
 	}
 }
 
+/* Adds a GNU record's 16-bit bins (executable byte order) into @r. */
+static bool add_gnu_bins(struct cursor *c, struct hist_record *r)
+{
+	const unsigned char *bins = NULL;
+	uint64_t i;
+
+	if (!take(c, r->num_bins * 2, &bins))
+		return false;
+	for (i = 0; i < r->num_bins; i++) {
+		const unsigned char *b = bins + 2 * i;
+
+		add_count(&r->sample[i], gnu_swap() ? (b[0] << 8 | b[1]) :
+						      (b[1] << 8 | b[0]));
+	}
+	return true;
+}
+
 static struct hist_record *find_record(const struct hist_record *n)
 {
 	unsigned int i;
@@ -413,10 +430,9 @@ static void gnu_hist_record(struct cursor *c)
 {
 	struct hist_record n = { .bucket_size = 2 };
 	struct hist_record *r;
-	const unsigned char *dim, *bins = NULL;
+	const unsigned char *dim;
 	uint32_t rate;
 	char ndim[16] = "";
-	uint64_t i;
 
 	n.lowpc = get_vma(c);
 	n.highpc = get_vma(c);
@@ -470,14 +486,8 @@ static void gnu_hist_record(struct cursor *c)
 		}
 		r = add_record(&n);
 	}
-	if (!take(c, n.num_bins * 2, &bins))
+	if (!add_gnu_bins(c, r))
 		return;
-	for (i = 0; i < n.num_bins; i++) {
-		const unsigned char *b = bins + 2 * i;
-
-		add_count(&r->sample[i], gnu_swap() ? (b[0] << 8 | b[1]) :
-						      (b[1] << 8 | b[0]));
-	}
 }
 
 static void gnu_bb_record(struct cursor *c)
@@ -547,8 +557,6 @@ static void parse_bsd(struct cursor *c, const unsigned char *start,
 	uint32_t ncnt, version;
 	size_t header;
 	int64_t bytes;
-	uint64_t i;
-	const unsigned char *bins = NULL;
 
 	c->p = start;
 	n.lowpc = get_vma(c);
@@ -612,14 +620,8 @@ static void parse_bsd(struct cursor *c, const unsigned char *start,
 	gmon_input |= INPUT_HISTOGRAM | INPUT_CALL_GRAPH;
 	if (n.num_bins)
 		fc->nhist++;
-	if (!take(c, n.num_bins * 2, &bins))
+	if (!add_gnu_bins(c, r))
 		return;
-	for (i = 0; i < n.num_bins; i++) {
-		const unsigned char *b = bins + 2 * i;
-
-		add_count(&r->sample[i], gnu_swap() ? (b[0] << 8 | b[1]) :
-						      (b[1] << 8 | b[0]));
-	}
 	while ((size_t)(c->end - c->p) >= 3 * gmon_ptr_size) {
 		uint64_t from = get_vma(c), self = get_vma(c);
 		uint64_t count = get_uint(c, gmon_ptr_size);
