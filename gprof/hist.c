@@ -57,14 +57,17 @@ static void credit(struct sym *s, double ticks)
 		total_time -= ticks;
 }
 
-/* The end of @j's range in 2-byte units, for GNU's overlap rule. */
-static uint64_t scaled_end(size_t j)
+/*
+ * Where symbol @j's range ends for sample assignment: where the next
+ * symbol of its module starts (GNU ignores gaps), else past its end.
+ */
+static uint64_t sym_range_end(size_t j)
 {
 	const struct sym *s = &symtab.base[j];
 
 	if (j + 1 < symtab.len && symtab.base[j + 1].module == s->module)
-		return symtab.base[j + 1].hist.scaled_addr;
-	return (s->end_addr + 1) / 2;
+		return symtab.base[j + 1].addr;
+	return s->end_addr + 1;
 }
 
 static void assign_gnu(const struct hist_record *r)
@@ -84,7 +87,7 @@ static void assign_gnu(const struct hist_record *r)
 		total_time += count;
 		for (j = k - 1; j < symtab.len; k = ++j) {
 			uint64_t sym_lo = symtab.base[j].hist.scaled_addr;
-			uint64_t sym_hi = scaled_end(j);
+			uint64_t sym_hi = sym_range_end(j) / 2;
 			uint64_t overlap;
 
 			if (bin_hi < sym_lo)
@@ -143,11 +146,8 @@ static void assign_exact(const struct hist_record *r)
 			continue;
 		for (j = first_sym_at(lo); j < symtab.len; j++) {
 			struct sym *s = &symtab.base[j];
-			uint64_t s_hi = scaled_end(j) * 2, a, b;
+			uint64_t s_hi = sym_range_end(j), a, b;
 
-			if (j + 1 < symtab.len &&
-			    symtab.base[j + 1].module == s->module)
-				s_hi = symtab.base[j + 1].addr;
 			if (s->addr >= hi)
 				break;
 			a = lo > s->addr ? lo : s->addr;
