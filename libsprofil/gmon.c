@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <sprofil.h>
 #include <linux/sprofil.h>
+#include "fork.h"
 #include "gmon.h"
 
 /* At most this many buckets: 4 MiB covers 4 MiB of text at scale 1. */
@@ -40,7 +41,6 @@ static struct {
 	bool on;			/* moncontrol(1) state */
 	bool sampling;			/* sprofil() accepted the region */
 	bool yielded;			/* smonitor()/monitor() took over */
-	bool atfork;			/* the fork handlers are registered */
 	pid_t pid;			/* the process the profile belongs to */
 	struct prof prof;
 	struct sp_hist hist;
@@ -486,17 +486,13 @@ int sp_gmon_dump_reset(unsigned int seq)
 	return ret;
 }
 
-/*
- * No fork may copy gm_lock held.  These handlers are registered after
- * profil.c's (monstartup starts sampling first), so fork takes gm_lock
- * before profil.c's lock, the order _mcleanup() takes them in.
- */
-static void gm_prepare(void)
+/* fork.c: gm_lock in its place in the lock order. */
+void sp_gmon_fork_prepare(void)
 {
 	pthread_mutex_lock(&gm_lock);
 }
 
-static void gm_parent(void)
+void sp_gmon_fork_parent(void)
 {
 	pthread_mutex_unlock(&gm_lock);
 }
@@ -505,7 +501,7 @@ static void gm_parent(void)
  * The child keeps profiling (profil.c re-arms the sampling) but its file
  * must hold only its own work: start from zero.
  */
-static void gm_child(void)
+void sp_gmon_fork_child(void)
 {
 	pthread_mutex_unlock(&gm_lock);
 	if (!gm.started)
@@ -528,6 +524,8 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
 	void *buckets;
 	int err;
 
+	/* Maybe from a -pg library's _init, before our constructors. */
+	sp_fork_handlers_register();
 	pthread_mutex_lock(&gm_lock);
 	if (gm.started)
 		goto out;		/* glibc too ignores a second call */
@@ -578,8 +576,6 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
 	gm.pid = getpid();
 	gm_scan();
 	gm_sample(true);
-	if (!gm.atfork && !pthread_atfork(gm_prepare, gm_parent, gm_child))
-		gm.atfork = true;
 	gm.started = true;
 	gm.on = true;
 	sp_arcs_enable(1);

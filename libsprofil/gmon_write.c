@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <sprofil/mapping.h>
+#include "fork.h"
 #include "gmon.h"
 
 /* Set in a fork child, so that it does not write over its parent's file. */
@@ -45,27 +46,28 @@ static struct sp_written {
 } *written;
 static size_t nwritten, maxwritten;
 
-static void wr_prepare(void)
+static pthread_mutex_t gone_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* fork.c: wr_lock, then gone_lock, which a dump takes inside wr_lock. */
+void sp_writer_fork_prepare(void)
 {
 	pthread_mutex_lock(&wr_lock);
+	pthread_mutex_lock(&gone_lock);
 }
 
-static void wr_parent(void)
+void sp_writer_fork_parent(void)
 {
+	pthread_mutex_unlock(&gone_lock);
 	pthread_mutex_unlock(&wr_lock);
 }
 
-static void sp_mark_forked(void)
+void sp_writer_fork_child(void)
 {
 	sp_forked = true;
 	/* The parent's files are not the child's (whose names differ). */
 	nwritten = 0;
+	pthread_mutex_unlock(&gone_lock);
 	pthread_mutex_unlock(&wr_lock);
-}
-
-__attribute__((constructor)) static void sp_gmon_init(void)
-{
-	pthread_atfork(wr_prepare, wr_parent, sp_mark_forked);
 }
 
 /* Whether the file at @path is one this process wrote (wr_lock held). */
@@ -236,7 +238,6 @@ struct sp_gone {
 	void *build_id;
 	size_t build_id_len;
 };
-static pthread_mutex_t gone_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sp_gone *gone;
 static size_t ngone;
 

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <sprofil.h>
 #include "backend.h"
+#include "fork.h"
 
 static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t sp_once = PTHREAD_ONCE_INIT;
@@ -133,29 +134,27 @@ static void choose_backend(void)
 	fprintf(stderr, "libsprofil: no sampling backend can run: %s\n", why);
 }
 
-static void forked_child(void);
-
 /*
- * No fork may copy the lock held: a child could never take it again.
- * Buffers a backend fills late are brought up to date first, so that
- * the child's copies hold everything counted before the fork.
+ * fork.c: sp_lock in its place in the lock order.  Buffers a backend
+ * fills late are brought up to date first, so that the child's copies
+ * hold everything counted before the fork.
  */
-static void before_fork(void)
+void sp_front_fork_prepare(void)
 {
 	pthread_mutex_lock(&sp_lock);
 	if (sp_backend && sp_backend->flush && sp_running.on)
 		sp_backend->flush();
 }
 
-static void after_fork_parent(void)
+void sp_front_fork_parent(void)
 {
 	pthread_mutex_unlock(&sp_lock);
 }
 
 static void init_once(void)
 {
+	sp_fork_handlers_register();
 	choose_backend();
-	pthread_atfork(before_fork, after_fork_parent, forked_child);
 }
 
 static const struct sp_backend *backend(void)
@@ -189,7 +188,7 @@ static void remember(const struct sprofil_region *r, unsigned int n,
  * does not profile it: drop what belonged to the parent and start again
  * on the same addresses, which now hold the child's copies.
  */
-static void forked_child(void)
+void sp_front_fork_child(void)
 {
 	uint64_t period;
 	int err;

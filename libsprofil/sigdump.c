@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fork.h"
 #include "gmon.h"
 
 typedef int (*sp_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
@@ -129,7 +130,7 @@ static int sd_spawn(void)
  * with the parent: a child gets its own of both, and numbers its dumps
  * (gmon.out.<pid>.<n>) from 1.
  */
-static void sd_child(void)
+void sp_sigdump_fork_child(void)
 {
 	int err;
 
@@ -182,5 +183,4 @@ void sp_sigdump_start(void)
 		return;
 	}
 	sd_signal = sig;
-	pthread_atfork(NULL, NULL, sd_child);
 }

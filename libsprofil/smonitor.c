@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sprofil.h>
 #include <sprofil/mapping.h>
+#include "fork.h"
 #include "gmon.h"
 
 /* The set the last successful start is sampling into. */
@@ -164,6 +165,7 @@ void sp_monitor_start(const char *who, const struct text_region *regions,
 		prof[i].pr_scale = hist[i].scale;
 	}
 
+	sp_fork_handlers_register();
 	pthread_mutex_lock(&mon_lock);
 	/* The previous set is written before its buffer can be reused. */
 	dumped = stop_and_dump(who);
@@ -188,6 +190,22 @@ void sp_monitor_start(const char *who, const struct text_region *regions,
 out:
 	free(hist);
 	free(prof);
+}
+
+/* fork.c: mon_lock, the outermost lock. */
+void sp_monitor_fork_prepare(void)
+{
+	pthread_mutex_lock(&mon_lock);
+}
+
+void sp_monitor_fork_parent(void)
+{
+	pthread_mutex_unlock(&mon_lock);
+}
+
+void sp_monitor_fork_child(void)
+{
+	pthread_mutex_unlock(&mon_lock);
 }
 
 void sp_monitor_stop(const char *who)

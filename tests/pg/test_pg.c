@@ -869,6 +869,58 @@ static void sigdump_invalid_signal_warns_once_and_is_ignored(void **state)
 	check_sigdump_file("gmon.out", 1, 1, 1);
 }
 
+/* Where LD_DEBUG=libs says it calls the init of the module ending in @name. */
+static const char *init_call(const char *out, const char *name)
+{
+	const char *l;
+	size_t len = strlen(name);
+
+	for (l = strstr(out, "calling init: "); l;
+	     l = strstr(l + 1, "calling init: ")) {
+		size_t ll = strcspn(l, "\n");
+
+		if (ll >= len && !strncmp(l + ll - len, name, len))
+			return l;
+	}
+	return NULL;
+}
+
+/*
+ * SPROFIL_SIGDUMP dumps racing with fork(), with __monstartup called
+ * first by a -pg library's _init (libpgearly.so, initialised before
+ * libsprofil as libz is): fork's handlers once took the writer's lock
+ * before the runtime's, a dump the other way round, and the program
+ * hung (pg-sigfork's alarm() ends it then, with SIGALRM).
+ */
+static void sigdump_racing_fork_does_not_deadlock(void **state)
+{
+	const char *once[] = { "pg-sigfork", "0", NULL };
+	const char *argv[] = { "pg-sigfork", "50", NULL };
+	const char *debug[] = { "LD_DEBUG=libs", NULL };
+	const char *env[] = { "SPROFIL_SIGDUMP=USR1", NULL };
+	const char *early, *lib;
+	struct run r;
+
+	(void)state;
+	/* The scenario: the -pg library's _init runs before ours. */
+	run(&r, once, debug);
+	assert_exited_ok(&r);
+	early = init_call(r.out, "/libpgearly.so");
+	lib = init_call(r.out, "/libsprofil.so.0");
+	assert_non_null(early);
+	assert_non_null(lib);
+	assert_true(early < lib);
+	unlink("gmon.out");
+
+	for (int i = 0; i < 3; i++) {
+		run(&r, argv, env);
+		assert_exited_ok(&r);
+	}
+	/* Dumps were written (each signal one, or merged with the next). */
+	assert_true(dir_entries(".") > 1);
+	assert_file("gmon.out.1");
+}
+
 /*
  * gmon-dump's listing of @file (docs/gmon-format.md): next to the
  * driver in the VM, in build/gprof on the host.  A malloc()ed string.
@@ -1160,6 +1212,7 @@ int main(void)
 		PG_TEST(sigdump_two_dumps_second_holds_only_work_after_first),
 		PG_TEST(sigdump_numbers_files_after_gmon_out_prefix),
 		PG_TEST(sigdump_invalid_signal_warns_once_and_is_ignored),
+		PG_TEST(sigdump_racing_fork_does_not_deadlock),
 		PG_TEST(full_arc_table_reports_lost_calls_and_still_writes),
 	};
 

@@ -9,7 +9,7 @@ PG_DIR := $(BUILD)/tests/pg
 PG_PROGS := $(addprefix $(PG_DIR)/,pg-shape pg-shape-fentry pg-shape-glibc \
 	pg-threads pg-threads-glibc pg-fork pg-exec pg-exec-glibc pg-cpu \
 	pg-sigdump pg-smonitor pg-modmain pg-modmain-glibc pg-dlmod libpgmod.so \
-	pg-manyarcs pg-manyarcs-glibc) \
+	pg-manyarcs pg-manyarcs-glibc pg-sigfork libpgearly.so) \
 	$(BUILD)/gprof/gmon-dump
 PG_DRIVER := $(PG_DIR)/test_pg
 PG_HDRS := tests/pg/pg_burn.h
@@ -54,6 +54,15 @@ $(PG_DIR)/pg-modmain-glibc: tests/pg/pg_modmain.c $(PG_DIR)/libpgmod.so
 
 $(PG_DIR)/pg-dlmod: tests/pg/pg_modmain.c $(PG_HDRS) $(LIB_DIR)/libsprofil.so
 	$(CC) $(PG_CFLAGS) -o $@ $< $(PG_SPROFIL) -ldl
+
+# A -pg library linked after libsprofil, so that the loader runs its
+# _init (which calls __gmon_start__) before libsprofil's constructors.
+$(PG_DIR)/libpgearly.so: tests/pg/pg_early.c $(PG_HDRS)
+	@mkdir -p $(PG_DIR)
+	$(CC) $(PG_CFLAGS) -fPIC -shared -o $@ $<
+
+$(PG_DIR)/pg-sigfork: tests/pg/pg_sigfork.c $(PG_HDRS) $(PG_DIR)/libpgearly.so $(LIB_DIR)/libsprofil.so
+	$(CC) $(PG_CFLAGS) -o $@ $< $(PG_SPROFIL) -L$(PG_DIR) -lpgearly -pthread
 
 $(PG_DRIVER): tests/pg/test_pg.c tests/common/workload.c tests/common/workload.h
 	@mkdir -p $(PG_DIR)
