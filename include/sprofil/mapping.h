@@ -10,7 +10,8 @@
  *
  * Rules (DESIGN.md section 2):
  *  - bucket index = ((pc - offset) / bucket_size) * scale / 65536, exact in
- *    64 bits for every pc: the product is split so it cannot overflow;
+ *    64 bits for every pc and every 32-bit scale, above 0x10000 too: the
+ *    product is split so it cannot overflow;
  *  - a pc belongs to a region only if that index is inside the buffer;
  *  - among the regions holding a pc, the one with the larger offset wins
  *    (glibc and HP-UX); on equal offsets the entry given later wins;
@@ -84,15 +85,29 @@ static inline int spm_is_overflow_bin(const struct sprofil_region *r)
 }
 
 /*
- * Bucket index of a text offset: floor(floor(delta / 2^shift) * scale /
- * 2^16), computed as (q / 2^16) * scale + (q % 2^16) * scale / 2^16, whose
- * terms are each below 2^63 for any 64-bit delta and scale <= 2^16.
+ * Bucket index of a text offset: floor(q * scale / 2^16), q = floor(delta
+ * / 2^shift), exact for every 64-bit delta and every 32-bit scale (glibc
+ * accepts any; LTP's profil01 uses 2 * 65536).  The true value may need
+ * 96 bits, and neither BPF nor every kernel architecture has a 128-bit
+ * multiply, so with scale = sh * 2^16 + sl (sh, sl < 2^16) it is
+ * q * sh + floor(q * sl / 2^16), each piece from 32-bit halves; a value
+ * of 2^64 or more (far beyond any buffer) comes back as ~0.
  */
 static inline __u64 spm_bucket_index(__u64 delta, __u32 shift, __u32 scale)
 {
 	__u64 q = delta >> shift;
+	__u64 sh = scale >> 16, sl = scale & 0xffff;
+	__u64 low = (q >> 16) * sl + (((q & 0xffff) * sl) >> 16);
+	__u64 hi = (q >> 32) * sh, whole;
 
-	return (q >> 16) * scale + (((q & 0xffff) * scale) >> 16);
+	/* q * sh = hi * 2^32 + (q mod 2^32) * sh; hi < 2^47. */
+	if (hi >> 32)
+		return ~0ull;
+	whole = (hi << 32) + (q & 0xffffffffull) * sh;
+	if (whole < (hi << 32))
+		return ~0ull;
+	whole += low;
+	return whole < low ? ~0ull : whole;
 }
 
 /*
@@ -122,7 +137,7 @@ static inline int spm_check_entry(const struct sprofil_region *r, __u32 shift,
 		return -EINVAL;
 	if (r->scale < 2)
 		return 0;
-	if (r->scale > SPM_SCALE_ONE || r->size == 0 ||
+	if (r->size == 0 ||
 	    r->size > SPROFIL_MAX_REGION_BYTES || (r->size & (esz - 1)) ||
 	    (r->base & (esz - 1)))
 		return -EINVAL;

@@ -172,6 +172,39 @@ static void profil_over_the_text_finds_the_hot_function(void **state)
 }
 
 /*
+ * LTP's profil01: a 64 KiB buffer at scale 2 * 65536, where glibc files a
+ * pc at ((pc - offset) / 2) * 2: one bucket per text byte, even buckets
+ * only.  glibc accepts it, so profil() must too, and file exactly there.
+ */
+static void profil_scale_above_one_files_like_glibc(void **state)
+{
+	enum { NBUCKETS = 32768 };
+	static unsigned short buf[NBUCKETS];
+	struct extent hot = extent_of(compat_hot);
+	unsigned short *volatile no_buffer = NULL;
+	uint64_t in_hot = 0, odd = 0, all;
+
+	(void)state;
+	assert_true(hot.size < NBUCKETS);
+	assert_int_equal(profil(buf, sizeof(buf), hot.start, 2 * 65536), 0);
+	spin_cpu(compat_hot, 1.2);
+	assert_int_equal(profil(no_buffer, 0, 0, 0), 0);
+	all = sum16(buf, 0, NBUCKETS);
+	for (size_t i = 0; i < hot.size; i++)
+		in_hot += buf[i];
+	print_message("# profil scale 0x20000: %llu samples, %llu in compat_hot's %zu bytes\n",
+		      (unsigned long long)all, (unsigned long long)in_hot,
+		      hot.size);
+	assert_true(all >= 100);
+	/* The region reaches past compat_hot, into spin_cpu()'s loop. */
+	assert_true(in_hot >= all * 0.95);
+	/* floor((pc - offset) / 2) * 2 is even, wherever the pc is. */
+	for (size_t i = 1; i < NBUCKETS; i += 2)
+		odd += buf[i];
+	assert_int_equal(odd, 0);
+}
+
+/*
  * sprofil() with two 32-bit regions and an overflow bin sees every
  * sample, so samples * tvp must be the CPU time spent.
  */
@@ -229,6 +262,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(profil_over_the_text_finds_the_hot_function),
 		cmocka_unit_test(sprofil_tvp_is_the_true_period),
+		cmocka_unit_test(profil_scale_above_one_files_like_glibc),
 	};
 
 	return cmocka_run_group_tests(tests, calibrate, NULL);

@@ -127,9 +127,12 @@ static struct sprofil_region reg(__u64 offset, __u64 size, __u32 scale)
 
 /* ---- references, written from the rules and not from the header ---- */
 
+/* An index of 2^64 or more (scales above 0x10000) saturates at ~0. */
 static __u64 ref_index(__u64 delta, __u32 shift, __u32 scale)
 {
-	return (__u64)(((u128)(delta >> shift) * scale) >> 16);
+	u128 i = ((u128)(delta >> shift) * scale) >> 16;
+
+	return i > U64_MAX ? U64_MAX : (__u64)i;
 }
 
 /* ceil(n * 65536 / scale) bucket-size units, in bytes. */
@@ -399,6 +402,9 @@ static void test_pc_one_past_last_byte_is_in_no_region(void **state)
 static const __u32 all_scales[] = {
 	2, 3, 5, 7, 0xff, 0x100, 0x7fff, 0x8000, 0x8001, 12345,
 	0xfffe, 0xffff, 0x10000,
+	/* Above one (glibc accepts any; LTP's profil01 uses 0x20000). */
+	0x10001, 0x18000, 0x1ffff, 0x20000, 0x12345678, 0xfffeffff,
+	0xffff0000, 0xffffffff,
 };
 
 #define NSCALES (sizeof(all_scales) / sizeof(all_scales[0]))
@@ -451,6 +457,9 @@ static void test_bucket_index_matches_128bit_reference(void **state)
 			scale = 2 + rng_below(SPM_SCALE_ONE - 1);
 			d = rng_next() >> rng_below(64);
 			check_index(d, shift, scale);
+			/* Every 32-bit scale, above one too. */
+			scale = 2 + rng_below(0xfffffffeull);
+			check_index(d, shift, scale);
 		}
 	}
 }
@@ -474,6 +483,20 @@ static void test_bucket_index_extreme_deltas(void **state)
 			check_index(U64_MAX - edge_values[i], shift, 2);
 		}
 	}
+	/* Above one the true index can pass 2^64: it saturates, never wraps. */
+	for (shift = 1; shift <= 2; shift++)
+		for (i = 0; i < NEDGES; i++) {
+			check_index(U64_MAX - edge_values[i], shift, 0x20000);
+			check_index(U64_MAX - edge_values[i], shift,
+				    0xffffffffu);
+			check_index(edge_values[i] << 16, shift, 0xffffffffu);
+		}
+	assert_true(spm_bucket_index(U64_MAX, 1, 0x20000) == U64_MAX - 1);
+	assert_true(spm_bucket_index(U64_MAX, 2, 0x20000) ==
+		    (U64_MAX >> 2) << 1);
+	assert_true(spm_bucket_index(U64_MAX, 1, 0x30000) == U64_MAX);
+	assert_true(spm_bucket_index(1ull << 48, 1, 0x10001) ==
+		    (1ull << 47) + (1ull << 31));
 	/* A naive q * scale would wrap here and give a small index. */
 	assert_true(spm_bucket_index(U64_MAX, 1, 0xffff) ==
 		    ref_index(U64_MAX, 1, 0xffff));
@@ -662,6 +685,20 @@ static void test_region_span_odd_scales(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
 		check_span_brute_force(odd[i]);
+}
+
+/* Above one a bucket covers less than its width of text. */
+static void test_region_span_scales_above_one(void **state)
+{
+	static const __u32 above[] = { 0x10001, 0x18000, 0x20000, 0x30001,
+				       0x100000 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(above) / sizeof(above[0]); i++)
+		check_span_brute_force(above[i]);
+	/* Scale two: one 16-bit bucket per text byte (profil01). */
+	assert_int_equal(spm_region_span(32768, 1, 0x20000), 32768);
 }
 
 /* ---- offsets and bucket widths ---- */
@@ -903,7 +940,9 @@ static void test_adjacent_regions(void **state)
 
 static __u32 random_scale(void)
 {
-	switch (rng_below(8)) {
+	switch (rng_below(9)) {
+	case 8:
+		return 0x10001 + rng_below(0x30000);
 	case 0:
 		return 0x10000;
 	case 1:
@@ -1229,17 +1268,31 @@ static void test_invalid_reserved(void **state)
 	expect_einval(in, 1, SPROFIL_USHORT);
 }
 
-static void test_invalid_scale_above_one(void **state)
+/* glibc accepts a scale above 0x10000, and so do we (LTP profil01). */
+static void test_scale_above_one_is_accepted(void **state)
 {
 	struct sprofil_region in;
+	struct spm_map *m;
 
 	(void)state;
-	in = reg(0x1000, 0x100, 0x10001);
-	expect_einval(&in, 1, SPROFIL_USHORT);
+	/*
+	 * 128 16-bit buckets over 128 text bytes: floor(delta / 2) * 2, so
+	 * only the even ones count, as with glibc.
+	 */
+	in = reg(0x1000, 0x100, 0x20000);
+	m = fresh_map();
+	prepare_ok(m, &in, 1, SPROFIL_USHORT);
+	assert_int_equal(bucket(m, 0x1000), 0);
+	assert_int_equal(bucket(m, 0x1001), 0);
+	assert_int_equal(bucket(m, 0x1002), 2);
+	assert_int_equal(bucket(m, 0x107f), 126);
+	assert_int_equal(spm_lookup(m, 0x1080), -1);
+	check_window(m, &in, 1, 0xff0, 0x1090);
 	in.scale = 0xffffffffu;
-	expect_einval(&in, 1, SPROFIL_UINT);
-	in.scale = 0x10000;
-	assert_int_equal(spm_prepare(fresh_map(), &in, 1, SPROFIL_UINT), 0);
+	m = fresh_map();
+	prepare_ok(m, &in, 1, SPROFIL_UINT);
+	check_window(m, &in, 1, 0xff0, 0x1010);
+	assert_int_equal(spm_lookup(m, 0x1004), -1);
 }
 
 static void test_invalid_size_zero(void **state)
@@ -1484,6 +1537,7 @@ int main(void)
 		cmocka_unit_test(test_region_span_scale_0x8000),
 		cmocka_unit_test(test_region_span_scale_0x10000),
 		cmocka_unit_test(test_region_span_odd_scales),
+		cmocka_unit_test(test_region_span_scales_above_one),
 		cmocka_unit_test(test_odd_offset_buckets_start_at_offset),
 		cmocka_unit_test(test_ushort_vs_uint_buckets),
 		cmocka_unit_test(test_check_entry_fills_region),
@@ -1503,7 +1557,7 @@ int main(void)
 		cmocka_unit_test(test_unsorted_input_same_result),
 		cmocka_unit_test(test_ignored_entries_skipped_unvalidated),
 		cmocka_unit_test(test_invalid_reserved),
-		cmocka_unit_test(test_invalid_scale_above_one),
+		cmocka_unit_test(test_scale_above_one_is_accepted),
 		cmocka_unit_test(test_invalid_size_zero),
 		cmocka_unit_test(test_invalid_size_not_bucket_multiple),
 		cmocka_unit_test(test_invalid_base_misaligned),

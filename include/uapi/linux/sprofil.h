@@ -50,7 +50,7 @@ struct sprofil_region {
 	__u64 base;		/* user address of the bucket array */
 	__u64 size;		/* bytes, a multiple of the bucket size */
 	__u64 offset;		/* lowest PC of the region */
-	__u32 scale;		/* 16.16 fixed point, at most 0x10000 */
+	__u32 scale;		/* 16.16 fixed point, any value (glibc) */
 	__u32 reserved;		/* must be zero */
 };
 
