@@ -89,13 +89,22 @@ static const struct sp_backend *backend_named(const char *name)
 	return NULL;
 }
 
+/* SPROFIL_DEBUG set and not "0": say what auto tried and chose. */
+static bool debug_wanted(void)
+{
+	const char *d = getenv("SPROFIL_DEBUG");
+
+	return d && *d && strcmp(d, "0");
+}
+
 /*
  * SPROFIL_BACKEND=auto (the default) takes the module when /dev/sprofil
  * opens, else BPF when this process may load it, else the signal
- * backend.  A missing module is the common case and goes unsaid; BPF
- * refused is said in one line, since it usually means missing privilege.
- * A backend asked for by name that cannot run is an error, said once,
- * not a silent fallback.
+ * backend.  Falling back is what auto is for, so it goes unsaid, or
+ * every unprivileged run would print a line about BPF; SPROFIL_DEBUG=1
+ * says why each backend was passed over and which one runs.  A backend
+ * asked for by name that cannot run is an error, said once, not a
+ * silent fallback.
  */
 static void choose_backend(void)
 {
@@ -105,6 +114,7 @@ static void choose_backend(void)
 	const char *name = getenv("SPROFIL_BACKEND");
 	const struct sp_backend *b;
 	const char *why = NULL;
+	bool debug = debug_wanted();
 	size_t i;
 
 	if (name && *name && strcmp(name, "auto")) {
@@ -124,12 +134,14 @@ static void choose_backend(void)
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (!order[i]->probe(&why)) {
 			sp_backend = order[i];
+			if (debug)
+				fprintf(stderr, "libsprofil: auto: using backend %s\n",
+					order[i]->name);
 			return;
 		}
-		/* bpf is never last: signal follows it. */
-		if (order[i] == &sp_backend_bpf)
-			fprintf(stderr, "libsprofil: backend bpf cannot run: %s; using %s\n",
-				why, order[i + 1]->name);
+		if (debug)
+			fprintf(stderr, "libsprofil: auto: backend %s cannot run: %s\n",
+				order[i]->name, why);
 	}
 	fprintf(stderr, "libsprofil: no sampling backend can run: %s\n", why);
 }
