@@ -151,6 +151,39 @@ static void gm_build_id(struct dl_phdr_info *info, struct gm_mod *m)
 	}
 }
 
+/*
+ * A module dlclose() took away and dlopen() brings back, the same file
+ * (path, build-id and segment layout): it keeps its entry and its
+ * buckets, which count the text relative to the module and so mean the
+ * same at any load address, and only its addresses move.  A dlopen()
+ * loop thus gives one histogram with every cycle's samples, not one per
+ * cycle.  Returns whether @info was such a module (gm_lock held).
+ */
+static bool gm_reload(struct dl_phdr_info *info, uintptr_t lo, uintptr_t hi,
+		      uintptr_t xlo)
+{
+	struct gm_mod id = { .build_id_len = 0 }, *m;
+	size_t i;
+
+	gm_build_id(info, &id);
+	for (i = 0; i < gm_nmods; i++) {
+		m = &gm_mods[i];
+		if (!m->gone || strcmp(m->name, info->dlpi_name) ||
+		    m->build_id_len != id.build_id_len ||
+		    memcmp(m->build_id, id.build_id, id.build_id_len) ||
+		    m->low - m->bias != lo || m->high - m->bias != hi ||
+		    m->hist.low_pc - m->bias != xlo)
+			continue;
+		m->gone = false;
+		m->bias = info->dlpi_addr;
+		m->low = info->dlpi_addr + lo;
+		m->high = info->dlpi_addr + hi;
+		m->hist.low_pc = info->dlpi_addr + xlo;
+		return true;
+	}
+	return false;
+}
+
 struct gm_scan {
 	bool first;			/* the next module is the executable */
 	uintptr_t *seen;		/* biases of the live modules */
@@ -197,6 +230,8 @@ static int gm_scan_one(struct dl_phdr_info *info, size_t size, void *data)
 		return 0;
 	xlo &= ~3ul;
 	xhi = (xhi + 3) & ~3ul;
+	if (gm_reload(info, lo, hi, xlo))
+		return 0;
 	if (sp_fit_scale(xhi - xlo, GM_MAX_BUCKETS, gm_bsize, &scale, &used))
 		return 0;
 	m = realloc(gm_mods, (gm_nmods + 1) * sizeof(*m));

@@ -247,6 +247,16 @@ void sp_gmon_module_gone(const char *name, uintptr_t bias, uintptr_t low,
 	struct sp_gone *g;
 
 	pthread_mutex_lock(&gone_lock);
+	/* A dlopen() loop unloads the same module at the same place. */
+	for (size_t i = 0; i < ngone; i++) {
+		g = &gone[i];
+		if (g->bias == bias && g->low == low && g->high == high &&
+		    g->build_id_len == len && !strcmp(g->name, name) &&
+		    (!len || !memcmp(g->build_id, build_id, len))) {
+			pthread_mutex_unlock(&gone_lock);
+			return;
+		}
+	}
 	g = realloc(gone, (ngone + 1) * sizeof(*g));
 	if (g) {
 		gone = g;
@@ -254,7 +264,8 @@ void sp_gmon_module_gone(const char *name, uintptr_t bias, uintptr_t low,
 		g->name = strdup(name);
 		g->build_id = malloc(len ? len : 1);
 		if (g->name && g->build_id) {
-			memcpy(g->build_id, build_id, len);
+			if (len)
+				memcpy(g->build_id, build_id, len);
 			g->bias = bias;
 			g->low = low;
 			g->high = high;
@@ -490,6 +501,15 @@ static const char *module_name(const struct sp_module *m, char *buf,
 	return buf;
 }
 
+/* Whether @a and @b are one file: main or not, path and build-id. */
+static bool same_module(const struct sp_module *a, const struct sp_module *b)
+{
+	return a->main == b->main && !strcmp(a->name, b->name) &&
+	       a->build_id_len == b->build_id_len &&
+	       (!a->build_id_len ||
+		!memcmp(a->build_id, b->build_id, a->build_id_len));
+}
+
 /* The module records written so far, to give each one index. */
 struct sp_modtab {
 	const struct sp_module **mod;
@@ -507,8 +527,13 @@ static uint32_t ext_module(struct sp_out *o, struct sp_modtab *t,
 
 	if (!m->found)
 		return SP_GMON_NO_MODULE;
+	/*
+	 * One record per file, as the analyzer tells modules apart: a
+	 * module dlopen()ed again at another address is the same one, and
+	 * every address written is link-time, relative to its own load.
+	 */
 	for (i = 0; i < t->n; i++)
-		if (t->mod[i]->bias == m->bias && t->mod[i]->name == m->name)
+		if (same_module(t->mod[i], m))
 			return i;
 	t->mod[t->n] = m;
 	name = module_name(m, t->exe, sizeof(t->exe));

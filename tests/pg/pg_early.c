@@ -4,7 +4,8 @@
  * loader runs its _init first: crti.o's _init calls __gmon_start__ (as
  * libz's does), so __monstartup runs before libsprofil's own
  * constructors.  pg-sigfork checks that the runtime's locks do not
- * depend on which of the two runs first.
+ * depend on which of the two runs first.  pg-dlloop dlopen()s it over
+ * and over: pgearly_burn() gives each load samples of its own.
  */
 #include "pg_burn.h"
 
@@ -13,4 +14,9 @@ volatile uint64_t pgearly_sink;
 PG_FUNC void pgearly_touch(int i)
 {
 	pgearly_sink += i;
+}
+
+PG_FUNC void pgearly_burn(double seconds)
+{
+	pgearly_sink += burn(seconds);
 }

@@ -988,6 +988,80 @@ static bool dump_arc(const char *dump, const char *from, const char *to)
 	return false;
 }
 
+/* How many lines of @dump start with @kind and name @module (a suffix). */
+static int dump_records(const char *dump, const char *kind,
+			const char *module)
+{
+	size_t klen = strlen(kind), mlen = strlen(module);
+	int n = 0;
+
+	for (const char *l = dump; *l; ) {
+		size_t ll = strcspn(l, "\n");
+		const char *m = l;
+
+		while (!strncmp(l, kind, klen) && (m = strstr(m, module)) &&
+		       m + mlen <= l + ll) {
+			if (m + mlen == l + ll || m[mlen] == ' ') {
+				n++;
+				break;
+			}
+			m++;
+		}
+		l += ll + (l[ll] == '\n');
+	}
+	return n;
+}
+
+/* The count of the arc into the function at @self of @module, or -1. */
+static long dump_arc_count(const char *dump, const char *module, int nth)
+{
+	char pat[PATH_MAX];
+	long count;
+
+	snprintf(pat, sizeof(pat), "%s:0x", module);
+	for (const char *l = dump; (l = strstr(l, "\narc ")); l++) {
+		const char *arrow = strstr(l, " -> ");
+		const char *eol = strchr(l + 1, '\n');
+		const char *to = arrow ? strstr(arrow, pat) : NULL;
+
+		if (!to || (eol && to > eol) || nth--)
+			continue;
+		if (sscanf(strchr(to, ' '), "%ld", &count) == 1)
+			return count;
+	}
+	return -1;
+}
+
+/*
+ * A library dlopen()ed and dlclose()d 300 times is one module: one
+ * module record, one histogram summing every cycle's samples, and arcs
+ * counting every cycle's calls (it was 300 histograms, one per load).
+ */
+static void dlopen_loop_keeps_one_record_per_module(void **state)
+{
+	const char *argv[] = { "pg-dlloop", "300", NULL };
+	struct run r;
+	long samples;
+	char *d;
+
+	(void)state;
+	run(&r, argv, NULL);
+	assert_exited_ok(&r);
+	d = gmon_dump("gmon.out");
+	assert_non_null(strstr(d, "format sprofil"));
+	assert_int_equal(dump_records(d, "module ", "/libpgearly.so"), 1);
+	assert_int_equal(dump_records(d, "hist ", "/libpgearly.so"), 1);
+	samples = dump_samples(d, "/libpgearly.so");
+	print_message("# libpgearly.so: %ld samples for 0.6 s of CPU\n",
+		      samples);
+	/* 0.6 s: 150 samples at 250 Hz, from every cycle, in one record. */
+	assert_true(samples >= 40);
+	/* pgearly_touch() and pgearly_burn(), once a cycle each. */
+	assert_int_equal(dump_arc_count(d, "/libpgearly.so", 0), 300);
+	assert_int_equal(dump_arc_count(d, "/libpgearly.so", 1), 300);
+	free(d);
+}
+
 static void ld_profile_all_profiles_the_pg_library(void **state)
 {
 	const char *argv[] = { "pg-modmain", NULL };
@@ -1213,6 +1287,7 @@ int main(void)
 		PG_TEST(sigdump_numbers_files_after_gmon_out_prefix),
 		PG_TEST(sigdump_invalid_signal_warns_once_and_is_ignored),
 		PG_TEST(sigdump_racing_fork_does_not_deadlock),
+		PG_TEST(dlopen_loop_keeps_one_record_per_module),
 		PG_TEST(full_arc_table_reports_lost_calls_and_still_writes),
 	};
 

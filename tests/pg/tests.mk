@@ -9,7 +9,7 @@ PG_DIR := $(BUILD)/tests/pg
 PG_PROGS := $(addprefix $(PG_DIR)/,pg-shape pg-shape-fentry pg-shape-glibc \
 	pg-threads pg-threads-glibc pg-fork pg-exec pg-exec-glibc pg-cpu \
 	pg-sigdump pg-smonitor pg-modmain pg-modmain-glibc pg-dlmod libpgmod.so \
-	pg-manyarcs pg-manyarcs-glibc pg-sigfork libpgearly.so) \
+	pg-manyarcs pg-manyarcs-glibc pg-sigfork libpgearly.so pg-dlloop) \
 	$(BUILD)/gprof/gmon-dump
 PG_DRIVER := $(PG_DIR)/test_pg
 PG_HDRS := tests/pg/pg_burn.h
@@ -63,6 +63,10 @@ $(PG_DIR)/libpgearly.so: tests/pg/pg_early.c $(PG_HDRS)
 
 $(PG_DIR)/pg-sigfork: tests/pg/pg_sigfork.c $(PG_HDRS) $(PG_DIR)/libpgearly.so $(LIB_DIR)/libsprofil.so
 	$(CC) $(PG_CFLAGS) -o $@ $< $(PG_SPROFIL) -L$(PG_DIR) -lpgearly -pthread
+
+# dlopen()s libpgearly.so in a loop (not linked with it).
+$(PG_DIR)/pg-dlloop: tests/pg/pg_dlloop.c $(PG_HDRS) $(PG_DIR)/libpgearly.so $(LIB_DIR)/libsprofil.so
+	$(CC) $(PG_CFLAGS) -o $@ $< $(PG_SPROFIL) -ldl
 
 $(PG_DRIVER): tests/pg/test_pg.c tests/common/workload.c tests/common/workload.h
 	@mkdir -p $(PG_DIR)
