@@ -37,7 +37,8 @@ extern "C" {
  * Classic profil(2): samples into one buffer of 16-bit buckets, bucket of
  * pc = ((pc - offset) / 2) * scale / 65536.  Scale 0 or 1 (or a NULL
  * buffer) turns profiling off; a bufsiz of 0 makes it ineffective (off).
- * Errors: EINVAL for a scale above 0x10000, else as sprofil().
+ * Any scale is accepted, as glibc accepts it (above 0x10000 a bucket covers
+ * less than two bytes).  Errors as sprofil().
  */
 int profil(unsigned short *buf, size_t bufsiz, size_t offset,
 	   unsigned int scale);
