@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * profil(), sprofil(), sprofil_info() and sprofil_flush() called from
+ * several threads at once, each with its own buffer, while the threads
+ * also work and one of them forks: the calls are serialized inside the
+ * library, so none fails, none hangs (alarm() bounds the test), and at
+ * the end one last configuration samples as if it were the only one.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sprofil.h>
+#include "lib_test.h"
+
+#define NTHREADS	4
+#define ROUNDS		24
+
+static uint64_t chunk;
+
+/* profil()'s stop with a NULL buffer, which glibc declares nonnull. */
+static int (*const volatile profil_unchecked)(unsigned short *, size_t,
+					      size_t, unsigned int) = profil;
+
+struct worker {
+	pthread_t thread;
+	int index;
+	struct prof p, q;		/* its buffers, freed at the end */
+	int failures;			/* calls that returned an error */
+	char what[128];			/* the first one */
+};
+
+static void failed(struct worker *w, const char *call)
+{
+	if (!w->failures++)
+		snprintf(w->what, sizeof(w->what), "%s: %s", call,
+			 strerror(errno));
+}
+
+static void *worker(void *arg)
+{
+	struct worker *w = arg;
+	struct prof *p = &w->p, *q = &w->q;
+	struct sprofil_info info;
+
+	for (int i = 0; i < ROUNDS; i++) {
+		switch ((i + w->index) % 4) {
+		case 0:
+			if (sprofil(p, 1, NULL, PROF_UINT))
+				failed(w, "sprofil");
+			break;
+		case 1:
+			if (profil(q->pr_base, q->pr_size, q->pr_off,
+				   0x10000))
+				failed(w, "profil");
+			break;
+		case 2:
+			if (sprofil_flush())
+				failed(w, "sprofil_flush");
+			break;
+		default:
+			if (sprofil_info(&info))
+				failed(w, "sprofil_info");
+			break;
+		}
+		wl_work_a(chunk);
+		if (i % 16 == 15 && profil_unchecked(NULL, 0, 0, 0))
+			failed(w, "profil(NULL)");
+	}
+	return NULL;
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	chunk = wl_calibrate(0.001);
+	return 0;
+}
+
+static void concurrent_calls_are_serialized(void **state)
+{
+	struct worker w[NTHREADS];
+	struct prof last = lt_func_region(wl_work_a, PROF_UINT);
+	struct sprofil_info info;
+	int status, failures = 0;
+	pid_t pid;
+
+	(void)state;
+	alarm(120);
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < NTHREADS; i++) {
+		w[i].index = i;
+		/* Any thread's buffers may be the ones in use at the end. */
+		w[i].p = lt_func_region(wl_work_a, PROF_UINT);
+		w[i].q = lt_func_region(wl_work_b, PROF_USHORT);
+		assert_int_equal(pthread_create(&w[i].thread, NULL, worker,
+						&w[i]), 0);
+	}
+	/* A fork in the middle of it all: the child must not hang. */
+	for (int i = 0; i < 5; i++) {
+		pid = fork();
+		assert_true(pid >= 0);
+		if (!pid)
+			_exit(sprofil(NULL, 0, NULL, 0) ? 1 : 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && !WEXITSTATUS(status));
+	}
+	for (int i = 0; i < NTHREADS; i++) {
+		assert_int_equal(pthread_join(w[i].thread, NULL), 0);
+		if (w[i].failures)
+			print_message("# thread %d: %d failures, first %s\n",
+				      i, w[i].failures, w[i].what);
+		failures += w[i].failures;
+	}
+	assert_int_equal(failures, 0);
+
+	/* The library is in one piece: a last run samples normally. */
+	assert_int_equal(sprofil(&last, 1, NULL, PROF_UINT), 0);
+	wl_spin_cpu(wl_work_a, chunk, lt_seconds_for(100));
+	assert_int_equal(sprofil_flush(), 0);
+	info = lt_info();
+	lt_print_info("after the threads", &info);
+	assert_true(info.enabled);
+	assert_true(wl_sum(last.pr_base, PROF_UINT, 0,
+			   lt_nbuckets(&last, PROF_UINT)) >= 50);
+	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
+	free(last.pr_base);
+	for (int i = 0; i < NTHREADS; i++) {
+		free(w[i].p.pr_base);
+		free(w[i].q.pr_base);
+	}
+	alarm(0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(concurrent_calls_are_serialized),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, NULL);
+}
