@@ -4,8 +4,9 @@
  * dump signal argv[1] times while the main thread forks as often.  A dump
  * takes the runtime's locks in one order; fork's prepare handlers must
  * take them in the same one, or the two deadlock.  Each child is waited
- * for 5 s at most; alarm() bounds the whole run, so a deadlock ends in
- * SIGALRM, not in a hung test.  Exit 0: every fork and dump completed.
+ * for 5 s at most; alarm() bounds the whole run (90 s, for qemu TCG), so
+ * a deadlock ends in SIGALRM, not in a hung test.  Exit 0: every fork
+ * and dump completed.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -61,7 +62,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		rounds = atoi(argv[1]);
-	alarm(30);
+	alarm(90);
 	pgearly_touch(1);
 	if (pthread_create(&t, NULL, signaller, NULL))
 		return 3;
