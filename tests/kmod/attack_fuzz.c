@@ -45,6 +45,7 @@ static int fuse_fd = -1;
 
 struct tally {
 	long calls, started, refused, bad_errno, bad_state;
+	double t_ok, t_refused, t_unknown;	/* seconds in the ioctl */
 };
 
 static void add_pool(const char *name, void *addr, size_t len, bool rearm)
@@ -323,18 +324,22 @@ static void fuzz(long calls, struct tally *t)
 	static struct sprofil_region regions[MAX_REGIONS];
 	static uint8_t space[8192] __attribute__((aligned(4096)));
 	int fd = kt_open();
-	double t0 = at_now();
+	double start = at_now();
 
 	for (long i = 0; i < calls; i++) {
 		if (calls >= 10 && i % (calls / 10) == 0)
 			printf("# fuzz (uid %d): %ld calls in %.1f s\n",
-			       getuid(), i, at_now() - t0);
+			       getuid(), i, at_now() - start);
 		unsigned long cmd = random_cmd();
 		void *arg = random_arg(space, at_rnd() % 8 ? 64 : sizeof(space),
 				       regions);
+		double t0 = at_now();
 		int r = ioctl(fd, cmd, arg), err = errno;
+		double dt = at_now() - t0;
 
 		t->calls++;
+		*(r ? known_cmd(cmd) ? &t->t_refused : &t->t_unknown :
+		      &t->t_ok) += dt;
 		if (!known_cmd(cmd)) {
 			if (r != -1 || err != ENOTTY) {
 				t->bad_errno++;
@@ -442,6 +447,8 @@ int main(void)
 		printf("# fuzz (%s): %ld calls, %ld starts, %ld refused, %.0f calls/s\n",
 		       who, t[i].calls, t[i].started, t[i].refused,
 		       t[i].calls / took);
+		printf("# fuzz (%s): %.1f s in ioctls that succeeded, %.1f s refused, %.1f s unknown\n",
+		       who, t[i].t_ok, t[i].t_refused, t[i].t_unknown);
 		at_check(at_exited_ok(status[i]) && t[i].calls == w[i].calls,
 			 "fuzz (%s): %ld random ioctls ran (status %#x)", who,
 			 t[i].calls, status[i]);

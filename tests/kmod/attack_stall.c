@@ -222,6 +222,7 @@ static void attack(enum kind k)
 	pid_t victim, bystander, stuck[4];
 	int keep = kt_open();	/* rmmod may be refused, never succeed */
 	double took;
+	bool ok;
 	char c;
 
 	if (k == FUSE) {
@@ -271,14 +272,14 @@ static void attack(enum kind k)
 	stuck[0] = took < 0 ? bystander : -1;
 
 	memset(ops, 0, sizeof(*ops));
-	at_check(quick(newcomer_main, ops, &stuck[1], &took),
-		 "stall/%s: another user's START, STATUS, STOP in < %.0f s (%.3f %.3f %.3f s)",
+	ok = quick(newcomer_main, ops, &stuck[1], &took);
+	at_check(ok, "stall/%s: another user's START, STATUS, STOP in < %.0f s (%.3f %.3f %.3f s)",
 		 kn, QUICK, ops->start, ops->status, ops->stop);
-	at_check(quick(root_status_main, NULL, &stuck[2], &took),
-		 "stall/%s: root's STATUS in < %.0f s (%.3f s)", kn, QUICK,
+	ok = quick(root_status_main, NULL, &stuck[2], &took);
+	at_check(ok, "stall/%s: root's STATUS in < %.0f s (%.3f s)", kn, QUICK,
 		 took);
-	at_check(quick(rmmod_main, NULL, &stuck[3], &took),
-		 "stall/%s: rmmod is refused at once, the module being in use (%.3f s)",
+	ok = quick(rmmod_main, NULL, &stuck[3], &took);
+	at_check(ok, "stall/%s: rmmod is refused at once, the module being in use (%.3f s)",
 		 kn, took);
 
 	kill(victim, SIGKILL);

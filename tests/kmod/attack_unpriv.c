@@ -166,10 +166,12 @@ static int recv_fd(int sock)
 	return fd;
 }
 
+/* Where root maps a page after forking the user: only root has it. */
+#define ROOT_ONLY_PAGE	0x3f0000000000ul
+
 struct shared_targets {
 	int sock;		/* UNIX socket to root */
 	int shmid;		/* root's SysV segment, 0644 */
-	uint64_t root_page;	/* an address only root has mapped */
 };
 
 /*
@@ -182,6 +184,7 @@ static int user_shared(void *arg)
 	struct sprofil_status st;
 	static uint16_t own[4096];
 	int memfd, rootfd, err;
+	uint64_t c;
 	void *p;
 
 	if (at_become(AT_UID_A))
@@ -204,7 +207,9 @@ static int user_shared(void *arg)
 
 	rootfd = recv_fd(t->sock);
 	KT_CHECK(rootfd >= 0, "no fd from root");
-	err = start_on(rootfd, (void *)(uintptr_t)t->root_page, PAGE);
+	KT_CHECK(mincore((void *)ROOT_ONLY_PAGE, PAGE, (unsigned char *)&c) &&
+		 errno == ENOMEM, "root's page is mapped here too");
+	err = start_on(rootfd, (void *)ROOT_ONLY_PAGE, PAGE);
 	KT_CHECK(err == -EFAULT, "root's address through root's fd: %s",
 		 strerror(-err));
 	err = start_on(rootfd, own, sizeof(own));
@@ -336,9 +341,8 @@ static void shared_memory(void)
 	t.shmid = shmget(IPC_PRIVATE, 4 * PAGE, IPC_CREAT | 0644);
 	shm = shmat(t.shmid, NULL, 0);
 	memfd = memfd_create("at_unpriv", MFD_ALLOW_SEALING);
-	own = wl_map(PAGE, PROT_READ | PROT_WRITE);
 	if (shm == (void *)-1 || memfd < 0 || ftruncate(memfd, 4 * PAGE) ||
-	    !own || socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
 		at_check(false, "unpriv: root's shared memory set up (%s)",
 			 strerror(errno));
 		return;
@@ -347,17 +351,26 @@ static void shared_memory(void)
 		   0);
 	memset(shm, FILL, 4 * PAGE);
 	memset(mem, FILL, 4 * PAGE);
-	memset(own, FILL, PAGE);
 	munmap(mem, 4 * PAGE);
 	fcntl(memfd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW);
 	mem = mmap(NULL, 4 * PAGE, PROT_READ, MAP_SHARED, memfd, 0);
 	sum_shm = checksum(shm, 4 * PAGE);
 	sum_mem = checksum(mem, 4 * PAGE);
-	sum_own = checksum(own, PAGE);
 	t.sock = sv[1];
-	t.root_page = (uintptr_t)own;
 	rootfd = kt_open();
 	pid = at_spawn(user_shared, &t);
+	close(sv[1]);		/* the user's end: EOF if it dies */
+	own = mmap((void *)ROOT_ONLY_PAGE, PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (own == MAP_FAILED) {
+		at_check(false, "unpriv: root maps a page of its own (%s)",
+			 strerror(errno));
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return;
+	}
+	memset(own, FILL, PAGE);
+	sum_own = checksum(own, PAGE);
 	send_fd(sv[0], memfd);
 	send_fd(sv[0], rootfd);
 	/* While the user profiles through our fd: is it our session? */
@@ -379,9 +392,9 @@ static void shared_memory(void)
 	close(rootfd);
 	close(memfd);
 	close(sv[0]);
-	close(sv[1]);
 	shmdt(shm);
 	shmctl(t.shmid, IPC_RMID, NULL);
+	munmap(own, PAGE);
 }
 
 int main(void)
