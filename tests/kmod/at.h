@@ -32,7 +32,10 @@ void at_sleep(double seconds);
 /* A positive integer from the environment, or @def. */
 long at_env_long(const char *name, long def);
 
-/* Drops root for good: no groups, real/effective/saved ids @uid. */
+/*
+ * Drops root for good: no groups, real/effective/saved ids @uid, and
+ * dumpable (so the user's own processes may ptrace it).
+ */
 int at_become(uid_t uid);
 
 /* xorshift64*, seeded; same seed, same run. */

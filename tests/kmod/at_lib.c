@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -94,7 +95,8 @@ int at_become(uid_t uid)
 	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
 	    setresuid(uid, uid, uid))
 		return -errno;
-	return 0;
+	/* Changing ids cleared it: be an ordinary, traceable process. */
+	return prctl(PR_SET_DUMPABLE, 1) ? -errno : 0;
 }
 
 static uint64_t rng_state = 0x5eed5eed12345678ull;
