@@ -28,8 +28,14 @@
 
 /* Threads are gathered under RCU in batches, then counted outside it. */
 #define SCAN_BATCH	64
-/* Bound on rescans when threads keep appearing during the scan. */
-#define SCAN_ROUNDS	64
+/*
+ * Passes over the thread list, each of which found new threads.  Only a
+ * thread cloned during a pass by a thread not yet covered needs another
+ * pass (the others inherit their creator's counter); a process that keeps
+ * cloning through its uncovered threads for this many passes has the
+ * last few covered by inheritance only once their creators are.
+ */
+#define SCAN_PASSES	64
 
 /* The counters of one START, swapped as a whole. */
 struct sprofil_threads {
@@ -79,17 +85,17 @@ static u32 periods_elapsed(struct perf_event *event)
 	return min_t(u64, n, U32_MAX);
 }
 
-static void sprofil_sample(struct perf_event *event,
-			   struct perf_sample_data *data, struct pt_regs *regs)
+/*
+ * Files @n periods of the current thread at user PC @regs; runs with IRQs
+ * off (the sampling handler, or a thread's exit).
+ */
+void sprofil_file_samples(struct perf_event *event, struct pt_regs *regs,
+			  u32 n)
 {
 	struct sprofil_session *s = event->overflow_handler_context;
 	struct sprofil_stats *stats;
 	struct sprofil_table *t;
-	u32 n;
 
-	if (!regs || current->mm != s->mn.mm)
-		return;
-	n = periods_elapsed(event);
 	if (!n || !user_mode(regs))
 		return;
 	rcu_read_lock();
@@ -106,6 +112,21 @@ out:
 	rcu_read_unlock();
 }
 
+static void sprofil_sample(struct perf_event *event,
+			   struct perf_sample_data *data, struct pt_regs *regs)
+{
+	struct sprofil_session *s = event->overflow_handler_context;
+
+	if (!regs || current->mm != s->mn.mm)
+		return;
+	sprofil_file_samples(event, regs, periods_elapsed(event));
+}
+
+bool sprofil_is_sampler(struct perf_event *event)
+{
+	return READ_ONCE(event->overflow_handler) == sprofil_sample;
+}
+
 static int cover_thread(struct sprofil_session *s, struct sprofil_threads *th,
 			struct task_struct *task, bool disabled)
 {
@@ -114,7 +135,7 @@ static int cover_thread(struct sprofil_session *s, struct sprofil_threads *th,
 	struct perf_event *event;
 	int err;
 
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+	rec = kzalloc(sizeof(*rec), SPROFIL_GFP);
 	if (!rec)
 		return -ENOMEM;
 	attr.disabled = disabled;
@@ -132,7 +153,7 @@ static int cover_thread(struct sprofil_session *s, struct sprofil_threads *th,
 	get_task_struct(task);
 	rec->task = task;
 	rec->event = event;
-	err = xa_err(xa_store(&th->xa, task->pid, rec, GFP_KERNEL));
+	err = xa_err(xa_store(&th->xa, task->pid, rec, SPROFIL_GFP));
 	if (err) {
 		if (event)
 			perf_event_release_kernel(event);
@@ -142,34 +163,80 @@ static int cover_thread(struct sprofil_session *s, struct sprofil_threads *th,
 	return err;
 }
 
-/* Gives every thread of the caller not yet in @th a counter of its own. */
+/* A task of @mm that needs a counter of its own. */
+static bool uncovered(struct sprofil_threads *th, struct task_struct *t,
+		      struct mm_struct *mm)
+{
+	return !(t->flags & (PF_EXITING | PF_KTHREAD)) &&
+	       READ_ONCE(t->mm) == mm && !xa_load(&th->xa, t->pid);
+}
+
+/*
+ * Fills @batch with up to SCAN_BATCH referenced tasks of the caller's mm
+ * not yet in @th; returns how many.  The session belongs to the mm, so
+ * when the mm is shared with other processes (CLONE_VM without
+ * CLONE_THREAD, vfork) their threads are profiled too: then every
+ * process is scanned, which only such a START pays for.
+ */
+static int gather(struct sprofil_threads *th,
+		  struct task_struct *batch[SCAN_BATCH])
+{
+	struct mm_struct *mm = current->mm;
+	bool shared = atomic_read(&mm->mm_users) > get_nr_threads(current);
+	struct task_struct *p, *t;
+	int n = 0;
+
+	rcu_read_lock();
+	if (shared) {
+		for_each_process_thread(p, t)
+			if (uncovered(th, t, mm)) {
+				get_task_struct(t);
+				batch[n++] = t;
+				if (n == SCAN_BATCH)
+					goto out;
+			}
+	} else {
+		for_each_thread(current, t)
+			if (uncovered(th, t, mm)) {
+				get_task_struct(t);
+				batch[n++] = t;
+				if (n == SCAN_BATCH)
+					goto out;
+			}
+	}
+out:
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * Gives every task of the caller's mm not yet in @th a counter of its
+ * own.  There is no limit on the number of threads; a fatal signal ends
+ * the scan.  Runs under the session's lock only.
+ */
 static int cover_threads(struct sprofil_session *s, struct sprofil_threads *th,
 			 bool disabled)
 {
-	struct task_struct *batch[SCAN_BATCH], *t;
-	int round, n, i, err = 0;
+	struct task_struct *batch[SCAN_BATCH];
+	int passes = 0, n, i, err = 0;
 
-	for (round = 0; round < SCAN_ROUNDS && !err; round++) {
-		n = 0;
-		rcu_read_lock();
-		for_each_thread(current, t) {
-			if (t->flags & PF_EXITING || xa_load(&th->xa, t->pid))
-				continue;
-			get_task_struct(t);
-			batch[n++] = t;
-			if (n == SCAN_BATCH)
-				break;
-		}
-		rcu_read_unlock();
+	while (!err && passes < SCAN_PASSES) {
+		n = gather(th, batch);
 		if (!n)
-			return 0;
+			break;
+		/* A full batch is one pass's progress, not a new pass. */
+		if (n < SCAN_BATCH)
+			passes++;
 		for (i = 0; i < n; i++) {
 			if (!err)
 				err = cover_thread(s, th, batch[i], disabled);
 			put_task_struct(batch[i]);
 		}
+		if (!err && fatal_signal_pending(current))
+			err = -EINTR;
+		cond_resched();
 	}
-	return err ? err : -EAGAIN;
+	return err;
 }
 
 /* Releasing a counter also kills every copy inherited from it. */
@@ -193,13 +260,18 @@ static void threads_release(struct sprofil_threads *th)
 	kfree(th);
 }
 
-void sprofil_sampler_stop(struct sprofil_session *s)
+/*
+ * Stops every counter; true if that waited for an RCU grace period, which
+ * then also covers whatever the caller unpublished before.
+ */
+bool sprofil_sampler_stop(struct sprofil_session *s)
 {
 	struct sprofil_threads *old;
 
 	old = rcu_replace_pointer(s->threads, NULL, lockdep_is_held(&s->lock));
 	threads_release(old);
 	s->period_ns = 0;
+	return old;
 }
 
 /*
@@ -220,7 +292,7 @@ int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns)
 	if (old && s->period_ns == period_ns)
 		return 0;
 
-	th = kzalloc(sizeof(*th), GFP_KERNEL);
+	th = kzalloc(sizeof(*th), SPROFIL_GFP);
 	if (!th)
 		return -ENOMEM;
 	xa_init(&th->xa);
@@ -240,6 +312,8 @@ int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns)
 	}
 	rcu_assign_pointer(s->threads, th);
 	threads_release(old);
+	/* Time carried from exited threads was in periods of the old ones. */
+	atomic64_set(&s->carry_ns, 0);
 	xa_for_each(&th->xa, tid, rec)
 		if (rec->event)
 			perf_event_enable(rec->event);

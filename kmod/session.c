@@ -5,21 +5,36 @@
  * or exec releasing the old mm) and when a buffer's memory is unmapped or
  * changed under us.
  *
- * Locking: sprofil_mutex serialises every ioctl, release and module exit,
- * and guards the session list; session->lock orders table and counter
- * swaps against the buffer recheck worker.  The sampling handler and the
- * invalidate callback only read RCU-published pointers.
+ * Locking: there is no lock shared by unrelated processes that is held
+ * for longer than a list update.  session->lock orders one process's
+ * table and counter swaps (START, STOP, STATUS, its exit) against each
+ * other and against the buffer recheck worker; sessions_lock, a spinlock,
+ * only guards the hash of live sessions, which module exit walks and
+ * STOP and STATUS search by mm.  Tables are built and pinned before any
+ * lock is taken.  The sampling handler and the invalidate callback only
+ * read RCU-published pointers.
+ *
+ * Lifetime: a listed session owns one notifier reference, dropped by
+ * whoever unlists it: its mm's release, module exit, or the START that
+ * created it and failed.  START and the mm's release never overlap (START
+ * runs in a user of the mm), and neither do ioctls and module exit (an
+ * open fd pins the module), so only release and module exit race, and the
+ * spinlock makes one of them the owner.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/list.h>
+#include <linux/hashtable.h>
 #include <linux/percpu.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait_bit.h>
 #include "sprofil.h"
 
-static DEFINE_MUTEX(sprofil_mutex);
-static LIST_HEAD(sprofil_sessions);
+static DEFINE_SPINLOCK(sessions_lock);
+static DEFINE_HASHTABLE(sessions, 8);
+static int sessions_count;		/* under sessions_lock */
+static atomic_t sessions_dying = ATOMIC_INIT(0);	/* being destroyed */
 
 static struct sprofil_session *to_session(struct mmu_notifier *mn)
 {
@@ -88,54 +103,94 @@ static void session_invalidate_end(struct mmu_notifier *mn,
 static void session_stop(struct sprofil_session *s)
 {
 	struct sprofil_table *t;
+	bool synced;
 
 	mutex_lock(&s->lock);
-	sprofil_sampler_stop(s);
 	t = rcu_replace_pointer(s->table, NULL, lockdep_is_held(&s->lock));
+	synced = sprofil_sampler_stop(s);
 	mutex_unlock(&s->lock);
 	/* No handler or invalidate callback still sees @t or queues work. */
-	synchronize_rcu();
+	if (!synced)
+		synchronize_rcu();
 	cancel_work_sync(&s->recheck);
 	sprofil_table_destroy(t);
 }
 
-/* Unlists, stops and drops the session's lifetime reference. */
+/* Adds @s to the hash unless it is there; true if it was added. */
+static bool session_list(struct sprofil_session *s)
+{
+	bool added;
+
+	spin_lock(&sessions_lock);
+	added = !hash_hashed(&s->node);
+	if (added) {
+		hash_add(sessions, &s->node, (unsigned long)s->mn.mm);
+		sessions_count++;
+	}
+	spin_unlock(&sessions_lock);
+	return added;
+}
+
+static void session_unlist_locked(struct sprofil_session *s)
+{
+	lockdep_assert_held(&sessions_lock);
+	hash_del(&s->node);
+	sessions_count--;
+}
+
+/*
+ * Takes @s off the hash for teardown; true if the caller is the one who
+ * did (and must then call session_destroy()).
+ */
+static bool session_claim(struct sprofil_session *s)
+{
+	bool owner;
+
+	spin_lock(&sessions_lock);
+	owner = hash_hashed(&s->node);
+	if (owner) {
+		session_unlist_locked(s);
+		atomic_inc(&sessions_dying);
+	}
+	spin_unlock(&sessions_lock);
+	return owner;
+}
+
+/* Stops a claimed session and drops its lifetime reference. */
 static void session_destroy(struct sprofil_session *s)
 {
-	lockdep_assert_held(&sprofil_mutex);
-	list_del_init(&s->node);
 	session_stop(s);
 	mmu_notifier_put(&s->mn);
+	if (atomic_dec_and_test(&sessions_dying))
+		wake_up_var(&sessions_dying);
 }
 
 /*
  * The mm is going away: exit, or exec of a new image.  The teardown runs
- * right here rather than in a work item (as kernel_design.md suggests):
- * release is called in process context and may sleep, and no queued work
- * can then outlive the module.
+ * right here, in the exiting process and under no global lock, so exits
+ * of many profiled processes proceed in parallel; release is called in
+ * process context and may sleep.
  */
 static void session_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
 	struct sprofil_session *s = to_session(mn);
 
-	mutex_lock(&sprofil_mutex);
-	if (!list_empty(&s->node))
+	if (session_claim(s))
 		session_destroy(s);
-	mutex_unlock(&sprofil_mutex);
 }
 
 static struct mmu_notifier *session_alloc(struct mm_struct *mm)
 {
-	struct sprofil_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct sprofil_session *s = kzalloc(sizeof(*s), SPROFIL_GFP);
 
 	if (!s)
 		return ERR_PTR(-ENOMEM);
-	s->stats = alloc_percpu(struct sprofil_stats);
+	s->stats = alloc_percpu_gfp(struct sprofil_stats, SPROFIL_GFP);
 	if (!s->stats) {
 		kfree(s);
 		return ERR_PTR(-ENOMEM);
 	}
-	INIT_LIST_HEAD(&s->node);
+	INIT_HLIST_NODE(&s->node);
 	mutex_init(&s->lock);
 	INIT_WORK(&s->recheck, session_recheck);
 	return &s->mn;
@@ -157,15 +212,23 @@ static const struct mmu_notifier_ops sprofil_mn_ops = {
 	.free_notifier = session_free,
 };
 
+/*
+ * The session of the caller's mm, or NULL.  It stays valid after the
+ * spinlock is dropped: only the mm's release (the caller still uses the
+ * mm) or module exit (the caller's fd pins the module) end it.
+ */
 static struct sprofil_session *session_find(struct mm_struct *mm)
 {
-	struct sprofil_session *s;
+	struct sprofil_session *s, *found = NULL;
 
-	lockdep_assert_held(&sprofil_mutex);
-	list_for_each_entry(s, &sprofil_sessions, node)
-		if (s->mn.mm == mm)
-			return s;
-	return NULL;
+	spin_lock(&sessions_lock);
+	hash_for_each_possible(sessions, s, node, (unsigned long)mm)
+		if (s->mn.mm == mm) {
+			found = s;
+			break;
+		}
+	spin_unlock(&sessions_lock);
+	return found;
 }
 
 static void stats_reset(struct sprofil_session *s)
@@ -176,49 +239,64 @@ static void stats_reset(struct sprofil_session *s)
 		memset(per_cpu_ptr(s->stats, cpu), 0, sizeof(*s->stats));
 }
 
-static int session_start(struct sprofil_session *s,
-			 const struct sprofil_region *regions, u32 n, u32 flags,
+/*
+ * Swaps @t in under the session's lock and starts the counters; consumes
+ * @t and the caller's notifier reference.  A session this START listed
+ * and could not start is unlisted again, so a failed first START leaves
+ * no session behind.
+ */
+static int session_start(struct sprofil_session *s, struct sprofil_table *t,
 			 u64 period_ns)
 {
-	struct sprofil_table *t, *old;
+	struct sprofil_table *old = NULL;
+	bool fresh, published = false;
 	int err;
 
-	t = sprofil_table_create(regions, n, flags);
-	if (IS_ERR(t))
-		return PTR_ERR(t);
 	mutex_lock(&s->lock);
+	fresh = session_list(s);
 	err = sprofil_sampler_start(s, period_ns);
 	if (err && (rcu_access_pointer(s->threads) ||
 		    !rcu_access_pointer(s->table))) {
 		/* Nothing changed: the old session (if any) goes on. */
-		mutex_unlock(&s->lock);
-		sprofil_table_destroy(t);
-		return err;
+		old = t;
+		t = NULL;
+	} else {
+		/* Failed after the old counters were gone: stop altogether. */
+		if (!err)
+			stats_reset(s);
+		old = rcu_replace_pointer(s->table, err ? NULL : t,
+					  lockdep_is_held(&s->lock));
+		published = old;
+		if (!err)
+			t = NULL;
 	}
-	/* Failed after the old counters were gone: stop altogether. */
-	if (!err)
-		stats_reset(s);
-	old = rcu_replace_pointer(s->table, err ? NULL : t,
-				  lockdep_is_held(&s->lock));
+	if (fresh && err) {
+		spin_lock(&sessions_lock);
+		session_unlist_locked(s);
+		spin_unlock(&sessions_lock);
+	}
 	mutex_unlock(&s->lock);
-	synchronize_rcu();
+	/* Handlers that still see the replaced table are done with it. */
+	if (published)
+		synchronize_rcu();
 	sprofil_table_destroy(old);
-	if (err)
-		sprofil_table_destroy(t);
+	sprofil_table_destroy(t);
+	/* A listed session keeps the reference of the START that listed it. */
+	if (!fresh || err)
+		mmu_notifier_put(&s->mn);
 	return err;
 }
 
 /*
  * Starts profiling the caller, or replaces its region set.  @args was
- * checked for flags and period by the ioctl layer.
+ * checked for flags and period by the ioctl layer.  The table is built
+ * and pinned before any lock is taken: see table.c.
  */
 int sprofil_start(const struct sprofil_start *args, u64 *period_ns)
 {
 	struct sprofil_region *regions;
+	struct sprofil_table *t;
 	struct mmu_notifier *mn;
-	struct sprofil_session *s;
-	bool fresh;
-	int err;
 
 	if (!current->mm)
 		return -EINVAL;
@@ -227,92 +305,93 @@ int sprofil_start(const struct sprofil_start *args, u64 *period_ns)
 	if (IS_ERR(regions))
 		return PTR_ERR(regions);
 	*period_ns = sprofil_period_ns(args->flags, args->period_ns);
+	t = sprofil_table_create(regions, args->nregions, args->flags);
+	kfree(regions);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
 
 	mn = mmu_notifier_get(&sprofil_mn_ops, current->mm);
 	if (IS_ERR(mn)) {
-		kfree(regions);
+		sprofil_table_destroy(t);
 		return PTR_ERR(mn);
 	}
-	s = to_session(mn);
-	mutex_lock(&sprofil_mutex);
-	fresh = list_empty(&s->node);
-	if (fresh)
-		list_add(&s->node, &sprofil_sessions);
-	err = session_start(s, regions, args->nregions, args->flags,
-			    *period_ns);
-	if (!fresh)
-		mmu_notifier_put(mn);
-	else if (err)
-		session_destroy(s);
-	mutex_unlock(&sprofil_mutex);
-	kfree(regions);
-	return err;
+	return session_start(to_session(mn), t, *period_ns);
 }
 
 int sprofil_stop(void)
 {
-	struct sprofil_session *s;
+	struct sprofil_session *s = session_find(current->mm);
 
-	mutex_lock(&sprofil_mutex);
-	s = session_find(current->mm);
 	if (s)
 		session_stop(s);
-	mutex_unlock(&sprofil_mutex);
 	return 0;
 }
 
 int sprofil_status(struct sprofil_status *st)
 {
-	struct sprofil_session *s;
+	struct sprofil_session *s = session_find(current->mm);
 	struct sprofil_table *t;
 	int cpu;
 
-	mutex_lock(&sprofil_mutex);
-	s = session_find(current->mm);
-	if (s) {
-		for_each_possible_cpu(cpu) {
-			struct sprofil_stats *c = per_cpu_ptr(s->stats, cpu);
+	if (!s)
+		return 0;
+	for_each_possible_cpu(cpu) {
+		struct sprofil_stats *c = per_cpu_ptr(s->stats, cpu);
 
-			st->samples += READ_ONCE(c->samples);
-			st->misses += READ_ONCE(c->misses);
-			st->saturated += READ_ONCE(c->saturated);
-		}
-		mutex_lock(&s->lock);
-		t = rcu_dereference_protected(s->table,
-					      lockdep_is_held(&s->lock));
-		if (t && rcu_access_pointer(s->threads)) {
-			st->state |= SPROFIL_STATE_ENABLED;
-			st->period_ns = s->period_ns;
-			st->nregions = t->map.nregions;
-			st->regions_off = sprofil_table_regions_off(t);
-		}
-		mutex_unlock(&s->lock);
+		st->samples += READ_ONCE(c->samples);
+		st->misses += READ_ONCE(c->misses);
+		st->saturated += READ_ONCE(c->saturated);
 	}
-	mutex_unlock(&sprofil_mutex);
+	mutex_lock(&s->lock);
+	t = rcu_dereference_protected(s->table, lockdep_is_held(&s->lock));
+	if (t && rcu_access_pointer(s->threads)) {
+		st->state |= SPROFIL_STATE_ENABLED;
+		st->period_ns = s->period_ns;
+		st->nregions = t->map.nregions;
+		st->regions_off = sprofil_table_regions_off(t);
+	}
+	mutex_unlock(&s->lock);
 	return 0;
 }
 
 int sprofil_session_count(void)
 {
-	struct sprofil_session *s;
-	int n = 0;
+	int n;
 
-	mutex_lock(&sprofil_mutex);
-	list_for_each_entry(s, &sprofil_sessions, node)
-		n++;
-	mutex_unlock(&sprofil_mutex);
+	spin_lock(&sessions_lock);
+	n = sessions_count;
+	spin_unlock(&sessions_lock);
 	return n;
+}
+
+/* Any listed session, claimed for teardown, or NULL. */
+static struct sprofil_session *session_claim_any(void)
+{
+	struct sprofil_session *s = NULL;
+	int bkt;
+
+	spin_lock(&sessions_lock);
+	for (bkt = 0; bkt < HASH_SIZE(sessions) && !s; bkt++)
+		if (!hlist_empty(&sessions[bkt]))
+			s = hlist_entry(sessions[bkt].first,
+					struct sprofil_session, node);
+	if (s) {
+		session_unlist_locked(s);
+		atomic_inc(&sessions_dying);
+	}
+	spin_unlock(&sessions_lock);
+	return s;
 }
 
 /* Module exit: no fd is open any more, only processes still profiling. */
 void sprofil_sessions_destroy(void)
 {
-	struct sprofil_session *s, *next;
+	struct sprofil_session *s;
 
-	mutex_lock(&sprofil_mutex);
-	list_for_each_entry_safe(s, next, &sprofil_sessions, node)
+	while ((s = session_claim_any()))
 		session_destroy(s);
-	mutex_unlock(&sprofil_mutex);
-	/* Wait for the notifiers' deferred frees before our code goes. */
+	/* Releases that claimed a session before us are done with it... */
+	wait_var_event(&sessions_dying, !atomic_read(&sessions_dying));
+	/* ...and the notifiers' deferred frees too, before our code goes. */
 	mmu_notifier_synchronize();
 }

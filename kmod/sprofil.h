@@ -22,14 +22,28 @@
 #include <linux/xarray.h>
 #include <sprofil/mapping.h>
 
-/* One user buffer, pinned and mapped into the kernel. */
+/*
+ * Every allocation a user triggers is charged to the caller's memory
+ * cgroup and fails with ENOMEM at its limit rather than OOM-killing.
+ */
+#define SPROFIL_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+
+/* Disjoint user pages [first, first + npages), pinned once and vmapped. */
+struct sprofil_run {
+	u64 first;		/* user page number */
+	unsigned long npages;
+	unsigned long pinned;	/* pages pinned so far */
+	struct page **pages;	/* into sprofil_table.pages */
+	void *vaddr;		/* vmap() of pages */
+};
+
+/* One user buffer, inside one run. */
 struct sprofil_buffer {
 	u64 base;		/* user address */
 	u64 size;		/* bytes */
-	struct page **pages;
+	struct page **pages;	/* into its run's pages */
 	unsigned long npages;
-	void *vaddr;		/* vmap() of pages */
-	void *buckets;		/* vaddr + offset_in_page(base) */
+	void *buckets;		/* base as mapped by the run's vmap() */
 	bool off;		/* no longer the user's writable memory */
 };
 
@@ -37,7 +51,11 @@ struct sprofil_buffer {
 struct sprofil_table {
 	struct spm_map map;
 	struct mm_struct *mm;		/* owner; kept by the session's mmgrab */
-	unsigned long pinned;		/* pages charged to mm->pinned_vm */
+	struct user_struct *user;	/* charged locked_vm, or NULL */
+	unsigned long charged;		/* pages charged (pinned_vm, user) */
+	struct page **pages;		/* every pinned page, run by run */
+	struct sprofil_run *run;
+	u32 nruns;
 	struct sprofil_buffer overflow;	/* npages == 0 when absent */
 	struct sprofil_buffer buffer[];	/* parallel to map.region[] */
 };
@@ -58,12 +76,13 @@ struct sprofil_thread {
 
 struct sprofil_session {
 	struct mmu_notifier mn;
-	struct list_head node;		/* on sprofil_sessions */
+	struct hlist_node node;		/* in the sessions hash */
 	struct mutex lock;		/* table and threads writers */
 	struct sprofil_table __rcu *table;
 	struct sprofil_threads __rcu *threads;	/* see sampler.c */
 	u64 period_ns;			/* period of the live counters */
 	struct sprofil_stats __percpu *stats;
+	atomic64_t carry_ns;		/* see leftover.c */
 	struct work_struct recheck;	/* see sprofil_recheck_buffers() */
 };
 
@@ -84,7 +103,14 @@ long sprofil_pinned_pages(void);
 /* sampler.c */
 u64 sprofil_period_ns(u32 flags, u64 requested);
 int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns);
-void sprofil_sampler_stop(struct sprofil_session *s);
+bool sprofil_sampler_stop(struct sprofil_session *s);
+void sprofil_file_samples(struct perf_event *event, struct pt_regs *regs,
+			  u32 n);
+bool sprofil_is_sampler(struct perf_event *event);
+
+/* leftover.c */
+int sprofil_leftover_init(void);
+void sprofil_leftover_exit(void);
 
 /* session.c */
 int sprofil_start(const struct sprofil_start *args, u64 *period_ns);

@@ -1,23 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Region tables: the caller's regions checked with the shared mapping,
- * their buffers pinned, charged to RLIMIT_MEMLOCK and mapped into the
- * kernel, so that the sampling handler (hard IRQ) can count with plain
- * stores that never fault or sleep.
+ * their buffers pinned, charged and mapped into the kernel, so that the
+ * sampling handler (hard IRQ) can count with plain stores that never fault
+ * or sleep.
+ *
+ * A table is built and pinned with no lock held: pinning may wait on a
+ * userfaultfd or FUSE page fault for as long as the user likes, and only
+ * the caller, which a fatal signal releases, waits with it.
+ *
+ * Each distinct user page is pinned once per table however many buffers
+ * share it: the buffers' page ranges are merged into disjoint runs, each
+ * pinned and vmapped once, and every buffer points into its run.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bsearch.h>
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/pagemap.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include "sprofil.h"
 
 static atomic_long_t sprofil_pinned = ATOMIC_LONG_INIT(0);
+
+/*
+ * A pin of a small page adds GUP_PIN_COUNTING_BIAS (1024) to its reference
+ * count, which the kernel refuses (with a WARN) to take past INT_MAX: a
+ * page shared by many processes could get there.  We refuse first, once
+ * the count passes this limit, which leaves half the range to everyone
+ * else.  Root may lower it (the tests do).
+ */
+#define PIN_REF_LIMIT_MAX	(INT_MAX / 2)
+static unsigned int pin_ref_limit = PIN_REF_LIMIT_MAX;
+module_param(pin_ref_limit, uint, 0644);
+MODULE_PARM_DESC(pin_ref_limit,
+		 "refuse to pin a page whose reference count would pass this");
 
 /* Pages pinned by all sessions; exported read-only for the tests. */
 long sprofil_pinned_pages(void)
@@ -25,81 +52,192 @@ long sprofil_pinned_pages(void)
 	return atomic_long_read(&sprofil_pinned);
 }
 
-static unsigned long buffer_npages(u64 base, u64 size)
+/* First and one-past-last user page numbers of [base, base + size). */
+static void buffer_pages(u64 base, u64 size, u64 *first, u64 *end)
 {
-	return (PAGE_ALIGN(base + size) - (base & PAGE_MASK)) >> PAGE_SHIFT;
+	*first = base >> PAGE_SHIFT;
+	*end = PAGE_ALIGN(base + size) >> PAGE_SHIFT;
 }
 
 /*
- * Charges @npages to mm->pinned_vm against RLIMIT_MEMLOCK, as RDMA's
- * ib_umem_get() does: pinned profiling buffers are locked memory the user
- * asked for, so they count against the same limit as mlock().
+ * Charges @npages to the user's locked_vm against RLIMIT_MEMLOCK, as
+ * io_uring does, and to mm->pinned_vm, as RDMA's ib_umem_get() does.
+ * The per-user charge is the one that limits: RLIMIT_MEMLOCK is per
+ * process, and forked children would each get their own.  Users with
+ * CAP_IPC_LOCK are not charged to the user (io_uring's rule) but still
+ * show in pinned_vm.
  */
-static int charge_pinned(unsigned long npages)
+static int charge_pinned(struct sprofil_table *t, unsigned long npages)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	s64 total = atomic64_add_return(npages, &current->mm->pinned_vm);
+	struct user_struct *user = current_user();
+	unsigned long cur, next;
 
-	if (total > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(npages, &current->mm->pinned_vm);
-		pr_info_ratelimited("pid %d: %lu buffer pages exceed RLIMIT_MEMLOCK (%lu pages)\n",
-				    task_tgid_nr(current), npages, limit);
-		return -ENOMEM;
+	if (!capable(CAP_IPC_LOCK)) {
+		cur = atomic_long_read(&user->locked_vm);
+		do {
+			next = cur + npages;
+			if (next < cur || next > limit) {
+				pr_info_ratelimited("pid %d: %lu buffer pages over RLIMIT_MEMLOCK (%lu pages, %lu locked by uid %u)\n",
+						    task_tgid_nr(current),
+						    npages, limit, cur,
+						    from_kuid(&init_user_ns,
+							      user->uid));
+				return -ENOMEM;
+			}
+		} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur,
+						  next));
+		t->user = get_uid(user);
 	}
+	atomic64_add(npages, &t->mm->pinned_vm);
+	t->charged = npages;
 	return 0;
 }
 
-static void buffer_release(struct sprofil_buffer *b)
+static void uncharge_pinned(struct sprofil_table *t)
 {
-	if (b->vaddr)
-		vunmap(b->vaddr);
-	if (b->npages) {
-		/* Dirty: our stores bypassed the user page tables. */
-		unpin_user_pages_dirty_lock(b->pages, b->npages, true);
-		atomic_long_sub(b->npages, &sprofil_pinned);
+	if (!t->charged)
+		return;
+	atomic64_sub(t->charged, &t->mm->pinned_vm);
+	if (t->user) {
+		atomic_long_sub(t->charged, &t->user->locked_vm);
+		free_uid(t->user);
 	}
-	kvfree(b->pages);
-	memset(b, 0, sizeof(*b));
 }
 
-static int buffer_pin(struct sprofil_buffer *b, u64 base, u64 size)
+static int cmp_run(const void *a, const void *b)
 {
-	unsigned long npages = buffer_npages(base, size);
-	int pinned;
+	const struct sprofil_run *x = a, *y = b;
 
-	if (base + size < base || !access_ok(u64_to_user_ptr(base), size))
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* bsearch key: the run holding page number *key. */
+static int find_run(const void *key, const void *elt)
+{
+	const u64 *page = key;
+	const struct sprofil_run *r = elt;
+
+	if (*page < r->first)
+		return -1;
+	return *page >= r->first + r->npages;
+}
+
+/*
+ * Sorts the page ranges in t->run[0..n) and merges the overlapping and
+ * adjacent ones in place; returns the total number of distinct pages.
+ */
+static unsigned long merge_runs(struct sprofil_table *t, u32 n)
+{
+	unsigned long total = 0;
+	u32 i, out = 0;
+
+	sort(t->run, n, sizeof(*t->run), cmp_run, NULL);
+	for (i = 0; i < n; i++) {
+		u64 end = t->run[i].first + t->run[i].npages;
+		struct sprofil_run *last = out ? &t->run[out - 1] : NULL;
+
+		if (last && t->run[i].first <= last->first + last->npages) {
+			if (end > last->first + last->npages)
+				last->npages = end - last->first;
+			continue;
+		}
+		t->run[out++] = t->run[i];
+	}
+	t->nruns = out;
+	for (i = 0; i < out; i++) {
+		t->run[i].pages = t->pages + total;
+		total += t->run[i].npages;
+	}
+	return total;
+}
+
+/*
+ * A page that already carries about INT_MAX / GUP_PIN_COUNTING_BIAS pins
+ * would overflow its reference count: refuse instead of letting the
+ * kernel WARN.  Checked after our pin, so concurrent pinners all see it.
+ */
+static bool pins_near_limit(struct page **pages, unsigned long n)
+{
+	unsigned int limit = min_t(unsigned int, READ_ONCE(pin_ref_limit),
+				   PIN_REF_LIMIT_MAX);
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		if (folio_ref_count(page_folio(pages[i])) > limit)
+			return true;
+	return false;
+}
+
+static void run_release(struct sprofil_run *r)
+{
+	if (r->vaddr)
+		vunmap(r->vaddr);
+	if (r->pinned) {
+		/* Dirty: our stores bypassed the user page tables. */
+		unpin_user_pages_dirty_lock(r->pages, r->pinned, true);
+		atomic_long_sub(r->pinned, &sprofil_pinned);
+	}
+}
+
+/*
+ * Pins and maps one run.  The pages are first faulted in for writing by
+ * fault_in_safe_writeable(), which changes no data and waits killably
+ * (FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_KILLABLE, mmap_lock dropped while
+ * it waits) on a userfaultfd or a FUSE server: a fatal signal ends it.
+ * The FOLL_LONGTERM pin cannot do that by itself on 6.1, where it faults
+ * with the mmap_lock held and no retry (a userfaultfd fault then fails at
+ * once, a FUSE read waits unkillably); 6.12 can, but also only killably
+ * unless FOLL_INTERRUPTIBLE, so both kernels behave alike.
+ */
+static int run_pin(struct sprofil_run *r)
+{
+	unsigned long addr = r->first << PAGE_SHIFT;
+	long pinned;
+
+	if (!access_ok((void __user *)addr, r->npages << PAGE_SHIFT))
 		return -EFAULT;
-	/* More than RAM can never be pinned: fail before allocating. */
-	if (npages > totalram_pages())
-		return -ENOMEM;
-	b->base = base;
-	b->size = size;
-	b->pages = kvcalloc(npages, sizeof(*b->pages),
-			    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!b->pages)
-		return -ENOMEM;
+	if (fault_in_safe_writeable((const char __user *)addr,
+				    r->npages << PAGE_SHIFT))
+		return fatal_signal_pending(current) ? -EINTR : -EFAULT;
 	/*
 	 * FOLL_LONGTERM: the pin lasts as long as the session, so the pages
 	 * must not sit in movable zones.  FOLL_WRITE breaks COW now, so the
 	 * pages we count into are the ones the process sees.
 	 */
-	pinned = pin_user_pages_fast(base & PAGE_MASK, npages,
-				     FOLL_WRITE | FOLL_LONGTERM, b->pages);
+	pinned = pin_user_pages_fast(addr, r->npages,
+				     FOLL_WRITE | FOLL_LONGTERM, r->pages);
 	if (pinned > 0) {
-		b->npages = pinned;
+		r->pinned = pinned;
 		atomic_long_add(pinned, &sprofil_pinned);
 	}
-	if (pinned != npages) {
-		buffer_release(b);
-		return pinned < 0 && pinned != -EFAULT ? pinned : -EFAULT;
-	}
-	b->vaddr = vmap(b->pages, npages, VM_MAP, PAGE_KERNEL);
-	if (!b->vaddr) {
-		buffer_release(b);
+	if (pinned < 0)
+		return pinned == -EINTR || pinned == -ENOMEM ? pinned : -EFAULT;
+	if (pinned != r->npages)
+		return fatal_signal_pending(current) ? -EINTR : -EFAULT;
+	if (pins_near_limit(r->pages, r->npages)) {
+		pr_info_ratelimited("pid %d: a buffer page is pinned too often (reference count over %u)\n",
+				    task_tgid_nr(current), pin_ref_limit);
 		return -ENOMEM;
 	}
-	b->buckets = b->vaddr + offset_in_page(base);
-	return 0;
+	r->vaddr = vmap(r->pages, r->npages, VM_MAP, PAGE_KERNEL);
+	return r->vaddr ? 0 : -ENOMEM;
+}
+
+/* Points @b, a buffer of @size bytes at user address @base, into its run. */
+static void buffer_place(struct sprofil_table *t, struct sprofil_buffer *b,
+			 u64 base, u64 size)
+{
+	u64 first = base >> PAGE_SHIFT, end;
+	struct sprofil_run *r;
+
+	r = bsearch(&first, t->run, t->nruns, sizeof(*t->run), find_run);
+	buffer_pages(base, size, &first, &end);
+	b->base = base;
+	b->size = size;
+	b->pages = r->pages + (first - r->first);
+	b->npages = end - first;
+	b->buckets = r->vaddr + (base - (r->first << PAGE_SHIFT));
 }
 
 void sprofil_table_destroy(struct sprofil_table *t)
@@ -108,68 +246,105 @@ void sprofil_table_destroy(struct sprofil_table *t)
 
 	if (!t)
 		return;
-	for (i = 0; i < t->map.nregions; i++)
-		buffer_release(&t->buffer[i]);
-	buffer_release(&t->overflow);
-	if (t->pinned)
-		atomic64_sub(t->pinned, &t->mm->pinned_vm);
+	for (i = 0; i < t->nruns; i++)
+		run_release(&t->run[i]);
+	uncharge_pinned(t);
+	kvfree(t->pages);
+	kvfree(t->run);
 	kvfree(t->map.region);
 	kvfree(t->map.segment);
 	kvfree(t->map.stack);
 	kvfree(t);
 }
 
+/* Records [base, base + size) as run @i's pages, if it is user memory. */
+static int buffer_range(struct sprofil_table *t, u32 i, u64 base, u64 size)
+{
+	u64 first, end;
+
+	if (base + size < base || !access_ok(u64_to_user_ptr(base), size))
+		return -EFAULT;
+	buffer_pages(base, size, &first, &end);
+	t->run[i].first = first;
+	t->run[i].npages = end - first;
+	return 0;
+}
+
 /*
  * Builds a table from @n entries in the caller's order; returns it or an
- * ERR_PTR, with nothing pinned or charged on failure.
+ * ERR_PTR, with nothing pinned or charged on failure.  Every allocation
+ * is charged to the caller's memory cgroup and may fail rather than
+ * invoke the OOM killer.
  */
 struct sprofil_table *sprofil_table_create(const struct sprofil_region *in,
 					   u32 n, u32 flags)
 {
 	struct sprofil_table *t;
-	unsigned long pages = 0;
+	unsigned long pages;
 	int err;
-	u32 i;
+	u32 i, nranges;
 
-	t = kvzalloc(struct_size(t, buffer, n), GFP_KERNEL);
+	t = kvzalloc(struct_size(t, buffer, n), SPROFIL_GFP);
 	if (!t)
 		return ERR_PTR(-ENOMEM);
 	t->mm = current->mm;
-	t->map.region = kvcalloc(n, sizeof(*t->map.region), GFP_KERNEL);
+	t->map.region = kvcalloc(n, sizeof(*t->map.region), SPROFIL_GFP);
 	t->map.segment = kvcalloc(SPM_MAX_SEGMENTS(n), sizeof(*t->map.segment),
-				  GFP_KERNEL);
-	t->map.stack = kvcalloc(n, sizeof(*t->map.stack), GFP_KERNEL);
+				  SPROFIL_GFP);
+	t->map.stack = kvcalloc(n, sizeof(*t->map.stack), SPROFIL_GFP);
+	t->run = kvcalloc(n + 1, sizeof(*t->run), SPROFIL_GFP);
 	err = -ENOMEM;
-	if (n && (!t->map.region || !t->map.segment || !t->map.stack))
+	if (n && (!t->map.region || !t->map.segment || !t->map.stack ||
+		  !t->run))
 		goto fail;
 	err = spm_prepare(&t->map, in, n, flags);
 	if (err)
 		goto fail;
 
-	for (i = 0; i < t->map.nregions; i++)
-		pages += buffer_npages(in[t->map.region[i].id].base,
-				       in[t->map.region[i].id].size);
-	if (t->map.overflow >= 0)
-		pages += 1;
-	err = charge_pinned(pages);
-	if (err)
-		goto fail;
-	t->pinned = pages;
-
 	for (i = 0; i < t->map.nregions; i++) {
 		const struct sprofil_region *r = &in[t->map.region[i].id];
 
-		err = buffer_pin(&t->buffer[i], r->base, r->size);
+		err = buffer_range(t, i, r->base, r->size);
 		if (err)
 			goto fail;
 	}
+	nranges = t->map.nregions;
+	/* Only the first bucket of the overflow bin is ever counted. */
 	if (t->map.overflow >= 0) {
-		/* Only the first bucket of the overflow bin is ever counted. */
-		err = buffer_pin(&t->overflow, in[t->map.overflow].base,
-				 1u << t->map.shift);
+		err = buffer_range(t, nranges++, in[t->map.overflow].base,
+				   1u << t->map.shift);
 		if (err)
 			goto fail;
 	}
+	pages = 0;
+	for (i = 0; i < nranges; i++)
+		pages += t->run[i].npages;
+	/* More than RAM can never be pinned: fail before allocating. */
+	err = -ENOMEM;
+	if (pages > totalram_pages())
+		goto fail;
+	t->pages = kvcalloc(pages, sizeof(*t->pages),
+			    SPROFIL_GFP | __GFP_NOWARN);
+	if (nranges && !t->pages)
+		goto fail;
+	pages = merge_runs(t, nranges);
+	err = charge_pinned(t, pages);
+	if (err)
+		goto fail;
+
+	for (i = 0; i < t->nruns; i++) {
+		err = run_pin(&t->run[i]);
+		if (err)
+			goto fail;
+	}
+	for (i = 0; i < t->map.nregions; i++) {
+		const struct sprofil_region *r = &in[t->map.region[i].id];
+
+		buffer_place(t, &t->buffer[i], r->base, r->size);
+	}
+	if (t->map.overflow >= 0)
+		buffer_place(t, &t->overflow, in[t->map.overflow].base,
+			     1u << t->map.shift);
 	return t;
 fail:
 	sprofil_table_destroy(t);

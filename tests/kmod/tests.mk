@@ -78,3 +78,26 @@ $(KT_DIR)/sprofil.ko: $(BUILD)/kmod/sprofil.ko
 $(KT_DIR)/run: tests/kmod/run-in-vm
 	@mkdir -p $(KT_DIR)
 	cp $< $@
+
+# The module under attack (issue 10, item 4): attack_*.c programs with the
+# shared at_*.c helpers; fuse.ko of the kernel they run on goes beside
+# them (as fuse-<release>.ko) where Debian builds FUSE as a module.
+AT_SRC := tests/kmod/at_lib.c tests/kmod/at_fuse.c
+AT_PROGS := $(patsubst tests/kmod/%.c,$(KT_DIR)/%,$(wildcard tests/kmod/attack_*.c))
+AT_FUSE_DIR := /lib/modules/$(KVER)/kernel/fs/fuse
+AT_FUSE_KO := $(firstword $(wildcard $(AT_FUSE_DIR)/fuse.ko \
+	$(AT_FUSE_DIR)/fuse.ko.xz $(AT_FUSE_DIR)/fuse.ko.zst))
+
+vm-payload: $(AT_PROGS) $(if $(AT_FUSE_KO),$(KT_DIR)/fuse-$(KVER).ko)
+
+$(KT_DIR)/attack_%: tests/kmod/attack_%.c $(AT_SRC) tests/kmod/at.h $(KT_COMMON)
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -rdynamic -o $@ $< $(AT_SRC) $(KT_SRC) $(KT_LIBS)
+
+# busybox insmod takes plain .ko files only.
+$(KT_DIR)/fuse-$(KVER).ko: $(AT_FUSE_KO)
+	@mkdir -p $(KT_DIR)
+	case $< in \
+	*.xz) xz -dc $< >$@ ;; \
+	*.zst) zstd -dcq $< >$@ ;; \
+	*) cp $< $@ ;; \
+	esac

@@ -84,7 +84,14 @@ struct sprofil_status {
 /* Not in Documentation/userspace-api/ioctl/ioctl-number.rst as of 6.18. */
 #define SPROFIL_IOC_MAGIC	0xB9
 
-/* Starts, or atomically replaces, profiling of the calling process. */
+/*
+ * Starts, or atomically replaces, profiling of the calling process: every
+ * task using its mm (threads, and CLONE_VM children).  Errors, after which
+ * nothing changed: EINVAL (bad arguments), EFAULT (a buffer that is not
+ * the caller's writable memory), ENOMEM (RLIMIT_MEMLOCK of the user, the
+ * memory cgroup's limit, or a page pinned by too many sessions), EINTR (a
+ * fatal signal during the pin or the thread scan).
+ */
 #define SPROFIL_IOC_START	_IOWR(SPROFIL_IOC_MAGIC, 1, struct sprofil_start)
 /* Stops profiling; counters stay readable through SPROFIL_IOC_STATUS. */
 #define SPROFIL_IOC_STOP	_IO(SPROFIL_IOC_MAGIC, 2)
