@@ -44,8 +44,8 @@ $(KT_DIR)/pg-%: $(PG_DIR)/pg-%
 	@mkdir -p $(KT_DIR)
 	cp $< $@
 
-# The -pg library (beside its programs) and the profile reader.
-$(KT_DIR)/libpgmod.so: $(PG_DIR)/libpgmod.so
+# The -pg libraries (beside their programs) and the profile reader.
+$(KT_DIR)/libpg%.so: $(PG_DIR)/libpg%.so
 	@mkdir -p $(KT_DIR)
 	cp $< $@
 
