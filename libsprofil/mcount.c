@@ -17,12 +17,13 @@
  *    hash of the arc ("split order"); a new node is linked in with one
  *    compare-and-swap on its predecessor's next, and nodes never leave
  *    the list, so a walk never meets a freed node and there is no ABA;
- *  - bucket b of the index points to a dummy link whose key is reverse(b),
- *    so the bucket's arcs follow it on the list.  When there are twice as
- *    many arcs as buckets the number of buckets doubles (one
- *    compare-and-swap): a new bucket gets its dummy, linked after its
- *    parent bucket's (b without its top bit), the first time it is used.
- *    The index and the dummies are dense too;
+ *  - bucket b is a dummy link, the b-th of an array, whose key is
+ *    reverse(b), so the bucket's arcs follow it on the list.  When there
+ *    are twice as many arcs as buckets the number of buckets doubles (one
+ *    compare-and-swap): a new bucket's dummy is linked in after its
+ *    parent bucket's (b without its top bit) the first time it is used,
+ *    by the thread that claims it; the others walk from the parent's
+ *    meanwhile.  The buckets in use are the first ones: dense too;
  *  - a thread or signal handler that finds a node half-linked never
  *    waits: the node is not on the list until its compare-and-swap
  *    succeeds.  Two that race to add the same arc both walk to the same
@@ -42,7 +43,6 @@
  * calls into libc (scripts/check-mcount checks the object).
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,10 +53,8 @@
 #include <unistd.h>
 #include "gmon.h"
 
-#define INLINE		static inline __attribute__((always_inline))
-
 /* The bound on distinct arcs, and the most SPROFIL_MAX_ARCS may ask. */
-#define ARC_MAX		(1ul << 28)
+#define ARC_MAX		268435456ul	/* 2^28 */
 /* Smallest table a failing reservation halves down to. */
 #define ARC_MIN		4096ul
 /* Buckets at the start; arcs per bucket before the buckets double. */
@@ -64,9 +62,9 @@
 #define ARC_LOAD	2
 
 /*
- * A reference to a link: a node's index times two, or a dummy's index
- * times two plus one; 0 ends the list.  Node 0 is never used, dummy 0 is
- * bucket 0's, the head of the list (reference 1).
+ * A reference to a link: a node's index times two, or a bucket's number
+ * times two plus one; 0 ends the list.  Node 0 is never used, bucket 0's
+ * dummy is the head of the list (reference 1), always there.
  */
 typedef uint32_t arc_ref;
 #define ARC_HEAD	1u
@@ -77,6 +75,13 @@ struct arc_link {
 	uint32_t key;
 };
 
+enum { DUMMY_UNLINKED, DUMMY_LINKING, DUMMY_LINKED };
+
+struct arc_dummy {
+	struct arc_link link;
+	uint32_t state;			/* DUMMY_*, its claim word */
+};
+
 struct arc_node {
 	struct arc_link link;
 	uintptr_t from;
@@ -84,17 +89,15 @@ struct arc_node {
 	uint64_t count;
 };
 
-/* One reservation: the index, then the dummies, then the nodes. */
+/* One reservation: the buckets, then the nodes. */
 static void *arc_area;			/* set once, never unmapped */
 static size_t arc_area_size;
-static arc_ref *arc_buckets;		/* bucket -> its dummy, 0: not yet */
-static struct arc_link *arc_dummies;
+static struct arc_dummy *arc_buckets;
 static struct arc_node *arc_nodes;
 static size_t arc_max;			/* distinct arcs that always fit */
 static uint32_t arc_max_buckets;	/* a power of two */
-static size_t arc_dummy_cap, arc_node_cap;
+static size_t arc_node_cap;
 
-static size_t arc_dummies_used;		/* next dummy to hand out */
 static size_t arc_nodes_used;		/* next node to hand out */
 static uint32_t arc_size;		/* buckets in use, a power of two */
 static size_t arc_linked;		/* arcs on the list */
@@ -104,7 +107,7 @@ static int arc_on;			/* sp_mcount() counts */
 void sp_mcount(uintptr_t frompc, uintptr_t selfpc)
 	__attribute__((visibility("hidden")));
 
-INLINE uint32_t reverse32(uint32_t x)
+static __always_inline uint32_t reverse32(uint32_t x)
 {
 	x = __builtin_bswap32(x);
 	x = (x & 0x0f0f0f0fu) << 4 | (x >> 4 & 0x0f0f0f0fu);
@@ -112,16 +115,17 @@ INLINE uint32_t reverse32(uint32_t x)
 	return (x & 0x55555555u) << 1 | (x >> 1 & 0x55555555u);
 }
 
-INLINE struct arc_link *link_of(arc_ref ref)
+static __always_inline struct arc_link *link_of(arc_ref ref)
 {
-	return ref & 1 ? &arc_dummies[ref >> 1] : &arc_nodes[ref >> 1].link;
+	return ref & 1 ? &arc_buckets[ref >> 1].link :
+			 &arc_nodes[ref >> 1].link;
 }
 
 /*
  * The next free index below @cap, or 0 when none is left.  The counter
  * is read before it is bumped, so failed attempts cannot wrap it.
  */
-INLINE size_t take_slot(size_t *used, size_t cap)
+static __always_inline size_t take_slot(size_t *used, size_t cap)
 {
 	size_t i;
 
@@ -131,19 +135,13 @@ INLINE size_t take_slot(size_t *used, size_t cap)
 	return i < cap ? i : 0;
 }
 
-/* A fresh, unlinked link with @key (and its arc); 0 if full. */
-INLINE arc_ref new_link(uint32_t key, uintptr_t from, uintptr_t self)
+/* A fresh, unlinked node for the arc, with @key; 0 if full. */
+static __always_inline arc_ref new_node(uint32_t key, uintptr_t from,
+					uintptr_t self)
 {
 	struct arc_node *n;
 	size_t i;
 
-	if (!(key & 1)) {
-		i = take_slot(&arc_dummies_used, arc_dummy_cap);
-		if (!i)
-			return 0;
-		arc_dummies[i].key = key;
-		return (arc_ref)(i << 1 | 1);
-	}
 	/*
 	 * The bound is on arcs, not nodes: the spare nodes are for races.
 	 * (Threads racing here may link a few arcs more.)
@@ -163,15 +161,17 @@ INLINE arc_ref new_link(uint32_t key, uintptr_t from, uintptr_t self)
 
 /*
  * The link with @key (and, for an arc, @from and @self) on the list,
- * walking from @start, whose key is not above @key; linked in if it is
- * not there (*@linked set).  0 when it is not there and there is no room.
+ * walking from @start, whose key is not above @key; if it is not there,
+ * @fresh (a claimed dummy) or a new node is linked in (*@linked set).
+ * 0 when it is not there and there is no room.
  */
-INLINE arc_ref find_or_link(arc_ref start, uint32_t key, uintptr_t from,
-			    uintptr_t self, bool *linked)
+static __always_inline arc_ref find_or_link(arc_ref start, uint32_t key,
+					    uintptr_t from, uintptr_t self,
+					    arc_ref fresh, bool *linked)
 {
 	struct arc_link *prev = link_of(start), *l;
 	struct arc_node *n;
-	arc_ref cur, fresh = 0;
+	arc_ref cur;
 
 	cur = __atomic_load_n(&prev->next, __ATOMIC_ACQUIRE);
 	for (;;) {
@@ -191,7 +191,7 @@ INLINE arc_ref find_or_link(arc_ref start, uint32_t key, uintptr_t from,
 			cur = __atomic_load_n(&l->next, __ATOMIC_ACQUIRE);
 		}
 		if (!fresh) {
-			fresh = new_link(key, from, self);
+			fresh = new_node(key, from, self);
 			if (!fresh)
 				return 0;
 		}
@@ -210,36 +210,42 @@ INLINE arc_ref find_or_link(arc_ref start, uint32_t key, uintptr_t from,
 /*
  * Where bucket @b's arcs start: its dummy, linked in on first use after
  * its parent's, the dummy of b without its top bit (which lies within a
- * 2^-k part of the list before it, k the parent's bits).  Without room for a dummy, the nearest parent's: a
- * longer walk, to the same arcs.
+ * 2^-k part of the list before it, k the parent's bits).  While another
+ * thread, or the code a signal handler interrupted, is linking a dummy,
+ * the walk starts at its parent's instead, never waits: a longer walk,
+ * to the same arcs.
  */
-INLINE arc_ref bucket_start(uint32_t b)
+static __always_inline arc_ref bucket_start(uint32_t b)
 {
-	arc_ref ref, pref = ARC_HEAD, zero;
-	uint32_t p = 0, q, bit;
+	arc_ref pref = ARC_HEAD, ref;
+	uint32_t p = 0, q, bit, st;
+	struct arc_dummy *d;
 	bool linked;
 
 	if (!b)
 		return ARC_HEAD;
-	ref = __atomic_load_n(&arc_buckets[b], __ATOMIC_ACQUIRE);
-	if (ref)
-		return ref;
+	if (__atomic_load_n(&arc_buckets[b].state, __ATOMIC_ACQUIRE) ==
+	    DUMMY_LINKED)
+		return b << 1 | 1;
 	/* b's parents are b less its top bits: 0, then each low bit in. */
 	for (bit = 1; bit <= b; bit <<= 1) {
 		if (!(b & bit))
 			continue;
 		q = p | bit;
-		ref = __atomic_load_n(&arc_buckets[q], __ATOMIC_ACQUIRE);
-		if (!ref) {
-			ref = find_or_link(pref, reverse32(q), 0, 0, &linked);
-			if (!ref)
-				return pref;
-			/* A loser's value is the same dummy. */
-			zero = 0;
-			__atomic_compare_exchange_n(&arc_buckets[q], &zero, ref,
-						    false, __ATOMIC_RELEASE,
-						    __ATOMIC_RELAXED);
+		ref = q << 1 | 1;
+		d = &arc_buckets[q];
+		st = __atomic_load_n(&d->state, __ATOMIC_ACQUIRE);
+		if (st == DUMMY_UNLINKED &&
+		    __atomic_compare_exchange_n(&d->state, &st, DUMMY_LINKING,
+						false, __ATOMIC_ACQUIRE,
+						__ATOMIC_ACQUIRE)) {
+			d->link.key = reverse32(q);
+			find_or_link(pref, d->link.key, 0, 0, ref, &linked);
+			st = DUMMY_LINKED;
+			__atomic_store_n(&d->state, st, __ATOMIC_RELEASE);
 		}
+		if (st != DUMMY_LINKED)
+			return pref;
 		p = q;
 		pref = ref;
 	}
@@ -248,7 +254,7 @@ INLINE arc_ref bucket_start(uint32_t b)
 
 void sp_mcount(uintptr_t frompc, uintptr_t selfpc)
 {
-	uint32_t h, size;
+	uint32_t key, size;
 	bool linked = false;
 	arc_ref ref;
 	size_t n;
@@ -256,13 +262,17 @@ void sp_mcount(uintptr_t frompc, uintptr_t selfpc)
 	/* Acquire: the reservation made before arc_on was raised is seen. */
 	if (!__atomic_load_n(&arc_on, __ATOMIC_ACQUIRE))
 		return;
-	/* Fibonacci hashing of both ends: call sites of one callee spread. */
-	h = ((frompc ^ (selfpc * 0x9e3779b97f4a7c15ull)) *
-	     0x9e3779b97f4a7c15ull) >> 32;
+	/*
+	 * Fibonacci hashing of both ends (call sites of one callee spread):
+	 * its top bits are the well mixed ones, so they are the key's top
+	 * bits, which pick the bucket (the key's low bits, reversed).
+	 */
+	key = ((frompc ^ (selfpc * 0x9e3779b97f4a7c15ull)) *
+	       0x9e3779b97f4a7c15ull) >> 32 | 1;
 	/* A stale size is fine: a smaller one's bucket holds the arc too. */
 	size = __atomic_load_n(&arc_size, __ATOMIC_RELAXED);
-	ref = bucket_start(h & (size - 1));
-	ref = find_or_link(ref, reverse32(h) | 1, frompc, selfpc, &linked);
+	ref = bucket_start(reverse32(key) & (size - 1));
+	ref = find_or_link(ref, key, frompc, selfpc, 0, &linked);
 	if (!ref) {
 		__atomic_fetch_add(&arc_lost, 1, __ATOMIC_RELAXED);
 		return;
@@ -287,39 +297,35 @@ static size_t page_round(size_t n)
 /* The layout of a reservation for @max arcs; its size in bytes. */
 static size_t arcs_layout(size_t max)
 {
-	size_t buckets = ARC_FIRST_BUCKETS, index, dummies;
+	size_t buckets = ARC_FIRST_BUCKETS;
 
 	while (buckets * 2 * ARC_LOAD <= max)
 		buckets *= 2;
 	arc_max = max;
 	arc_max_buckets = (uint32_t)buckets;
-	/* Spare slots for the races that leave one unused (see above). */
-	arc_dummy_cap = buckets + buckets / 64 + 64;
+	/* Spare nodes for the races that leave one unused (see above). */
 	arc_node_cap = max + max / 64 + 64;
-	index = page_round(buckets * sizeof(arc_ref));
-	dummies = page_round(arc_dummy_cap * sizeof(struct arc_link));
-	return index + dummies + page_round(arc_node_cap *
-					    sizeof(struct arc_node));
+	return page_round(buckets * sizeof(struct arc_dummy)) +
+	       page_round(arc_node_cap * sizeof(struct arc_node));
 }
 
 static void arcs_place(void *area)
 {
-	size_t index = page_round(arc_max_buckets * sizeof(arc_ref));
-
 	arc_area = area;
 	arc_buckets = area;
-	arc_dummies = (struct arc_link *)((char *)area + index);
-	arc_nodes = (struct arc_node *)((char *)area + index +
-		page_round(arc_dummy_cap * sizeof(struct arc_link)));
+	arc_nodes = (struct arc_node *)((char *)area +
+		page_round(arc_max_buckets * sizeof(struct arc_dummy)));
 }
 
-/* The counters of an empty table (its memory being zero). */
+/*
+ * The counters of an empty table (its memory being zero: bucket 0's
+ * dummy, key 0, is the whole list).
+ */
 static void arcs_empty(void)
 {
-	arc_dummies_used = 1;		/* dummy 0 is bucket 0's */
 	arc_nodes_used = 1;		/* node 0 would be reference 0 */
-	arc_size = ARC_FIRST_BUCKETS < arc_max_buckets ? ARC_FIRST_BUCKETS :
-						      arc_max_buckets;
+	arc_size = arc_max_buckets > ARC_FIRST_BUCKETS ? ARC_FIRST_BUCKETS :
+							 arc_max_buckets;
 	arc_linked = 0;
 	arc_lost = 0;
 }

@@ -11,10 +11,19 @@
  * PG_ARCS_LIB it is libpgarcs.so (no main), which pg-arclib calls, so
  * that the arcs are in a -pg shared library.
  *
+ * "pg-manyarcs <n>" runs pgarcs_run() in n threads at once, so that they
+ * race to add the same arcs; "pg-manyarcs <n> <sig>" also sends itself
+ * signal <sig> (SPROFIL_SIGDUMP's) every 10 ms while they do, so that
+ * the table is dumped and reset while arcs are being added.
+ *
  * An indirect call site per (site, function) pair keeps the binary small:
  * 400 loops over 512 functions instead of 204,800 direct calls.
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 #include "pg_burn.h"
 #include "pg_manyarcs.h"
 
@@ -61,11 +70,41 @@ PG_FUNC void pgarcs_run(void)
 }
 
 #ifndef PG_ARCS_LIB
-int main(void)
+static int running;
+
+static PG_FUNC void *racer(void *arg)
 {
 	pgarcs_run();
-	printf("pg-manyarcs: %d calls over %d arcs\n", PGARCS_CALLS,
-	       PGARCS_ARCS);
+	__atomic_fetch_sub(&running, 1, __ATOMIC_RELEASE);
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int n = argc > 1 ? atoi(argv[1]) : 0, sig = 0, dumps = 0;
+	pthread_t t[16];
+
+	if (argc > 2)
+		sig = atoi(argv[2]);
+	if (n < 1 || n > 16) {
+		pgarcs_run();
+		n = 1;
+	} else {
+		running = n;
+		for (int i = 0; i < n; i++)
+			if (pthread_create(&t[i], NULL, racer, NULL))
+				return 1;
+		while (sig && __atomic_load_n(&running, __ATOMIC_ACQUIRE)) {
+			raise(sig);
+			dumps++;
+			nanosleep(&tick, NULL);
+		}
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+	}
+	printf("pg-manyarcs: %d calls over %d arcs, %d thread(s), %d signal(s)\n",
+	       n * PGARCS_CALLS, PGARCS_ARCS, n, dumps);
 	return 0;
 }
 #endif

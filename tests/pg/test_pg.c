@@ -1092,10 +1092,11 @@ static const char *lost_line(const char *out, unsigned long long *lost,
 /*
  * Reads gmon-dump's listing of @file (too long to print) for the arcs
  * between two functions of @module (a suffix of the module's name; "exe"
- * for GNU gmon.out): how many were called PGARCS_ROUNDS times (*at_rounds)
+ * for GNU gmon.out): how many were called @per_arc times (*at_rounds)
  * and more often (*above).  Returns the calls of all of them.
  */
 static long long dump_module_arcs(const char *file, const char *module,
+				  unsigned long long per_arc,
 				  long *at_rounds, long *above)
 {
 	char tool[PATH_MAX], cmd[2 * PATH_MAX + 16], line[2 * PATH_MAX];
@@ -1132,26 +1133,27 @@ static long long dump_module_arcs(const char *file, const char *module,
 			continue;
 		arcs++;
 		calls += count;
-		*at_rounds += count == PGARCS_ROUNDS;
-		*above += count > PGARCS_ROUNDS;
+		*at_rounds += count == per_arc;
+		*above += count > per_arc;
 	}
 	assert_int_equal(pclose(p), 0);
-	print_message("# %s: %ld arcs in %s, %lld calls; %ld arcs called %d times, %ld more often\n",
-		      file, arcs, module, calls, *at_rounds, PGARCS_ROUNDS,
-		      *above);
+	print_message("# %s: %ld arcs in %s, %lld calls; %ld arcs called %llu times, %ld more often\n",
+		      file, arcs, module, calls, *at_rounds, per_arc, *above);
 	return calls;
 }
 
 /*
  * Every one of sweep's PGARCS_ARCS arcs in @module is in @file, called
- * exactly PGARCS_ROUNDS times, and no arc more often (an arc split in
- * two, or counted twice, would show).
+ * exactly PGARCS_ROUNDS times by each of @threads, and no arc more often
+ * (an arc split in two, or counted twice, would show).
  */
-static void check_manyarcs_dump(const char *file, const char *module)
+static void check_manyarcs_dump(const char *file, const char *module,
+				int threads)
 {
 	long at_rounds, above;
 
-	dump_module_arcs(file, module, &at_rounds, &above);
+	dump_module_arcs(file, module, threads * PGARCS_ROUNDS, &at_rounds,
+			 &above);
 	assert_int_equal(at_rounds, PGARCS_ARCS);
 	assert_int_equal(above, 0);
 }
@@ -1212,7 +1214,7 @@ static void many_arcs_counted_exactly(void **state)
 	if (lost_line(r.out, &lost, &limit))
 		fail_msg("%llu calls lost, table of %zu arcs", lost, limit);
 	assert_file("gmon.out");
-	check_manyarcs_dump("gmon.out", "exe");
+	check_manyarcs_dump("gmon.out", "exe", 1);
 	calls = gprof_pgarc_calls("pg-manyarcs", "gmon.out", &funcs, &exact);
 	assert_int_equal(funcs, PGARCS_NFUNCS);
 	assert_int_equal(exact, PGARCS_NFUNCS);
@@ -1247,7 +1249,7 @@ static void many_arcs_in_pg_library_counted_exactly(void **state)
 	if (lost_line(r.out, &lost, &limit))
 		fail_msg("%llu calls lost, table of %zu arcs", lost, limit);
 	assert_file("gmon.out");
-	check_manyarcs_dump("gmon.out", "/libpgarcs.so");
+	check_manyarcs_dump("gmon.out", "/libpgarcs.so", 1);
 
 	prog_path(tool, sizeof(tool), "../../gprof/gprof");
 	if (access(tool, X_OK)) {
@@ -1263,6 +1265,57 @@ static void many_arcs_in_pg_library_counted_exactly(void **state)
 	assert_int_equal(funcs, PGARCS_NFUNCS);
 	assert_int_equal(exact, PGARCS_NFUNCS);
 	assert_int_equal(calls, PGARCS_CALLS);
+}
+
+/*
+ * Four threads race to add the same 204,800 arcs: each is added once
+ * and counts every thread's calls.  Then the same with SPROFIL_SIGDUMP's
+ * signal every 10 ms, each dump taking the counts while arcs are being
+ * added: the dumps and the exit's gmon.out together hold every call, no
+ * call twice.  Within the executable the calls are sweep's, and each
+ * thread's one call of pgarcs_run() and its PGARCS_ROUNDS of sweep().
+ */
+static void many_arcs_raced_by_threads_and_dumped_meanwhile(void **state)
+{
+	const char *argv[] = { "pg-manyarcs", "4", NULL };
+	char sig[16];
+	const char *dargv[] = { "pg-manyarcs", "4", sig, NULL };
+	const char *env[] = { "SPROFIL_SIGDUMP=USR1", NULL };
+	unsigned long long lost;
+	long long all = 0;
+	long at_rounds, above;
+	int files = 0;
+	size_t limit;
+	struct dirent *e;
+	struct run r;
+	DIR *d;
+
+	(void)state;
+	run(&r, argv, NULL);
+	assert_exited_ok(&r);
+	if (lost_line(r.out, &lost, &limit))
+		fail_msg("%llu calls lost, table of %zu arcs", lost, limit);
+	check_manyarcs_dump("gmon.out", "exe", 4);
+	unlink("gmon.out");
+
+	snprintf(sig, sizeof(sig), "%d", SIGUSR1);
+	run(&r, dargv, env);
+	assert_exited_ok(&r);
+	if (lost_line(r.out, &lost, &limit))
+		fail_msg("%llu calls lost, table of %zu arcs", lost, limit);
+	d = opendir(".");
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "gmon.out", 8))
+			continue;
+		all += dump_module_arcs(e->d_name, "exe", 4 * PGARCS_ROUNDS,
+					&at_rounds, &above);
+		files++;
+	}
+	closedir(d);
+	print_message("# %d files, %lld calls in all\n", files, all);
+	assert_true(files >= 2);
+	assert_int_equal(all, 4LL * (PGARCS_CALLS + 1 + PGARCS_ROUNDS));
 }
 
 /*
@@ -1299,7 +1352,8 @@ static void arcs_beyond_the_bound_are_reported_lost(void **state)
 	 * pgarcs_run() and its calls of sweep() (whose arc may come after
 	 * the table is full too).
 	 */
-	all = dump_module_arcs("gmon.out", "exe", &at_rounds, &above);
+	all = dump_module_arcs("gmon.out", "exe", PGARCS_ROUNDS, &at_rounds,
+			       &above);
 	assert_int_equal(all + (long long)lost,
 			 PGARCS_CALLS + 1 + PGARCS_ROUNDS);
 
@@ -1308,7 +1362,7 @@ static void arcs_beyond_the_bound_are_reported_lost(void **state)
 	assert_exited_ok(&r);
 	assert_non_null(strstr(r.out, "SPROFIL_MAX_ARCS=lots is not a number of arcs"));
 	assert_null(lost_line(r.out, &lost, &limit));
-	check_manyarcs_dump("gmon.out", "exe");
+	check_manyarcs_dump("gmon.out", "exe", 1);
 }
 
 #define PG_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -1341,6 +1395,7 @@ int main(void)
 		PG_TEST(sigdump_invalid_signal_warns_once_and_is_ignored),
 		PG_TEST(many_arcs_counted_exactly),
 		PG_TEST(many_arcs_in_pg_library_counted_exactly),
+		PG_TEST(many_arcs_raced_by_threads_and_dumped_meanwhile),
 		PG_TEST(arcs_beyond_the_bound_are_reported_lost),
 	};
 
