@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1319,6 +1320,40 @@ static void many_arcs_raced_by_threads_and_dumped_meanwhile(void **state)
 }
 
 /*
+ * Where the address space is limited (here RLIMIT_AS of 1 GB, the
+ * programs inherit it), the table's reservation is halved until it fits
+ * and stderr says for how many arcs: still far more than 204,800, so
+ * none is lost.
+ */
+static void arc_table_fits_a_limited_address_space(void **state)
+{
+	const char *argv[] = { "pg-manyarcs", NULL };
+	struct rlimit old, low;
+	unsigned long long lost;
+	size_t limit, room = 0;
+	const char *msg;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_AS, &old), 0);
+	low = old;
+	low.rlim_cur = 1ul << 30;
+	assert_int_equal(setrlimit(RLIMIT_AS, &low), 0);
+	run(&r, argv, NULL);
+	assert_int_equal(setrlimit(RLIMIT_AS, &old), 0);
+	assert_exited_ok(&r);
+	msg = strstr(r.out, "libsprofil: room for ");
+	assert_non_null(msg);
+	assert_int_equal(sscanf(msg, "libsprofil: room for %zu call arcs only",
+				&room), 1);
+	print_message("# room for %zu arcs under RLIMIT_AS of 1 GB\n", room);
+	assert_true(room >= PGARCS_ARCS && room < 268435456);
+	if (lost_line(r.out, &lost, &limit))
+		fail_msg("%llu calls lost, table of %zu arcs", lost, limit);
+	check_manyarcs_dump("gmon.out", "exe", 1);
+}
+
+/*
  * Above the bound (SPROFIL_MAX_ARCS lowers it, here to 65536) calls are
  * not dropped silently: libsprofil says how many it lost, still writes
  * gmon.out, and what it kept plus what it lost is every call made.  A
@@ -1396,6 +1431,7 @@ int main(void)
 		PG_TEST(many_arcs_counted_exactly),
 		PG_TEST(many_arcs_in_pg_library_counted_exactly),
 		PG_TEST(many_arcs_raced_by_threads_and_dumped_meanwhile),
+		PG_TEST(arc_table_fits_a_limited_address_space),
 		PG_TEST(arcs_beyond_the_bound_are_reported_lost),
 	};
 
