@@ -64,7 +64,8 @@ bench: bench-payload
 # mcount cost per call, libsprofil's runtime against glibc's, 1 and 4
 # threads in one run (bench/bench_mcount.c), on the host with the signal
 # backend.  Knobs: BENCH_ROUNDS (median of; default 5), BENCH_CALLS (calls
-# per thread and run; default 20000000).  The -pg builds keep sibling
+# per thread and run; default 20000000), BENCH_MCOUNT_BEFORE (an older
+# libsprofil.so, run as one more variant for before/after).  The -pg builds keep sibling
 # calls out for the same reason as tests/pg.
 MCOUNT_DIR := $(BUILD)/bench-mcount
 MCOUNT_PG := $(CPPFLAGS) $(CFLAGS) -pg -fno-optimize-sibling-calls
@@ -89,6 +90,7 @@ bench-mcount: $(MCOUNT_BINS)
 	SPROFIL_BACKEND=signal \
 		$(if $(BENCH_ROUNDS),BENCH_ROUNDS=$(BENCH_ROUNDS)) \
 		$(if $(BENCH_CALLS),BENCH_CALLS=$(BENCH_CALLS)) \
+		$(if $(BENCH_MCOUNT_BEFORE),BENCH_MCOUNT_BEFORE=$(BENCH_MCOUNT_BEFORE)) \
 		$(MCOUNT_DIR)/bench_mcount
 
 # The analyzer: build/gprof/gprof against GNU gprof, time and peak RSS on

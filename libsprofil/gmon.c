@@ -29,9 +29,6 @@
 
 /* At most this many buckets: 4 MiB covers 4 MiB of text at scale 1. */
 #define GM_MAX_BUCKETS	(2ul << 20)
-/* Arc table size: one arc per 8 bytes of text, and never fewer. */
-#define GM_MIN_ARCS	65536ul
-#define GM_TEXT_PER_ARC	8
 /* The rate glibc writes, for a profile whose sampling could not start. */
 #define GM_FALLBACK_PERIOD_NS	10000000ull
 
@@ -555,7 +552,6 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
 	static bool have_arcs;
 	uint64_t text, used;
 	uint32_t scale;
-	size_t limit;
 	void *buckets;
 	int err;
 
@@ -585,8 +581,8 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
 		goto out;
 	}
 	if (!have_arcs) {
-		limit = text / GM_TEXT_PER_ARC;
-		err = sp_arcs_init(limit > GM_MIN_ARCS ? limit : GM_MIN_ARCS);
+		/* It grows: neither the text nor the libraries size it. */
+		err = sp_arcs_init();
 		if (err) {
 			fprintf(stderr, "libsprofil: monstartup: no room for the call arcs: %s\n",
 				strerror(-err));

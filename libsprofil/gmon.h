@@ -100,12 +100,15 @@ void sp_monitor_start(const char *who, const struct text_region *regions,
 		      unsigned int flags);
 void sp_monitor_stop(const char *who);
 
-/* The call-arc table of mcount.c (the gcc -pg runtime, gmon.c). */
-int sp_arcs_init(size_t limit);
+/*
+ * The call-arc table of mcount.c (the gcc -pg runtime, gmon.c): room for
+ * SPROFIL_MAX_ARCS distinct arcs (default 2^28), committed as used.
+ */
+int sp_arcs_init(void);
 void sp_arcs_enable(int on);
 void sp_arcs_reset(void);
 /*
- * The arcs counted so far, duplicates merged, in a malloc()ed *arcs;
+ * The arcs counted so far, each once, in a malloc()ed *arcs;
  * *lost calls were not counted because the table of *limit arcs was
  * full.  Returns the number of arcs or -ENOMEM.
  */

@@ -393,11 +393,13 @@ struct sp_out {
 	int fd;
 	int err;			/* 0 or a positive errno */
 	const char *op;			/* what failed */
+	size_t used;			/* bytes waiting in buf */
+	/* One write() per buffer, not per field: a dump has 4 per arc. */
+	char buf[16384];
 };
 
-static void put(struct sp_out *o, const void *data, size_t len)
+static void out_write(struct sp_out *o, const char *p, size_t len)
 {
-	const char *p = data;
 	ssize_t n;
 
 	while (!o->err && len) {
@@ -413,6 +415,25 @@ static void put(struct sp_out *o, const void *data, size_t len)
 		p += n;
 		len -= n;
 	}
+}
+
+static void out_flush(struct sp_out *o)
+{
+	out_write(o, o->buf, o->used);
+	o->used = 0;
+}
+
+static void put(struct sp_out *o, const void *data, size_t len)
+{
+	if (o->used + len > sizeof(o->buf)) {
+		out_flush(o);
+		if (len > sizeof(o->buf)) {
+			out_write(o, data, len);
+			return;
+		}
+	}
+	memcpy(o->buf + o->used, data, len);
+	o->used += len;
 }
 
 static void put_u8(struct sp_out *o, uint8_t v)
@@ -713,6 +734,7 @@ static int sp_gmon_dump_locked(const struct sp_profile *p,
 		put_ext(&o, p, mod, arcs, amod, narcs);
 	free(mod);
 	free(amod);
+	out_flush(&o);
 	if (!o.err && fsync(o.fd)) {
 		o.err = errno;
 		o.op = "fsync";

@@ -1,22 +1,31 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * More distinct call arcs than libsprofil's arc table holds: sweep() has
- * NSITES indirect call sites, and each calls every one of NFUNCS
- * functions once, so every call is an arc of its own (a distinct
- * from-pc, self-pc pair).  The text is a few KB, so monstartup sizes the
- * table at its minimum (65536 arcs), well under the NSITES * NFUNCS made
- * here: libsprofil must say how many calls it lost and still write
- * gmon.out.  glibc's table, sized from the text too, overflows long
- * before.
+ * Far more distinct call arcs than a table sized from the text holds:
+ * sweep() has NSITES indirect call sites, and each calls every one of
+ * NFUNCS functions, so every (site, function) pair is an arc of its own
+ * (a distinct from-pc, self-pc pair): 204,800 arcs, each called ROUNDS
+ * times.  The text is a few hundred KB; glibc's table (and libsprofil's
+ * before it grew) holds a fraction of that.
+ *
+ * Built twice: pg-manyarcs has it all in the executable; with
+ * PG_ARCS_LIB it is libpgarcs.so (no main), which pg-arclib calls, so
+ * that the arcs are in a -pg shared library.
+ *
+ * "pg-manyarcs <n>" runs pgarcs_run() in n threads at once, so that they
+ * race to add the same arcs; "pg-manyarcs <n> <sig>" also sends itself
+ * signal <sig> (SPROFIL_SIGDUMP's) every 10 ms while they do, so that
+ * the table is dumped and reset while arcs are being added.
  *
  * An indirect call site per (site, function) pair keeps the binary small:
- * 160 loops over 512 functions instead of 81920 direct calls.
+ * 400 loops over 512 functions instead of 204,800 direct calls.
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 #include "pg_burn.h"
-
-#define NFUNCS	512		/* pgarc_000 .. pgarc_777, octal */
-#define NSITES	160		/* sites 10 .. 169 */
+#include "pg_manyarcs.h"
 
 volatile uint64_t sink;
 
@@ -32,30 +41,70 @@ F64(0) F64(1) F64(2) F64(3) F64(4) F64(5) F64(6) F64(7)
 #undef F
 
 #define F(n)	pgarc_##n,
-static void (*const fns[NFUNCS])(int) = {
+static void (*const fns[PGARCS_NFUNCS])(int) = {
 	F64(0) F64(1) F64(2) F64(3) F64(4) F64(5) F64(6) F64(7)
 };
 
 /*
  * One call site per loop; the site number passed along makes each loop's
  * code differ, so gcc cannot merge two loops into one call instruction.
+ * Sites 100 .. 499.
  */
-#define S(k)	for (i = 0; i < NFUNCS; i++) fns[i](k);
+#define S(k)	for (i = 0; i < PGARCS_NFUNCS; i++) fns[i](k);
 #define S10(k)	S(k##0) S(k##1) S(k##2) S(k##3) S(k##4) \
 		S(k##5) S(k##6) S(k##7) S(k##8) S(k##9)
+#define S100(k)	S10(k##0) S10(k##1) S10(k##2) S10(k##3) S10(k##4) \
+		S10(k##5) S10(k##6) S10(k##7) S10(k##8) S10(k##9)
 
 static PG_FUNC void sweep(void)
 {
 	int i;
 
-	S10(1) S10(2) S10(3) S10(4) S10(5) S10(6) S10(7) S10(8)
-	S10(9) S10(10) S10(11) S10(12) S10(13) S10(14) S10(15) S10(16)
+	S100(1) S100(2) S100(3) S100(4)
 }
 
-int main(void)
+PG_FUNC void pgarcs_run(void)
 {
-	sweep();
-	printf("pg-manyarcs: %d calls over %d arcs\n", NSITES * NFUNCS,
-	       NSITES * NFUNCS);
+	for (int r = 0; r < PGARCS_ROUNDS; r++)
+		sweep();
+}
+
+#ifndef PG_ARCS_LIB
+static int running;
+
+static PG_FUNC void *racer(void *arg)
+{
+	pgarcs_run();
+	__atomic_fetch_sub(&running, 1, __ATOMIC_RELEASE);
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int n = argc > 1 ? atoi(argv[1]) : 0, sig = 0, dumps = 0;
+	pthread_t t[16];
+
+	if (argc > 2)
+		sig = atoi(argv[2]);
+	if (n < 1 || n > 16) {
+		pgarcs_run();
+		n = 1;
+	} else {
+		running = n;
+		for (int i = 0; i < n; i++)
+			if (pthread_create(&t[i], NULL, racer, NULL))
+				return 1;
+		while (sig && __atomic_load_n(&running, __ATOMIC_ACQUIRE)) {
+			raise(sig);
+			dumps++;
+			nanosleep(&tick, NULL);
+		}
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+	}
+	printf("pg-manyarcs: %d calls over %d arcs, %d thread(s), %d signal(s)\n",
+	       n * PGARCS_CALLS, PGARCS_ARCS, n, dumps);
 	return 0;
 }
+#endif

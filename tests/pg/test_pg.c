@@ -26,11 +26,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "workload.h"
+#include "pg_manyarcs.h"
 
 /* Where this driver, the programs, gprof and libsprofil are. */
 static char bindir[PATH_MAX / 2];
@@ -1197,65 +1199,331 @@ static void smonitor_dump_keeps_arcs_and_exit_dump_goes_to_next_name(void **stat
 }
 
 /*
- * pg-manyarcs makes 160 * 512 calls, each an arc of its own, more than
- * the smallest arc table (65536) holds.  A full table must not drop
- * calls silently: libsprofil says how many it lost, still writes
- * gmon.out, and what it kept plus what it lost is every call made.
+ * pg_manyarcs.c: PGARCS_ARCS distinct arcs (sweep() -> pgarc_*), each
+ * called PGARCS_ROUNDS times, from the executable (pg-manyarcs) or from
+ * the -pg library libpgarcs.so (pg-arclib).
  */
-#define MANYARCS_CALLS	(160 * 512)
 
-static void full_arc_table_reports_lost_calls_and_still_writes(void **state)
+/* The "libsprofil: N call arcs lost" line in @out, or NULL. */
+static const char *lost_line(const char *out, unsigned long long *lost,
+			     size_t *limit)
+{
+	const char *msg = strstr(out, "libsprofil: ");
+
+	while (msg && sscanf(msg, "libsprofil: %llu call arcs lost: the arc table (%zu entries) is full",
+			     lost, limit) != 2)
+		msg = strstr(msg + 1, "libsprofil: ");
+	return msg;
+}
+
+/*
+ * Reads gmon-dump's listing of @file (too long to print) for the arcs
+ * between two functions of @module (a suffix of the module's name; "exe"
+ * for GNU gmon.out): how many were called @per_arc times (*at_rounds)
+ * and more often (*above).  Returns the calls of all of them.
+ */
+static long long dump_module_arcs(const char *file, const char *module,
+				  unsigned long long per_arc,
+				  long *at_rounds, long *above)
+{
+	char tool[PATH_MAX], cmd[2 * PATH_MAX + 16], line[2 * PATH_MAX];
+	char from[PATH_MAX], self[PATH_MAX];
+	unsigned long long count;
+	size_t ml = strlen(module);
+	long long calls = 0;
+	long arcs = 0;
+	FILE *p;
+
+	*at_rounds = *above = 0;
+	prog_path(tool, sizeof(tool), "gmon-dump");
+	if (access(tool, X_OK))
+		prog_path(tool, sizeof(tool), "../../gprof/gmon-dump");
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' 2>&1", tool, file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		char *c;
+
+		if (sscanf(line, "arc %4095s -> %4095s %llu", from, self,
+			   &count) != 3)
+			continue;
+		/* "module:0xaddress": keep the module. */
+		c = strrchr(from, ':');
+		if (c)
+			*c = '\0';
+		c = strrchr(self, ':');
+		if (c)
+			*c = '\0';
+		if (strlen(from) < ml || strlen(self) < ml ||
+		    strcmp(from + strlen(from) - ml, module) ||
+		    strcmp(self + strlen(self) - ml, module))
+			continue;
+		arcs++;
+		calls += count;
+		*at_rounds += count == per_arc;
+		*above += count > per_arc;
+	}
+	assert_int_equal(pclose(p), 0);
+	print_message("# %s: %ld arcs in %s, %lld calls; %ld arcs called %llu times, %ld more often\n",
+		      file, arcs, module, calls, *at_rounds, per_arc, *above);
+	return calls;
+}
+
+/*
+ * Every one of sweep's PGARCS_ARCS arcs in @module is in @file, called
+ * exactly PGARCS_ROUNDS times by each of @threads, and no arc more often
+ * (an arc split in two, or counted twice, would show).
+ */
+static void check_manyarcs_dump(const char *file, const char *module,
+				int threads)
+{
+	long at_rounds, above;
+
+	dump_module_arcs(file, module, threads * PGARCS_ROUNDS, &at_rounds,
+			 &above);
+	assert_int_equal(at_rounds, PGARCS_ARCS);
+	assert_int_equal(above, 0);
+}
+
+/*
+ * GNU gprof's call graph of @prog and @file: every pgarc_* function is
+ * there, each called PGARCS_NSITES * PGARCS_ROUNDS times (the primary
+ * line "[i] %time self children called name [i]").  Returns the calls of
+ * all of them, so that a caller expecting losses can check the sum.
+ */
+static long gprof_pgarc_calls(const char *prog, const char *file,
+			      int *funcs, int *exact)
+{
+	char line[512], *tok[16], *q;
+	const char *t;
+	long calls = 0, c;
+
+	*funcs = 0;
+	*exact = 0;
+	q = gprof_report(prog, file, "-q");
+	for (t = q; next_line(&t, line, sizeof(line)); ) {
+		if (line[0] != '[')
+			continue;
+		if (tokens(line, tok, 16) == 7 &&
+		    !strncmp(tok[5], "pgarc_", 6)) {
+			c = strtol(tok[4], NULL, 10);
+			calls += c;
+			(*funcs)++;
+			*exact += c == PGARCS_NSITES * PGARCS_ROUNDS;
+		}
+	}
+	free(q);
+	print_message("# gprof -q %s: %ld calls of %d pgarc_* functions, %d with %d calls\n",
+		      file, calls, *funcs, *exact,
+		      PGARCS_NSITES * PGARCS_ROUNDS);
+	return calls;
+}
+
+/*
+ * 204,800 distinct arcs, far more than a table sized from the text
+ * holds (libsprofil's before it grew lost calls from 65,536 arcs on):
+ * the table grows, so none is lost and every count is exact, in the
+ * dump and in GNU gprof's report.
+ */
+static void many_arcs_counted_exactly(void **state)
 {
 	const char *argv[] = { "pg-manyarcs", NULL };
 	const char *gargv[] = { "pg-manyarcs-glibc", NULL };
-	unsigned long long lost = 0;
-	char line[512], *tok[16], *q;
-	const char *msg, *t;
-	long kept = 0;
-	size_t limit = 0;
-	int n, funcs = 0;
+	unsigned long long lost;
+	int funcs, exact;
+	size_t limit;
+	long calls;
 	struct run r;
 
 	(void)state;
 	run(&r, argv, NULL);
 	assert_exited_ok(&r);
-	msg = strstr(r.out, "libsprofil: ");
-	while (msg && sscanf(msg, "libsprofil: %llu call arcs lost: the arc table (%zu entries) is full",
-			     &lost, &limit) != 2)
-		msg = strstr(msg + 1, "libsprofil: ");
-	assert_non_null(msg);
-	print_message("# lost %llu calls, table of %zu arcs\n", lost, limit);
-	assert_true(lost > 0);
-	assert_true(limit > 0 && limit < MANYARCS_CALLS);
+	if (lost_line(r.out, &lost, &limit))
+		fail_msg("%llu calls lost, table of %zu arcs", lost, limit);
 	assert_file("gmon.out");
-
-	/*
-	 * Sum the calls gprof shows for every pgarc_* (each entry's primary
-	 * line "[i] %time self children called name [i]"), all from sweep().
-	 */
-	q = gprof_report("pg-manyarcs", "gmon.out", "-q");
-	for (t = q; next_line(&t, line, sizeof(line)); ) {
-		if (line[0] != '[')
-			continue;
-		n = tokens(line, tok, 16);
-		if (n == 7 && !strncmp(tok[5], "pgarc_", 6)) {
-			kept += strtol(tok[4], NULL, 10);
-			funcs++;
-		}
-	}
-	free(q);
-	print_message("# gprof -q: %ld calls of %d pgarc_* functions\n", kept,
-		      funcs);
-	assert_true(funcs > 0);
-	/* At most @limit arcs fit, each arc here being one call. */
-	assert_true(kept > 0 && kept <= (long)limit);
-	assert_int_equal(kept + (long)lost, MANYARCS_CALLS);
+	check_manyarcs_dump("gmon.out", "exe", 1);
+	calls = gprof_pgarc_calls("pg-manyarcs", "gmon.out", &funcs, &exact);
+	assert_int_equal(funcs, PGARCS_NFUNCS);
+	assert_int_equal(exact, PGARCS_NFUNCS);
+	assert_int_equal(calls, PGARCS_CALLS);
 
 	/* The contrast, printed only: glibc's runtime writes nothing. */
 	unlink("gmon.out");
 	run(&r, gargv, NULL);
 	print_message("# glibc's runtime, same program: gmon.out %s\n",
 		      access("gmon.out", R_OK) ? "not written" : "written");
+}
+
+/*
+ * The same arcs in a -pg shared library: the table's size does not come
+ * from the executable's text, so they all fit too.  GNU gprof reads the
+ * library's part of the profile once the analyzer has extracted it (on
+ * the host: the VM payload has GNU gprof but not the analyzer).
+ */
+static void many_arcs_in_pg_library_counted_exactly(void **state)
+{
+	const char *argv[] = { "pg-arclib", NULL };
+	char tool[PATH_MAX], cmd[2 * PATH_MAX + 64];
+	unsigned long long lost;
+	int funcs, exact;
+	size_t limit;
+	long calls;
+	struct run r;
+
+	(void)state;
+	run(&r, argv, NULL);
+	assert_exited_ok(&r);
+	if (lost_line(r.out, &lost, &limit))
+		fail_msg("%llu calls lost, table of %zu arcs", lost, limit);
+	assert_file("gmon.out");
+	check_manyarcs_dump("gmon.out", "/libpgarcs.so", 1);
+
+	prog_path(tool, sizeof(tool), "../../gprof/gprof");
+	if (access(tool, X_OK)) {
+		print_message("# no analyzer here: GNU gprof's check is left to the host\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' --extract-module=libpgarcs.so '%s/pg-arclib' gmon.out",
+		 tool, bindir);
+	assert_int_equal(system(cmd), 0);
+	assert_file("gmon.libpgarcs.so.out");
+	calls = gprof_pgarc_calls("libpgarcs.so", "gmon.libpgarcs.so.out",
+				  &funcs, &exact);
+	assert_int_equal(funcs, PGARCS_NFUNCS);
+	assert_int_equal(exact, PGARCS_NFUNCS);
+	assert_int_equal(calls, PGARCS_CALLS);
+}
+
+/*
+ * Four threads race to add the same 204,800 arcs: each is added once
+ * and counts every thread's calls.  Then the same with SPROFIL_SIGDUMP's
+ * signal every 10 ms, each dump taking the counts while arcs are being
+ * added: the dumps and the exit's gmon.out together hold every call, no
+ * call twice.  Within the executable the calls are sweep's, and each
+ * thread's one call of pgarcs_run() and its PGARCS_ROUNDS of sweep().
+ */
+static void many_arcs_raced_by_threads_and_dumped_meanwhile(void **state)
+{
+	const char *argv[] = { "pg-manyarcs", "4", NULL };
+	char sig[16];
+	const char *dargv[] = { "pg-manyarcs", "4", sig, NULL };
+	const char *env[] = { "SPROFIL_SIGDUMP=USR1", NULL };
+	unsigned long long lost;
+	long long all = 0;
+	long at_rounds, above;
+	int files = 0;
+	size_t limit;
+	struct dirent *e;
+	struct run r;
+	DIR *d;
+
+	(void)state;
+	run(&r, argv, NULL);
+	assert_exited_ok(&r);
+	if (lost_line(r.out, &lost, &limit))
+		fail_msg("%llu calls lost, table of %zu arcs", lost, limit);
+	check_manyarcs_dump("gmon.out", "exe", 4);
+	unlink("gmon.out");
+
+	snprintf(sig, sizeof(sig), "%d", SIGUSR1);
+	run(&r, dargv, env);
+	assert_exited_ok(&r);
+	if (lost_line(r.out, &lost, &limit))
+		fail_msg("%llu calls lost, table of %zu arcs", lost, limit);
+	d = opendir(".");
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "gmon.out", 8))
+			continue;
+		all += dump_module_arcs(e->d_name, "exe", 4 * PGARCS_ROUNDS,
+					&at_rounds, &above);
+		files++;
+	}
+	closedir(d);
+	print_message("# %d files, %lld calls in all\n", files, all);
+	assert_true(files >= 2);
+	assert_int_equal(all, 4LL * (PGARCS_CALLS + 1 + PGARCS_ROUNDS));
+}
+
+/*
+ * Where the address space is limited (here RLIMIT_AS of 1 GB, the
+ * programs inherit it), the table's reservation is halved until it fits
+ * and stderr says for how many arcs: still far more than 204,800, so
+ * none is lost.
+ */
+static void arc_table_fits_a_limited_address_space(void **state)
+{
+	const char *argv[] = { "pg-manyarcs", NULL };
+	struct rlimit old, low;
+	unsigned long long lost;
+	size_t limit, room = 0;
+	const char *msg;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_AS, &old), 0);
+	low = old;
+	low.rlim_cur = 1ul << 30;
+	assert_int_equal(setrlimit(RLIMIT_AS, &low), 0);
+	run(&r, argv, NULL);
+	assert_int_equal(setrlimit(RLIMIT_AS, &old), 0);
+	assert_exited_ok(&r);
+	msg = strstr(r.out, "libsprofil: room for ");
+	assert_non_null(msg);
+	assert_int_equal(sscanf(msg, "libsprofil: room for %zu call arcs only",
+				&room), 1);
+	print_message("# room for %zu arcs under RLIMIT_AS of 1 GB\n", room);
+	assert_true(room >= PGARCS_ARCS && room < 268435456);
+	if (lost_line(r.out, &lost, &limit))
+		fail_msg("%llu calls lost, table of %zu arcs", lost, limit);
+	check_manyarcs_dump("gmon.out", "exe", 1);
+}
+
+/*
+ * Above the bound (SPROFIL_MAX_ARCS lowers it, here to 65536) calls are
+ * not dropped silently: libsprofil says how many it lost, still writes
+ * gmon.out, and what it kept plus what it lost is every call made.  A
+ * bound that is not a number is said so, and the default is used.
+ */
+static void arcs_beyond_the_bound_are_reported_lost(void **state)
+{
+	const char *argv[] = { "pg-manyarcs", NULL };
+	const char *env[] = { "SPROFIL_MAX_ARCS=65536", NULL };
+	const char *bad[] = { "SPROFIL_MAX_ARCS=lots", NULL };
+	unsigned long long lost = 0;
+	long kept, at_rounds, above;
+	int funcs, exact;
+	size_t limit = 0;
+	long long all;
+	struct run r;
+
+	(void)state;
+	run(&r, argv, env);
+	assert_exited_ok(&r);
+	assert_non_null(lost_line(r.out, &lost, &limit));
+	print_message("# lost %llu calls, table of %zu arcs\n", lost, limit);
+	assert_int_equal(limit, 65536);
+	assert_true(lost > 0);
+	assert_file("gmon.out");
+	kept = gprof_pgarc_calls("pg-manyarcs", "gmon.out", &funcs, &exact);
+	/* At most @limit arcs fit, each called PGARCS_ROUNDS times. */
+	assert_true(kept > 0 && kept <= (long)limit * PGARCS_ROUNDS);
+	/*
+	 * Every call within the executable: sweep's, main's one call of
+	 * pgarcs_run() and its calls of sweep() (whose arc may come after
+	 * the table is full too).
+	 */
+	all = dump_module_arcs("gmon.out", "exe", PGARCS_ROUNDS, &at_rounds,
+			       &above);
+	assert_int_equal(all + (long long)lost,
+			 PGARCS_CALLS + 1 + PGARCS_ROUNDS);
+
+	unlink("gmon.out");
+	run(&r, argv, bad);
+	assert_exited_ok(&r);
+	assert_non_null(strstr(r.out, "SPROFIL_MAX_ARCS=lots is not a number of arcs"));
+	assert_null(lost_line(r.out, &lost, &limit));
+	check_manyarcs_dump("gmon.out", "exe", 1);
 }
 
 #define PG_TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -1288,7 +1556,11 @@ int main(void)
 		PG_TEST(sigdump_invalid_signal_warns_once_and_is_ignored),
 		PG_TEST(sigdump_racing_fork_does_not_deadlock),
 		PG_TEST(dlopen_loop_keeps_one_record_per_module),
-		PG_TEST(full_arc_table_reports_lost_calls_and_still_writes),
+		PG_TEST(many_arcs_counted_exactly),
+		PG_TEST(many_arcs_in_pg_library_counted_exactly),
+		PG_TEST(many_arcs_raced_by_threads_and_dumped_meanwhile),
+		PG_TEST(arc_table_fits_a_limited_address_space),
+		PG_TEST(arcs_beyond_the_bound_are_reported_lost),
 	};
 
 	if (locate()) {

@@ -9,10 +9,11 @@ PG_DIR := $(BUILD)/tests/pg
 PG_PROGS := $(addprefix $(PG_DIR)/,pg-shape pg-shape-fentry pg-shape-glibc \
 	pg-threads pg-threads-glibc pg-fork pg-exec pg-exec-glibc pg-cpu \
 	pg-sigdump pg-smonitor pg-modmain pg-modmain-glibc pg-dlmod libpgmod.so \
-	pg-manyarcs pg-manyarcs-glibc pg-sigfork libpgearly.so pg-dlloop) \
+	pg-manyarcs pg-manyarcs-glibc pg-sigfork libpgearly.so pg-dlloop \
+	pg-arclib libpgarcs.so) \
 	$(BUILD)/gprof/gmon-dump
 PG_DRIVER := $(PG_DIR)/test_pg
-PG_HDRS := tests/pg/pg_burn.h
+PG_HDRS := tests/pg/pg_burn.h tests/pg/pg_manyarcs.h
 # A sibling call (jmp) leaves the caller's caller as the call's from-pc,
 # so gprof would credit the call to it: no exact arcs without this.
 PG_CFLAGS := $(CPPFLAGS) $(CFLAGS) -pg -fno-optimize-sibling-calls
@@ -68,7 +69,15 @@ $(PG_DIR)/pg-sigfork: tests/pg/pg_sigfork.c $(PG_HDRS) $(PG_DIR)/libpgearly.so $
 $(PG_DIR)/pg-dlloop: tests/pg/pg_dlloop.c $(PG_HDRS) $(PG_DIR)/libpgearly.so $(LIB_DIR)/libsprofil.so
 	$(CC) $(PG_CFLAGS) -o $@ $< $(PG_SPROFIL) -ldl
 
-$(PG_DRIVER): tests/pg/test_pg.c tests/common/workload.c tests/common/workload.h
+# pg_manyarcs.c's 204,800 arcs in a -pg shared library, and its caller.
+$(PG_DIR)/libpgarcs.so: tests/pg/pg_manyarcs.c $(PG_HDRS)
+	@mkdir -p $(PG_DIR)
+	$(CC) $(PG_CFLAGS) -DPG_ARCS_LIB -fPIC -shared -o $@ $<
+
+$(PG_DIR)/pg-arclib: tests/pg/pg_arclib.c $(PG_DIR)/libpgarcs.so $(LIB_DIR)/libsprofil.so
+	$(CC) $(PG_CFLAGS) -o $@ $< -L$(PG_DIR) -lpgarcs $(PG_SPROFIL)
+
+$(PG_DRIVER): tests/pg/test_pg.c tests/pg/pg_manyarcs.h tests/common/workload.c tests/common/workload.h
 	@mkdir -p $(PG_DIR)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -o $@ $< tests/common/workload.c \
 		-lcmocka -ldl
