@@ -20,6 +20,7 @@
 #ifndef GPROF_GPROF_H
 #define GPROF_GPROF_H
 
+#include <gelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -287,6 +288,9 @@ void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+/* @n * @size bytes, fatal when the product overflows (counts from files). */
+void *xmallocarray(size_t n, size_t size);
+void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 
 /* ---- names (names.c) ---- */
@@ -375,6 +379,22 @@ void gmon_out_read(const char *path);
 void gmon_out_write(const char *path);
 
 /* ---- ELF (symtab.c) ---- */
+
+/* A symbol table section whose header was checked against its file. */
+struct elf_symbols {
+	Elf_Data *data;		/* the entries, all inside the file */
+	size_t count;		/* entries, the null entry 0 included */
+	size_t strndx;		/* its string table, which exists */
+	const char *str_end;	/* the end of that string table's bytes */
+};
+
+/*
+ * Reads symbol table section @scn of @elf: entries of the ELF class's
+ * size, a section wholly inside the file, a string table that exists.
+ * Returns NULL, or why the header lies (one line without the file name).
+ */
+const char *elf_symbols_read(Elf *elf, Elf_Scn *scn,
+			     struct elf_symbols *out);
 
 /* Reads the executable (module 0) and every module the profile named. */
 void core_init(const char *a_out);

@@ -88,6 +88,24 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+/*
+ * @n elements of @size bytes: a count read from a file must not wrap
+ * the product into a small allocation that the elements then overrun.
+ */
+void *xreallocarray(void *p, size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes))
+		fatal("out of memory (%zu x %zu bytes)", n, size);
+	return xrealloc(p, bytes);
+}
+
+void *xmallocarray(size_t n, size_t size)
+{
+	return xreallocarray(NULL, n, size);
+}
+
 char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;

@@ -33,6 +33,7 @@ struct core_module {
 	int fd;
 	uint64_t text_lo, text_hi;	/* link-time .text */
 	const unsigned char *text;	/* -c: the .text bytes */
+	struct elf_symbols syms;	/* data NULL: no symbol table */
 };
 
 static struct core_module *core;
@@ -72,6 +73,79 @@ static bool find_build_id(Elf *elf, const unsigned char **id, size_t *len)
 	return false;
 }
 
+const char *elf_symbols_read(Elf *elf, Elf_Scn *scn, struct elf_symbols *out)
+{
+	static char why[160];
+	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT), file_size;
+	GElf_Shdr sh, strsh;
+	Elf_Scn *strscn;
+	Elf_Data *strs;
+
+	memset(out, 0, sizeof(*out));
+	if (!gelf_getshdr(scn, &sh) || !entsize)
+		return elf_errmsg(-1);
+	if (sh.sh_entsize != entsize) {
+		snprintf(why, sizeof(why),
+			 "corrupt symbol table: its entry size is %llu, not %zu",
+			 (unsigned long long)sh.sh_entsize, entsize);
+		return why;
+	}
+	if (!elf_rawfile(elf, &file_size))
+		file_size = 0;
+	if (sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset) {
+		snprintf(why, sizeof(why),
+			 "corrupt symbol table: %llu bytes at offset %llu, past the end of the file (%zu bytes)",
+			 (unsigned long long)sh.sh_size,
+			 (unsigned long long)sh.sh_offset, file_size);
+		return why;
+	}
+	out->data = elf_getdata(scn, NULL);
+	if (!out->data || out->data->d_size > sh.sh_size) {
+		snprintf(why, sizeof(why), "corrupt symbol table: %s",
+			 elf_errmsg(-1));
+		out->data = NULL;
+		return why;
+	}
+	strscn = elf_getscn(elf, sh.sh_link);
+	strs = strscn && gelf_getshdr(strscn, &strsh) &&
+	       strsh.sh_type == SHT_STRTAB ? elf_getdata(strscn, NULL) : NULL;
+	if (!strs || !strs->d_buf) {
+		snprintf(why, sizeof(why),
+			 "corrupt symbol table: its string table (section %u) is missing or unreadable",
+			 (unsigned int)sh.sh_link);
+		out->data = NULL;
+		return why;
+	}
+	out->count = out->data->d_size / entsize;
+	out->strndx = sh.sh_link;
+	out->str_end = (const char *)strs->d_buf + strs->d_size;
+	return NULL;
+}
+
+/*
+ * Checks module @m's symbol table (.dynsym stands in for a stripped
+ * library) against its file.  Returns NULL, also when there is none.
+ */
+static const char *module_symbols(unsigned int m)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL, *use = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(core[m].elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			use = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dyn = scn;
+	}
+	if (!use && m != 0 && dyn)
+		use = dyn;
+	if (!use)
+		return NULL;
+	return elf_symbols_read(core[m].elf, use, &core[m].syms);
+}
+
 /*
  * Opens module @m's ELF file.  Returns NULL with *why set (an
  * explanation without the file name) when it cannot be used.
@@ -108,7 +182,9 @@ static const char *open_module(unsigned int m, const char *path)
 		name = elf_strptr(cm->elf, shstrndx, sh.sh_name);
 		if (name && !strcmp(name, ".text")) {
 			cm->text_lo = sh.sh_addr;
-			cm->text_hi = sh.sh_addr + sh.sh_size;
+			if (__builtin_add_overflow(sh.sh_addr, sh.sh_size,
+						   &cm->text_hi))
+				return "its .text section ends past 2^64 (corrupt section header)";
 			text = true;
 			break;
 		}
@@ -159,6 +235,10 @@ void core_init(const char *a_out)
 		mod->path = xstrdup(m == 0 ? a_out : mod->recorded);
 		why = open_module(m, mod->path);
 		if (!why) {
+			why = module_symbols(m);
+			/* A file that lies about its sizes is not skipped. */
+			if (why)
+				fatal("%s: %s", mod->path, why);
 			mod->loaded = true;
 			continue;
 		}
@@ -323,67 +403,37 @@ static struct sym *sym_new(void)
 
 	if (symtab.len == sym_cap) {
 		sym_cap = sym_cap ? sym_cap * 2 : 4096;
-		symtab.base = xrealloc(symtab.base, sym_cap * sizeof(*s));
+		symtab.base = xreallocarray(symtab.base, sym_cap, sizeof(*s));
 	}
 	s = &symtab.base[symtab.len++];
 	memset(s, 0, sizeof(*s));
 	return s;
 }
 
-/* Module @m's symbol table; .dynsym stands in for a stripped library. */
-static Elf_Scn *symbol_section(unsigned int m, GElf_Shdr *ush)
-{
-	Elf_Scn *scn = NULL, *dyn = NULL, *use = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(core[m].elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			use = scn;
-		else if (sh.sh_type == SHT_DYNSYM)
-			dyn = scn;
-	}
-	if (!use && m != 0 && dyn)
-		use = dyn;
-	if (!use || !gelf_getshdr(use, ush) || !ush->sh_entsize)
-		return NULL;
-	return use;
-}
-
 /* Reads module @m's symbols. */
 static size_t module_syms(unsigned int m)
 {
+	const struct elf_symbols *es = &core[m].syms;
 	Elf *elf = core[m].elf;
-	Elf_Scn *use;
-	GElf_Shdr ush;
-	Elf_Data *d, *strs;
-	const char *limit;
-	size_t before = symtab.len, i, n;
+	size_t before = symtab.len, i;
 
-	use = symbol_section(m, &ush);
-	if (!use)
-		return 0;
-	d = elf_getdata(use, NULL);
-	strs = elf_getdata(elf_getscn(elf, ush.sh_link), NULL);
-	if (!d || !strs)
-		return 0;
-	limit = (const char *)strs->d_buf + strs->d_size;
-	n = ush.sh_size / ush.sh_entsize;
-	for (i = 1; i < n; i++) {
+	for (i = 1; es->data && i < es->count; i++) {
 		const struct function_map *map;
-		GElf_Sym es;
+		GElf_Sym sym;
 		const char *name;
 		struct sym *s;
 		bool func;
 		int cls;
 
-		if (!gelf_getsym(d, i, &es))
+		if (!gelf_getsym(es->data, i, &sym))
 			continue;
-		name = elf_strptr(elf, ush.sh_link, es.st_name);
+		/* Past its window it would be another module's address. */
+		if ((m || multi_module) && sym.st_value > ADDR_LINK(~0ull))
+			continue;
+		name = elf_strptr(elf, es->strndx, sym.st_name);
 		if (!name)
 			continue;
-		cls = sym_class(elf, &es, name, limit, &func);
+		cls = sym_class(elf, &sym, name, es->str_end, &func);
 		if (!cls)
 			continue;
 		/* -R: a mapped file is one symbol, at its first function. */
@@ -391,7 +441,7 @@ static size_t module_syms(unsigned int m)
 		if (map && !map->is_first)
 			continue;
 		s = sym_new();
-		s->addr = MODULE_BASE(m) + es.st_value;
+		s->addr = MODULE_BASE(m) + sym.st_value;
 		s->name = map ? map->file_name : name;
 		s->module = m;
 		s->is_func = func;
@@ -430,14 +480,15 @@ void core_create_function_syms(void)
 	unsigned int m;
 	size_t total = nmodules;	/* one placeholder each at most */
 
-	/* One allocation of the right size: no copies while growing. */
-	for (m = 0; m < nmodules; m++) {
-		GElf_Shdr sh;
-
-		if (core[m].elf && symbol_section(m, &sh))
-			total += sh.sh_size / sh.sh_entsize;
-	}
-	symtab.base = xrealloc(symtab.base, total * sizeof(*symtab.base));
+	/*
+	 * One allocation of the right size: no copies while growing.  The
+	 * counts were checked against the files (elf_symbols_read()).
+	 */
+	for (m = 0; m < nmodules; m++)
+		if (core[m].elf &&
+		    __builtin_add_overflow(total, core[m].syms.count, &total))
+			fatal("too many symbols in the load modules");
+	symtab.base = xreallocarray(symtab.base, total, sizeof(*symtab.base));
 	sym_cap = total;
 
 	for (m = 0; m < nmodules; m++) {
@@ -511,7 +562,7 @@ static int cmp_key(const void *lp, const void *rp)
 /* Puts t->base in address order, moving each symbol once. */
 static void sort_by_address(struct sym_table *t)
 {
-	struct sort_key *k = xmalloc(t->len * sizeof(*k));
+	struct sort_key *k = xmallocarray(t->len, sizeof(*k));
 	bool sorted = true;
 	size_t i;
 

@@ -68,6 +68,11 @@ $(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
+# Corrupt copies of the corpus ELF files (needs sizeof(struct sym)).
+$(GPT_DIR)/mkbadelf: $(GPT_SRC)/mkbadelf.c gprof/gprof.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(CPPFLAGS) -Igprof $(CFLAGS) -o $@ $<
+
 # The analyzer again, under AddressSanitizer and UBSan, for the bad input.
 GPROF_ASAN_DIR := $(BUILD)/gprof-asan
 GPROF_ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer \
@@ -103,7 +108,7 @@ $(GPT_DIR)/fuzz_gmon: $(GPT_SRC)/fuzz_gmon.c $(GPT_FUZZ_OBJS) gprof/gprof.h
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
 	check-gprof-export \
 	check-gprof-badinput check-gprof-asan check-gprof-fuzz
-gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon
+gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
 GPT_ENV = GPROF=$(GPROF) GPT_BIN=$(abspath $(GPT_DIR)) \
 	GPT_SRC=$(abspath $(GPT_SRC)) GPT_ROOT=$(abspath .)
