@@ -49,10 +49,21 @@ static const char *const default_excluded[] = {
 	"__mcleanup", NULL
 };
 
+void (*fatal_hook)(const char *message);
+
 void fatal(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (fatal_hook) {
+		char message[512];
+
+		va_start(ap, fmt);
+		vsnprintf(message, sizeof(message), fmt, ap);
+		va_end(ap);
+		fatal_hook(message);
+		abort();	/* the hook must not return */
+	}
 	fflush(stdout);
 	fprintf(stderr, "%s: ", whoami);
 	va_start(ap, fmt);
@@ -516,6 +527,7 @@ int main(int argc, char **argv)
 	if (multi_module &&
 	    (output_style & (STYLE_FLAT_PROFILE | STYLE_CALL_GRAPH)))
 		modules_print();
+	free(cg);
 
 	if (fflush(stdout) || ferror(stdout))
 		fatal("standard output: %s", strerror(errno));

@@ -37,6 +37,8 @@ struct core_module {
 };
 
 static struct core_module *core;
+static unsigned int ncore;	/* modules when core_init() ran */
+static size_t sym_cap;		/* symtab.base's room */
 
 static char *why_text(const char *fmt, const char *arg)
 {
@@ -225,6 +227,7 @@ void core_init(const char *a_out)
 	if (function_mapping_file)
 		read_function_mappings(function_mapping_file);
 	core = xcalloc(nmodules, sizeof(*core));
+	ncore = nmodules;
 	for (m = 0; m < nmodules; m++) {
 		struct module *mod = &modules[m];
 		const char *why;
@@ -254,6 +257,24 @@ void core_init(const char *a_out)
 	}
 }
 
+void core_reset(void)
+{
+	unsigned int m;
+
+	for (m = 0; m < ncore; m++) {
+		if (core[m].elf)
+			elf_end(core[m].elf);
+		if (core[m].fd >= 0)
+			close(core[m].fd);
+	}
+	free(core);
+	core = NULL;
+	ncore = 0;
+	free(symtab.base);
+	symtab.base = NULL;
+	symtab.len = sym_cap = 0;
+}
+
 uint64_t core_text_end(unsigned int m)
 {
 	if (m < nmodules && modules[m].loaded)
@@ -267,7 +288,7 @@ void core_get_text_space(void)
 {
 	unsigned int m;
 
-	for (m = 0; m < nmodules; m++) {
+	for (m = 0; m < ncore; m++) {
 		struct core_module *cm = &core[m];
 		Elf_Scn *scn = NULL;
 		size_t shstrndx;
@@ -300,7 +321,8 @@ const unsigned char *core_text(uint64_t lo, uint64_t hi)
 	unsigned int m = ADDR_MODULE(lo);
 	struct core_module *cm;
 
-	if (m >= nmodules || ADDR_MODULE(hi - 1) != m || hi < lo)
+	/* Modules named after core_init() (no module) have no file. */
+	if (m >= ncore || ADDR_MODULE(hi - 1) != m || hi < lo)
 		return NULL;
 	cm = &core[m];
 	if (!cm->text || ADDR_LINK(lo) < cm->text_lo ||
@@ -395,8 +417,6 @@ static int sym_class(Elf *elf, const GElf_Sym *s, const char *name,
 	return 't';
 }
 
-static size_t sym_cap;
-
 static struct sym *sym_new(void)
 {
 	struct sym *s;
@@ -466,6 +486,8 @@ static void module_placeholder(unsigned int m)
 	n = strlen(base) + 3;
 	name = xmalloc(n);
 	snprintf(name, n, "<%s>", base);
+	free(mod->label);
+	mod->label = name;
 	s = sym_new();
 	s->addr = mod->hist_low;
 	s->end_addr = mod->hist_high - 1;
@@ -478,20 +500,20 @@ static void module_placeholder(unsigned int m)
 void core_create_function_syms(void)
 {
 	unsigned int m;
-	size_t total = nmodules;	/* one placeholder each at most */
+	size_t total = ncore;	/* one placeholder each at most */
 
 	/*
 	 * One allocation of the right size: no copies while growing.  The
 	 * counts were checked against the files (elf_symbols_read()).
 	 */
-	for (m = 0; m < nmodules; m++)
+	for (m = 0; m < ncore; m++)
 		if (core[m].elf &&
 		    __builtin_add_overflow(total, core[m].syms.count, &total))
 			fatal("too many symbols in the load modules");
 	symtab.base = xreallocarray(symtab.base, total, sizeof(*symtab.base));
 	sym_cap = total;
 
-	for (m = 0; m < nmodules; m++) {
+	for (m = 0; m < ncore; m++) {
 		if (!core[m].elf) {
 			module_placeholder(m);
 			continue;

@@ -24,7 +24,7 @@ GPT_FUZZ_TIME ?= 45
 # -O1 -g PIE is the default build; the variants are named by suffix.
 GPT_PGFLAGS := -pg -O1 -g
 GPT_CORPUS := $(addprefix $(GPT_DIR)/,recur recur-nopie recur-fentry \
-	recur-O2 many sig clones cxx fwd back mm-main libmm.so)
+	recur-O2 many sig clones cxx fwd back nodebug mm-main libmm.so)
 
 $(GPT_DIR)/%: $(GPT_SRC)/corpus/%.c
 	@mkdir -p $(GPT_DIR)
@@ -55,6 +55,13 @@ $(GPT_DIR)/cxx: $(GPT_SRC)/corpus/cxx.cc
 $(GPT_DIR)/fwd $(GPT_DIR)/back: $(GPT_DIR)/%: $(GPT_SRC)/corpus/%.c
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(GPT_PGFLAGS) -fno-toplevel-reorder -o $@ $<
+
+# Code without -g, linked with a CU of data only, with -g.
+$(GPT_DIR)/nodebug: $(GPT_SRC)/corpus/nodebug.c $(GPT_SRC)/corpus/nodebug_data.c
+	@mkdir -p $(GPT_DIR)
+	$(CC) -pg -O1 -c -o $@.o $<
+	$(CC) -g -c -o $@-data.o $(GPT_SRC)/corpus/nodebug_data.c
+	$(CC) -pg -o $@ $@.o $@-data.o
 
 # The multi-module files name these two; they are never run.
 $(GPT_DIR)/libmm.so: $(GPT_SRC)/corpus/mm_lib.c
@@ -106,8 +113,8 @@ $(GPT_DIR)/fuzz_gmon: $(GPT_SRC)/fuzz_gmon.c $(GPT_FUZZ_OBJS) gprof/gprof.h
 		$(GPT_SRC)/fuzz_gmon.c $(GPT_FUZZ_OBJS) $(GPROF_LIBS)
 
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
-	check-gprof-export \
-	check-gprof-badinput check-gprof-asan check-gprof-fuzz
+	check-gprof-export check-gprof-badinput check-gprof-asan \
+	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
 GPT_ENV = GPROF=$(GPROF) GPT_BIN=$(abspath $(GPT_DIR)) \
@@ -143,6 +150,21 @@ check-gprof-asan:
 	$(call GPT_CHECK,badinput-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
 		GPT_TAG=asan GPROF=$(abspath $(GPROF_ASAN_DIR)/gprof))
 
+# The GNU comparison and the multi-module suite under ASan+UBSan with
+# LeakSanitizer: a report exits 99 (ASan, LSan) or 98 (UBSan) and
+# writes to stderr, which fails the comparison with GNU.
+GPT_SAN_ENV = GPT_TAG=asan GPROF=$(abspath $(GPROF_ASAN_DIR)/gprof) \
+	ASAN_OPTIONS=detect_leaks=1:exitcode=99 \
+	UBSAN_OPTIONS=halt_on_error=1:exitcode=98:print_stacktrace=1
+
+check-gprof-oracle-asan:
+	$(call GPT_CHECK,oracle-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
+		$(GPT_SAN_ENV))
+
+check-gprof-multimod-asan:
+	$(call GPT_CHECK,multimod-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
+		$(GPT_SAN_ENV))
+
 check-gprof-fuzz:
 	$(call GPT_CHECK,fuzz,gprof-tests $(GPT_DIR)/fuzz_gmon,\
 		GPT_FUZZ_TIME=$(GPT_FUZZ_TIME))
@@ -157,4 +179,6 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-export
 	-@$(MAKE) --no-print-directory check-gprof-badinput
 	-@$(MAKE) --no-print-directory check-gprof-asan
+	-@$(MAKE) --no-print-directory check-gprof-oracle-asan
+	-@$(MAKE) --no-print-directory check-gprof-multimod-asan
 	-@$(MAKE) --no-print-directory check-gprof-fuzz
