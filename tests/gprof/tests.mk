@@ -9,8 +9,11 @@
 #   run-export    --export=callgrind|dot|json against the text reports
 #   run-badinput  broken input: exit 1, one line naming the file; once
 #                 with ours and once with its ASan+UBSan build
-#   run-fuzz      the libFuzzer target of the gmon reader: the earlier
-#                 findings (fuzz-regress/), then GPT_FUZZ_TIME seconds
+#   run-fuzz      the libFuzzer targets of the gmon reader and of the ELF,
+#                 DWARF and multi-module readers: the earlier findings
+#                 (fuzz-regress*/), then GPT_FUZZ_TIME seconds in all;
+#                 `make fuzz-long FUZZ_SECONDS=N` runs them N seconds,
+#                 keeping the corpora in $(GPT_DIR)/fuzz-corpus
 # Work files go to $(GPT_DIR)/work-*.XXXXXX, kept only after a failure.
 # `make check-gprof GPROF=/usr/bin/gprof` runs it all against GNU itself,
 # which checks the harness (what only ours does is skipped then).
@@ -19,7 +22,7 @@ GPT_DIR := $(BUILD)/tests/gprof
 GPT_SRC := tests/gprof
 # The analyzer under test; the scripts take it from the environment.
 GPROF ?= $(abspath $(BUILD)/gprof/gprof)
-GPT_FUZZ_TIME ?= 45
+GPT_FUZZ_TIME ?= 80
 
 # -O1 -g PIE is the default build; the variants are named by suffix.
 GPT_PGFLAGS := -pg -O1 -g
@@ -106,11 +109,14 @@ $(GPT_FUZZ_DIR)/%.o: gprof/%.c gprof/gprof.h
 	clang $(CPPFLAGS) -Igprof -I/usr/include/libiberty -std=gnu11 \
 		-D_GNU_SOURCE -Dmain=gprof_main $(GPT_FUZZ_FLAGS) -c -o $@ $<
 
-$(GPT_DIR)/fuzz_gmon: $(GPT_SRC)/fuzz_gmon.c $(GPT_FUZZ_OBJS) gprof/gprof.h
+# fuzz_gmon: the profile reader; fuzz_elf: the ELF and DWARF readers
+# and the multi-module reader (run-fuzz runs both).
+$(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
+		$(GPT_SRC)/fuzz_%.c $(GPT_FUZZ_OBJS) gprof/gprof.h
 	clang $(CPPFLAGS) -Igprof -std=gnu11 -D_GNU_SOURCE \
 		-DFUZZ_EXE='"$(abspath $(GPT_DIR)/recur)"' \
 		-O1 -g -fsanitize=fuzzer,address,undefined -o $@ \
-		$(GPT_SRC)/fuzz_gmon.c $(GPT_FUZZ_OBJS) $(GPROF_LIBS)
+		$(GPT_SRC)/fuzz_$*.c $(GPT_FUZZ_OBJS) $(GPROF_LIBS)
 
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
 	check-gprof-export check-gprof-badinput check-gprof-asan \
@@ -165,9 +171,20 @@ check-gprof-multimod-asan:
 	$(call GPT_CHECK,multimod-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
 		$(GPT_SAN_ENV))
 
+GPT_FUZZERS := $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf
+
 check-gprof-fuzz:
-	$(call GPT_CHECK,fuzz,gprof-tests $(GPT_DIR)/fuzz_gmon,\
+	$(call GPT_CHECK,fuzz,gprof-tests $(GPT_FUZZERS),\
 		GPT_FUZZ_TIME=$(GPT_FUZZ_TIME))
+
+# The same for as long as asked (results in gprof-fuzz-long.tap).
+FUZZ_SECONDS ?= 3600
+.PHONY: fuzz-long
+fuzz-long:
+	@mkdir -p $(GPT_DIR)/fuzz-corpus
+	$(call GPT_CHECK,fuzz-long,gprof-tests $(GPT_FUZZERS),\
+		GPT_FUZZ_TIME=$(FUZZ_SECONDS) \
+		GPT_FUZZ_CORPUS=$(abspath $(GPT_DIR)/fuzz-corpus))
 
 # Every part runs even when an earlier one failed.  The analyzer is
 # built first but no part depends on it: with GPROF=/usr/bin/gprof the
