@@ -124,13 +124,42 @@ const char *elf_symbols_read(Elf *elf, Elf_Scn *scn, struct elf_symbols *out)
 	return NULL;
 }
 
+/* Why no section of @elf may be trusted, or NULL when all lie in it. */
+static const char *elf_sections_in_file(Elf *elf)
+{
+	static char why[160];
+	Elf_Scn *scn = NULL;
+	size_t file_size;
+	GElf_Shdr sh;
+
+	if (!elf_rawfile(elf, &file_size))
+		return elf_errmsg(-1);
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			return elf_errmsg(-1);
+		if (sh.sh_type == SHT_NOBITS || sh.sh_type == SHT_NULL)
+			continue;
+		if (sh.sh_offset > file_size ||
+		    sh.sh_size > file_size - sh.sh_offset) {
+			snprintf(why, sizeof(why),
+				 "section %zu (%llu bytes at offset %llu) extends past the end of the file (%zu bytes)",
+				 elf_ndxscn(scn), (unsigned long long)sh.sh_size,
+				 (unsigned long long)sh.sh_offset, file_size);
+			return why;
+		}
+	}
+	return NULL;
+}
+
 /*
- * Checks module @m's symbol table (.dynsym stands in for a stripped
- * library) against its file.  Returns NULL, also when there is none.
+ * Checks module @m's sections and its symbol table (.dynsym stands in
+ * for a stripped library) against its file.  Returns NULL when they
+ * hold, also when it has no symbol table.
  */
 static const char *module_symbols(unsigned int m)
 {
 	Elf_Scn *scn = NULL, *dyn = NULL, *use = NULL;
+	const char *why;
 	GElf_Shdr sh;
 
 	while ((scn = elf_nextscn(core[m].elf, scn))) {
@@ -143,8 +172,9 @@ static const char *module_symbols(unsigned int m)
 	}
 	if (!use && m != 0 && dyn)
 		use = dyn;
-	if (!use)
-		return NULL;
+	why = elf_sections_in_file(core[m].elf);
+	if (why || !use)
+		return why;
 	return elf_symbols_read(core[m].elf, use, &core[m].syms);
 }
 
@@ -649,10 +679,11 @@ void symtab_finalize(struct sym_table *t)
 	if (t->len >= UINT32_MAX)
 		fatal("too many symbols (%zu)", t->len);
 	sort_by_address(t);
-	prev = t->base[0].addr - 1;
+	prev = 0;
 	end = t->base + t->len;
 	for (src = dst = t->base; src < end; src++) {
-		if (src->addr == prev) {
+		/* A duplicate of the last symbol kept (none kept: none). */
+		if (dst > t->base && src->addr == prev) {
 			if (prefer(src, &dst[-1]))
 				dst[-1] = *src;
 			continue;
@@ -670,7 +701,11 @@ void symtab_finalize(struct sym_table *t)
 			prev = src->addr;
 		}
 	}
-	if (!dst[-1].end_addr)
+	/*
+	 * Every range can be empty: symbols past their module's .text,
+	 * finalized once (ends set) and again among -l's line symbols.
+	 */
+	if (dst > t->base && !dst[-1].end_addr)
 		dst[-1].end_addr = core_text_end(dst[-1].module) - 1;
 	t->len = dst - t->base;
 }
