@@ -75,6 +75,16 @@ static bool find_build_id(Elf *elf, const unsigned char **id, size_t *len)
 	return false;
 }
 
+/* True when section @sh's bytes lie in @elf's file (of *@file_size). */
+static bool section_in_file(Elf *elf, const GElf_Shdr *sh, size_t *file_size)
+{
+	if (!elf_rawfile(elf, file_size))
+		*file_size = 0;
+	return sh->sh_type == SHT_NOBITS || sh->sh_type == SHT_NULL ||
+	       (sh->sh_offset <= *file_size &&
+		sh->sh_size <= *file_size - sh->sh_offset);
+}
+
 const char *elf_symbols_read(Elf *elf, Elf_Scn *scn, struct elf_symbols *out)
 {
 	static char why[160];
@@ -92,9 +102,7 @@ const char *elf_symbols_read(Elf *elf, Elf_Scn *scn, struct elf_symbols *out)
 			 (unsigned long long)sh.sh_entsize, entsize);
 		return why;
 	}
-	if (!elf_rawfile(elf, &file_size))
-		file_size = 0;
-	if (sh.sh_offset > file_size || sh.sh_size > file_size - sh.sh_offset) {
+	if (!section_in_file(elf, &sh, &file_size)) {
 		snprintf(why, sizeof(why),
 			 "corrupt symbol table: %llu bytes at offset %llu, past the end of the file (%zu bytes)",
 			 (unsigned long long)sh.sh_size,
@@ -132,15 +140,10 @@ static const char *elf_sections_in_file(Elf *elf)
 	size_t file_size;
 	GElf_Shdr sh;
 
-	if (!elf_rawfile(elf, &file_size))
-		return elf_errmsg(-1);
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			return elf_errmsg(-1);
-		if (sh.sh_type == SHT_NOBITS || sh.sh_type == SHT_NULL)
-			continue;
-		if (sh.sh_offset > file_size ||
-		    sh.sh_size > file_size - sh.sh_offset) {
+		if (!section_in_file(elf, &sh, &file_size)) {
 			snprintf(why, sizeof(why),
 				 "section %zu (%llu bytes at offset %llu) extends past the end of the file (%zu bytes)",
 				 elf_ndxscn(scn), (unsigned long long)sh.sh_size,
