@@ -639,10 +639,10 @@ static void parse_bsd(struct cursor *c, const unsigned char *start,
 
 /* ---- the sprofil extension ---- */
 
+static unsigned int outside;	/* module_outside()'s, 0 before */
+
 unsigned int module_outside(void)
 {
-	static unsigned int outside;
-
 	if (!outside) {
 		outside = module_add("(no module)", 11, NULL, 0, 0, false);
 		modules[outside].absolute = true;
@@ -923,4 +923,28 @@ void profile_reset(void)
 		memset(&sym->cg, 0, sizeof(sym->cg));
 	}
 	arcs_reset();
+}
+
+void modules_reset(void)
+{
+	unsigned int m;
+	int i;
+
+	for (m = 0; m < nmodules; m++) {
+		free(modules[m].path);
+		free(modules[m].recorded);
+		free(modules[m].build_id);
+		free(modules[m].why);
+		free(modules[m].label);
+	}
+	free(modules);
+	modules = NULL;
+	nmodules = 0;
+	multi_module = false;
+	outside = 0;
+	for (i = 0; i < nfiles; i++)
+		free(files[i].buf);
+	free(files);
+	files = NULL;
+	nfiles = 0;
 }

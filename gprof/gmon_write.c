@@ -24,6 +24,13 @@ struct out {
 	const char *name;
 };
 
+/* @n bytes at @p (none, and @p may be NULL, when @n is 0). */
+static void put_bytes(struct out *o, const void *p, size_t n)
+{
+	if (n && fwrite(p, 1, n, o->f) != n)
+		fatal("%s: %s", o->name, strerror(errno));
+}
+
 static void put(struct out *o, uint64_t v, unsigned int n)
 {
 	unsigned char b[8];
@@ -34,15 +41,13 @@ static void put(struct out *o, uint64_t v, unsigned int n)
 
 		b[k] = v >> (8 * i);
 	}
-	if (fwrite(b, 1, n, o->f) != n)
-		fatal("%s: %s", o->name, strerror(errno));
+	put_bytes(o, b, n);
 }
 
 /* The sprofil extension is always in the writing host's order. */
 static void put_host(struct out *o, uint64_t v, unsigned int n)
 {
-	if (fwrite(&v, 1, n, o->f) != n)
-		fatal("%s: %s", o->name, strerror(errno));
+	put_bytes(o, &v, n);
 }
 
 static void open_out(struct out *o, const char *name)
@@ -89,8 +94,7 @@ static void put_gnu_hist(struct out *o, const struct hist_record *r,
 		put(o, hi, gmon_ptr_size);
 		put(o, r->num_bins, 4);
 		put(o, (uint32_t)(hz + 0.5), 4);
-		if (fwrite(dim, 1, 16, o->f) != 16)
-			fatal("%s: %s", o->name, strerror(errno));
+		put_bytes(o, dim, 16);
 		for (i = 0; i < r->num_bins; i++) {
 			uint64_t left = r->sample[i] > c * 65535 ?
 					r->sample[i] - c * 65535 : 0;
@@ -118,11 +122,9 @@ static void put_gnu_header(struct out *o)
 {
 	static const char zero[12];
 
-	if (fwrite("gmon", 1, 4, o->f) != 4)
-		fatal("%s: %s", o->name, strerror(errno));
+	put_bytes(o, "gmon", 4);
 	put(o, 1, 4);
-	if (fwrite(zero, 1, 12, o->f) != 12)
-		fatal("%s: %s", o->name, strerror(errno));
+	put_bytes(o, zero, 12);
 }
 
 /* GNU's order: each symbol's arcs to its children, in list order. */
@@ -222,11 +224,9 @@ static void put_extension(struct out *o)
 	size_t j, narcs = 0;
 	struct arc *a;
 
-	if (fwrite("gmon", 1, 4, o->f) != 4)
-		fatal("%s: %s", o->name, strerror(errno));
+	put_bytes(o, "gmon", 4);
 	put_host(o, 0x53500001u, 4);
-	if (fwrite(zero, 1, 12, o->f) != 12)
-		fatal("%s: %s", o->name, strerror(errno));
+	put_bytes(o, zero, 12);
 	for (m = 0; m < nmodules; m++) {
 		const struct module *mod = &modules[m];
 		const char *name = mod->recorded ? mod->recorded :
@@ -242,10 +242,8 @@ static void put_extension(struct out *o)
 		put_host(o, mod->load_bias, 8);
 		put_host(o, n, 4);
 		put_host(o, mod->build_id_len, 4);
-		if (fwrite(name, 1, n, o->f) != n ||
-		    fwrite(mod->build_id, 1, mod->build_id_len, o->f) !=
-		    mod->build_id_len)
-			fatal("%s: %s", o->name, strerror(errno));
+		put_bytes(o, name, n);
+		put_bytes(o, mod->build_id, mod->build_id_len);
 	}
 	for (i = 0; i < num_hist_records; i++) {
 		const struct hist_record *r = &hist_records[i];

@@ -20,6 +20,7 @@
 #ifndef GPROF_GPROF_H
 #define GPROF_GPROF_H
 
+#include <gelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -145,6 +146,7 @@ struct module {
 	bool absolute;		/* stands for addresses in no module */
 	bool loaded;		/* its symbols were read */
 	char *why;		/* why not, one line, when !loaded */
+	char *label;		/* "<name>", its one symbol, when !loaded */
 	uint64_t text_low, text_high;	/* unified [) of its .text */
 	uint64_t hist_low, hist_high;	/* unified [) its histograms cover */
 	uint64_t exec_low, exec_high;	/* unified [) of its code segments */
@@ -284,9 +286,18 @@ extern bool first_output;	/* no section printed yet (form feeds) */
 /* Prints "gprof: <fmt>\n" on stderr and exits 1. */
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 						 noreturn));
+/*
+ * The fuzz targets' way out of fatal(): when set, it is called with the
+ * message instead, and must not return (a longjmp back to the target,
+ * which then frees everything with the *_reset() functions).
+ */
+extern void (*fatal_hook)(const char *message);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+/* @n * @size bytes, fatal when the product overflows (counts from files). */
+void *xmallocarray(size_t n, size_t size);
+void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 
 /* ---- names (names.c) ---- */
@@ -369,12 +380,37 @@ unsigned int module_outside(void);
 void gmon_check_match(const char *name);
 /* Forgets every profile read so far (the fuzz target parses many). */
 void profile_reset(void);
+/*
+ * The fuzz targets load many files in one process: after
+ * profile_reset(), these free in turn the DWARF and source files
+ * (lines_reset), the ELF files and the symbol table (core_reset), and
+ * the module table and the loaded profile files (modules_reset).
+ */
+void lines_reset(void);
+void core_reset(void);
+void modules_reset(void);
 /* Reads a file with gmon_parse; any problem is fatal. */
 void gmon_out_read(const char *path);
 /* -s: writes gmon.sum. */
 void gmon_out_write(const char *path);
 
 /* ---- ELF (symtab.c) ---- */
+
+/* A symbol table section whose header was checked against its file. */
+struct elf_symbols {
+	Elf_Data *data;		/* the entries, all inside the file */
+	size_t count;		/* entries, the null entry 0 included */
+	size_t strndx;		/* its string table, which exists */
+	const char *str_end;	/* the end of that string table's bytes */
+};
+
+/*
+ * Reads symbol table section @scn of @elf: entries of the ELF class's
+ * size, a section wholly inside the file, a string table that exists.
+ * Returns NULL, or why the header lies (one line without the file name).
+ */
+const char *elf_symbols_read(Elf *elf, Elf_Scn *scn,
+			     struct elf_symbols *out);
 
 /* Reads the executable (module 0) and every module the profile named. */
 void core_init(const char *a_out);

@@ -187,7 +187,8 @@ static void dmod_index_cus(struct dmod *d)
 		}
 		d->ncus++;
 	}
-	qsort(d->spans, d->nspans, sizeof(*d->spans), cmp_span);
+	if (d->nspans)	/* qsort's base must not be NULL, even for 0 */
+		qsort(d->spans, d->nspans, sizeof(*d->spans), cmp_span);
 	d->cu_first = xcalloc(d->ncus + 1, sizeof(*d->cu_first));
 	d->by_cu = xmalloc((d->nspans ? d->nspans : 1) * sizeof(*d->by_cu));
 	for (i = 0; i < d->nspans; i++) {
@@ -535,24 +536,16 @@ static int cmp_esym(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* The .symtab of @elf: its data and entry count, or NULL. */
-static Elf_Data *elf_symtab(Elf *elf, size_t *n, size_t *strndx)
+/* The .symtab of @elf, checked against the file; false if none. */
+static bool elf_symtab(Elf *elf, struct elf_symbols *es)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	Elf_Data *data;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !sh.sh_entsize)
-			return NULL;
-		*n = sh.sh_size / sh.sh_entsize;
-		*strndx = sh.sh_link;
-		return data;
-	}
-	return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return !elf_symbols_read(elf, scn, es);
+	return false;
 }
 
 /* Reads .text's bounds and its function-like ELF symbols. */
@@ -561,8 +554,8 @@ static bool line_ctx_elf(struct line_ctx *c)
 	Dwarf_Addr bias;
 	Elf *elf;
 	Elf_Scn *scn = NULL;
-	Elf_Data *data;
-	size_t shstrndx, strndx, cap = 0, i, n;
+	struct elf_symbols es = { 0 };
+	size_t shstrndx, cap = 0, i;
 	bool have_text = false;
 
 	if (!c->d->mod)
@@ -586,13 +579,15 @@ static bool line_ctx_elf(struct line_ctx *c)
 	}
 	if (!have_text)
 		return false;
-	data = elf_symtab(elf, &n, &strndx);
-	for (i = 1; data && i < n; i++) {
+	if (!elf_symtab(elf, &es))
+		es.count = 0;
+	for (i = 1; i < es.count; i++) {
 		GElf_Sym st;
 		int type;
 		const char *name;
 
-		if (!gelf_getsym(data, i, &st) || st.st_shndx != c->text_shndx)
+		if (!gelf_getsym(es.data, i, &st) ||
+		    st.st_shndx != c->text_shndx)
 			continue;
 		type = GELF_ST_TYPE(st.st_info);
 		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
@@ -603,7 +598,7 @@ static bool line_ctx_elf(struct line_ctx *c)
 		    GELF_ST_BIND(st.st_info) == STB_LOCAL &&
 		    GELF_ST_VISIBILITY(st.st_other) == STV_HIDDEN)
 			continue;
-		name = elf_strptr(elf, strndx, st.st_name);
+		name = elf_strptr(elf, es.strndx, st.st_name);
 		if (!name)
 			continue;
 		if (c->nesyms == cap) {
@@ -618,7 +613,8 @@ static bool line_ctx_elf(struct line_ctx *c)
 			.order = c->nesyms,
 		};
 	}
-	qsort(c->esyms, c->nesyms, sizeof(*c->esyms), cmp_esym);
+	if (c->nesyms)
+		qsort(c->esyms, c->nesyms, sizeof(*c->esyms), cmp_esym);
 	return true;
 }
 
@@ -847,8 +843,10 @@ static void module_line_syms(unsigned int m)
 		breaks_add(&b, &c, c.esyms[i].addr);
 		breaks_add(&b, &c, c.esyms[i].addr + c.esyms[i].size);
 	}
-	qsort(b.a, b.n, sizeof(*b.a), cmp_u64);
-	qsort(c.funcs, c.nfuncs, sizeof(*c.funcs), cmp_dfunc);
+	if (b.n)	/* qsort's base must not be NULL, even for 0 */
+		qsort(b.a, b.n, sizeof(*b.a), cmp_u64);
+	if (c.nfuncs)
+		qsort(c.funcs, c.nfuncs, sizeof(*c.funcs), cmp_dfunc);
 
 	for (i = 0; i < b.n; i++) {
 		uint64_t addr = b.a[i];
@@ -970,6 +968,39 @@ void core_create_line_syms(void)
 	symtab = ltab;
 }
 
+void lines_reset(void)
+{
+	struct source_file *sf, *next;
+	unsigned int m;
+	size_t i;
+
+	for (m = 0; m < ndmods; m++) {
+		struct dmod *d = &dmods[m];
+
+		for (i = 0; i < d->ncus; i++)
+			free(d->cus[i].pl.files);
+		free(d->cus);
+		free(d->spans);
+		free(d->by_cu);
+		free(d->cu_first);
+		if (d->dwfl)
+			dwfl_end(d->dwfl);
+	}
+	free(dmods);
+	dmods = NULL;
+	ndmods = 0;
+	for (sf = first_src_file; sf; sf = next) {
+		next = sf->next;
+		free((char *)sf->name);
+		free(sf->line);
+		free(sf);
+	}
+	first_src_file = NULL;
+	free(sf_hash);
+	sf_hash = NULL;
+	sf_hash_size = sf_count = 0;
+}
+
 struct source_file *source_file_lookup_name(const char *filename)
 {
 	struct source_file *sf;
@@ -1015,17 +1046,18 @@ size_t source_files_gnu_order(struct source_file ***out)
 		struct dmod *d = dmod_get(m);
 		Dwarf_Addr bias;
 		Elf *elf;
-		Elf_Data *data = NULL;
-		size_t k, ns, strndx;
+		struct elf_symbols es = { 0 };
+		size_t k;
 
-		if (d && (elf = dwfl_module_getelf(d->mod, &bias)))
-			data = elf_symtab(elf, &ns, &strndx);
-		for (k = 1; data && k < ns; k++) {
+		if (!d || !(elf = dwfl_module_getelf(d->mod, &bias)) ||
+		    !elf_symtab(elf, &es))
+			es.count = 0;
+		for (k = 1; k < es.count; k++) {
 			GElf_Sym st;
 			uint64_t addr;
 			struct sym *s;
 
-			if (!gelf_getsym(data, k, &st) ||
+			if (!gelf_getsym(es.data, k, &st) ||
 			    st.st_shndx == SHN_UNDEF ||
 			    GELF_ST_TYPE(st.st_info) == STT_SECTION ||
 			    GELF_ST_TYPE(st.st_info) == STT_FILE)

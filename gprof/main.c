@@ -49,10 +49,21 @@ static const char *const default_excluded[] = {
 	"__mcleanup", NULL
 };
 
+void (*fatal_hook)(const char *message);
+
 void fatal(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (fatal_hook) {
+		char message[512];
+
+		va_start(ap, fmt);
+		vsnprintf(message, sizeof(message), fmt, ap);
+		va_end(ap);
+		fatal_hook(message);
+		abort();	/* the hook must not return */
+	}
 	fflush(stdout);
 	fprintf(stderr, "%s: ", whoami);
 	va_start(ap, fmt);
@@ -86,6 +97,24 @@ void *xrealloc(void *p, size_t n)
 	if (!p)
 		fatal("out of memory (%zu bytes)", n);
 	return p;
+}
+
+/*
+ * @n elements of @size bytes: a count read from a file must not wrap
+ * the product into a small allocation that the elements then overrun.
+ */
+void *xreallocarray(void *p, size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes))
+		fatal("out of memory (%zu x %zu bytes)", n, size);
+	return xrealloc(p, bytes);
+}
+
+void *xmallocarray(size_t n, size_t size)
+{
+	return xreallocarray(NULL, n, size);
 }
 
 char *xstrdup(const char *s)
@@ -498,6 +527,7 @@ int main(int argc, char **argv)
 	if (multi_module &&
 	    (output_style & (STYLE_FLAT_PROFILE | STYLE_CALL_GRAPH)))
 		modules_print();
+	free(cg);
 
 	if (fflush(stdout) || ferror(stdout))
 		fatal("standard output: %s", strerror(errno));

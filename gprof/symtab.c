@@ -33,9 +33,12 @@ struct core_module {
 	int fd;
 	uint64_t text_lo, text_hi;	/* link-time .text */
 	const unsigned char *text;	/* -c: the .text bytes */
+	struct elf_symbols syms;	/* data NULL: no symbol table */
 };
 
 static struct core_module *core;
+static unsigned int ncore;	/* modules when core_init() ran */
+static size_t sym_cap;		/* symtab.base's room */
 
 static char *why_text(const char *fmt, const char *arg)
 {
@@ -70,6 +73,112 @@ static bool find_build_id(Elf *elf, const unsigned char **id, size_t *len)
 		}
 	}
 	return false;
+}
+
+/* True when section @sh's bytes lie in @elf's file (of *@file_size). */
+static bool section_in_file(Elf *elf, const GElf_Shdr *sh, size_t *file_size)
+{
+	if (!elf_rawfile(elf, file_size))
+		*file_size = 0;
+	return sh->sh_type == SHT_NOBITS || sh->sh_type == SHT_NULL ||
+	       (sh->sh_offset <= *file_size &&
+		sh->sh_size <= *file_size - sh->sh_offset);
+}
+
+const char *elf_symbols_read(Elf *elf, Elf_Scn *scn, struct elf_symbols *out)
+{
+	static char why[160];
+	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT), file_size;
+	GElf_Shdr sh, strsh;
+	Elf_Scn *strscn;
+	Elf_Data *strs;
+
+	memset(out, 0, sizeof(*out));
+	if (!gelf_getshdr(scn, &sh) || !entsize)
+		return elf_errmsg(-1);
+	if (sh.sh_entsize != entsize) {
+		snprintf(why, sizeof(why),
+			 "corrupt symbol table: its entry size is %llu, not %zu",
+			 (unsigned long long)sh.sh_entsize, entsize);
+		return why;
+	}
+	if (!section_in_file(elf, &sh, &file_size)) {
+		snprintf(why, sizeof(why),
+			 "corrupt symbol table: %llu bytes at offset %llu, past the end of the file (%zu bytes)",
+			 (unsigned long long)sh.sh_size,
+			 (unsigned long long)sh.sh_offset, file_size);
+		return why;
+	}
+	out->data = elf_getdata(scn, NULL);
+	if (!out->data || out->data->d_size > sh.sh_size) {
+		snprintf(why, sizeof(why), "corrupt symbol table: %s",
+			 elf_errmsg(-1));
+		out->data = NULL;
+		return why;
+	}
+	strscn = elf_getscn(elf, sh.sh_link);
+	strs = strscn && gelf_getshdr(strscn, &strsh) &&
+	       strsh.sh_type == SHT_STRTAB ? elf_getdata(strscn, NULL) : NULL;
+	if (!strs || !strs->d_buf) {
+		snprintf(why, sizeof(why),
+			 "corrupt symbol table: its string table (section %u) is missing or unreadable",
+			 (unsigned int)sh.sh_link);
+		out->data = NULL;
+		return why;
+	}
+	out->count = out->data->d_size / entsize;
+	out->strndx = sh.sh_link;
+	out->str_end = (const char *)strs->d_buf + strs->d_size;
+	return NULL;
+}
+
+/* Why no section of @elf may be trusted, or NULL when all lie in it. */
+static const char *elf_sections_in_file(Elf *elf)
+{
+	static char why[160];
+	Elf_Scn *scn = NULL;
+	size_t file_size;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			return elf_errmsg(-1);
+		if (!section_in_file(elf, &sh, &file_size)) {
+			snprintf(why, sizeof(why),
+				 "section %zu (%llu bytes at offset %llu) extends past the end of the file (%zu bytes)",
+				 elf_ndxscn(scn), (unsigned long long)sh.sh_size,
+				 (unsigned long long)sh.sh_offset, file_size);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Checks module @m's sections and its symbol table (.dynsym stands in
+ * for a stripped library) against its file.  Returns NULL when they
+ * hold, also when it has no symbol table.
+ */
+static const char *module_symbols(unsigned int m)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL, *use = NULL;
+	const char *why;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(core[m].elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			use = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dyn = scn;
+	}
+	if (!use && m != 0 && dyn)
+		use = dyn;
+	why = elf_sections_in_file(core[m].elf);
+	if (why || !use)
+		return why;
+	return elf_symbols_read(core[m].elf, use, &core[m].syms);
 }
 
 /*
@@ -108,7 +217,9 @@ static const char *open_module(unsigned int m, const char *path)
 		name = elf_strptr(cm->elf, shstrndx, sh.sh_name);
 		if (name && !strcmp(name, ".text")) {
 			cm->text_lo = sh.sh_addr;
-			cm->text_hi = sh.sh_addr + sh.sh_size;
+			if (__builtin_add_overflow(sh.sh_addr, sh.sh_size,
+						   &cm->text_hi))
+				return "its .text section ends past 2^64 (corrupt section header)";
 			text = true;
 			break;
 		}
@@ -149,6 +260,7 @@ void core_init(const char *a_out)
 	if (function_mapping_file)
 		read_function_mappings(function_mapping_file);
 	core = xcalloc(nmodules, sizeof(*core));
+	ncore = nmodules;
 	for (m = 0; m < nmodules; m++) {
 		struct module *mod = &modules[m];
 		const char *why;
@@ -159,6 +271,10 @@ void core_init(const char *a_out)
 		mod->path = xstrdup(m == 0 ? a_out : mod->recorded);
 		why = open_module(m, mod->path);
 		if (!why) {
+			why = module_symbols(m);
+			/* A file that lies about its sizes is not skipped. */
+			if (why)
+				fatal("%s: %s", mod->path, why);
 			mod->loaded = true;
 			continue;
 		}
@@ -174,6 +290,24 @@ void core_init(const char *a_out)
 	}
 }
 
+void core_reset(void)
+{
+	unsigned int m;
+
+	for (m = 0; m < ncore; m++) {
+		if (core[m].elf)
+			elf_end(core[m].elf);
+		if (core[m].fd >= 0)
+			close(core[m].fd);
+	}
+	free(core);
+	core = NULL;
+	ncore = 0;
+	free(symtab.base);
+	symtab.base = NULL;
+	symtab.len = sym_cap = 0;
+}
+
 uint64_t core_text_end(unsigned int m)
 {
 	if (m < nmodules && modules[m].loaded)
@@ -187,7 +321,7 @@ void core_get_text_space(void)
 {
 	unsigned int m;
 
-	for (m = 0; m < nmodules; m++) {
+	for (m = 0; m < ncore; m++) {
 		struct core_module *cm = &core[m];
 		Elf_Scn *scn = NULL;
 		size_t shstrndx;
@@ -220,7 +354,8 @@ const unsigned char *core_text(uint64_t lo, uint64_t hi)
 	unsigned int m = ADDR_MODULE(lo);
 	struct core_module *cm;
 
-	if (m >= nmodules || ADDR_MODULE(hi - 1) != m || hi < lo)
+	/* Modules named after core_init() (no module) have no file. */
+	if (m >= ncore || ADDR_MODULE(hi - 1) != m || hi < lo)
 		return NULL;
 	cm = &core[m];
 	if (!cm->text || ADDR_LINK(lo) < cm->text_lo ||
@@ -315,75 +450,43 @@ static int sym_class(Elf *elf, const GElf_Sym *s, const char *name,
 	return 't';
 }
 
-static size_t sym_cap;
-
 static struct sym *sym_new(void)
 {
 	struct sym *s;
 
 	if (symtab.len == sym_cap) {
 		sym_cap = sym_cap ? sym_cap * 2 : 4096;
-		symtab.base = xrealloc(symtab.base, sym_cap * sizeof(*s));
+		symtab.base = xreallocarray(symtab.base, sym_cap, sizeof(*s));
 	}
 	s = &symtab.base[symtab.len++];
 	memset(s, 0, sizeof(*s));
 	return s;
 }
 
-/* Module @m's symbol table; .dynsym stands in for a stripped library. */
-static Elf_Scn *symbol_section(unsigned int m, GElf_Shdr *ush)
-{
-	Elf_Scn *scn = NULL, *dyn = NULL, *use = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(core[m].elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			use = scn;
-		else if (sh.sh_type == SHT_DYNSYM)
-			dyn = scn;
-	}
-	if (!use && m != 0 && dyn)
-		use = dyn;
-	if (!use || !gelf_getshdr(use, ush) || !ush->sh_entsize)
-		return NULL;
-	return use;
-}
-
 /* Reads module @m's symbols. */
 static size_t module_syms(unsigned int m)
 {
+	const struct elf_symbols *es = &core[m].syms;
 	Elf *elf = core[m].elf;
-	Elf_Scn *use;
-	GElf_Shdr ush;
-	Elf_Data *d, *strs;
-	const char *limit;
-	size_t before = symtab.len, i, n;
+	size_t before = symtab.len, i;
 
-	use = symbol_section(m, &ush);
-	if (!use)
-		return 0;
-	d = elf_getdata(use, NULL);
-	strs = elf_getdata(elf_getscn(elf, ush.sh_link), NULL);
-	if (!d || !strs)
-		return 0;
-	limit = (const char *)strs->d_buf + strs->d_size;
-	n = ush.sh_size / ush.sh_entsize;
-	for (i = 1; i < n; i++) {
+	for (i = 1; es->data && i < es->count; i++) {
 		const struct function_map *map;
-		GElf_Sym es;
+		GElf_Sym sym;
 		const char *name;
 		struct sym *s;
 		bool func;
 		int cls;
 
-		if (!gelf_getsym(d, i, &es))
+		if (!gelf_getsym(es->data, i, &sym))
 			continue;
-		name = elf_strptr(elf, ush.sh_link, es.st_name);
+		/* Past its window it would be another module's address. */
+		if ((m || multi_module) && sym.st_value > ADDR_LINK(~0ull))
+			continue;
+		name = elf_strptr(elf, es->strndx, sym.st_name);
 		if (!name)
 			continue;
-		cls = sym_class(elf, &es, name, limit, &func);
+		cls = sym_class(elf, &sym, name, es->str_end, &func);
 		if (!cls)
 			continue;
 		/* -R: a mapped file is one symbol, at its first function. */
@@ -391,7 +494,7 @@ static size_t module_syms(unsigned int m)
 		if (map && !map->is_first)
 			continue;
 		s = sym_new();
-		s->addr = MODULE_BASE(m) + es.st_value;
+		s->addr = MODULE_BASE(m) + sym.st_value;
 		s->name = map ? map->file_name : name;
 		s->module = m;
 		s->is_func = func;
@@ -416,6 +519,8 @@ static void module_placeholder(unsigned int m)
 	n = strlen(base) + 3;
 	name = xmalloc(n);
 	snprintf(name, n, "<%s>", base);
+	free(mod->label);
+	mod->label = name;
 	s = sym_new();
 	s->addr = mod->hist_low;
 	s->end_addr = mod->hist_high - 1;
@@ -428,19 +533,20 @@ static void module_placeholder(unsigned int m)
 void core_create_function_syms(void)
 {
 	unsigned int m;
-	size_t total = nmodules;	/* one placeholder each at most */
+	size_t total = ncore;	/* one placeholder each at most */
 
-	/* One allocation of the right size: no copies while growing. */
-	for (m = 0; m < nmodules; m++) {
-		GElf_Shdr sh;
-
-		if (core[m].elf && symbol_section(m, &sh))
-			total += sh.sh_size / sh.sh_entsize;
-	}
-	symtab.base = xrealloc(symtab.base, total * sizeof(*symtab.base));
+	/*
+	 * One allocation of the right size: no copies while growing.  The
+	 * counts were checked against the files (elf_symbols_read()).
+	 */
+	for (m = 0; m < ncore; m++)
+		if (core[m].elf &&
+		    __builtin_add_overflow(total, core[m].syms.count, &total))
+			fatal("too many symbols in the load modules");
+	symtab.base = xreallocarray(symtab.base, total, sizeof(*symtab.base));
 	sym_cap = total;
 
-	for (m = 0; m < nmodules; m++) {
+	for (m = 0; m < ncore; m++) {
 		if (!core[m].elf) {
 			module_placeholder(m);
 			continue;
@@ -511,7 +617,7 @@ static int cmp_key(const void *lp, const void *rp)
 /* Puts t->base in address order, moving each symbol once. */
 static void sort_by_address(struct sym_table *t)
 {
-	struct sort_key *k = xmalloc(t->len * sizeof(*k));
+	struct sort_key *k = xmallocarray(t->len, sizeof(*k));
 	bool sorted = true;
 	size_t i;
 
@@ -576,10 +682,11 @@ void symtab_finalize(struct sym_table *t)
 	if (t->len >= UINT32_MAX)
 		fatal("too many symbols (%zu)", t->len);
 	sort_by_address(t);
-	prev = t->base[0].addr - 1;
+	prev = 0;
 	end = t->base + t->len;
 	for (src = dst = t->base; src < end; src++) {
-		if (src->addr == prev) {
+		/* A duplicate of the last symbol kept (none kept: none). */
+		if (dst > t->base && src->addr == prev) {
 			if (prefer(src, &dst[-1]))
 				dst[-1] = *src;
 			continue;
@@ -597,7 +704,11 @@ void symtab_finalize(struct sym_table *t)
 			prev = src->addr;
 		}
 	}
-	if (!dst[-1].end_addr)
+	/*
+	 * Every range can be empty: symbols past their module's .text,
+	 * finalized once (ends set) and again among -l's line symbols.
+	 */
+	if (dst > t->base && !dst[-1].end_addr)
 		dst[-1].end_addr = core_text_end(dst[-1].module) - 1;
 	t->len = dst - t->base;
 }

@@ -47,6 +47,13 @@ diag() {
 }
 
 tap_done() {
+	# Under a sanitizer build, any report of any run fails the suite.
+	if [ -n "${W:-}" ] && [ -s "$W/sanitizer-reports" ]; then
+		not_ok "no sanitizer report in any run ($(grep -c '^# run' "$W/sanitizer-reports") runs reported)" \
+			"$W/sanitizer-reports"
+	elif [ "${GPT_TAG:-}" = asan ]; then
+		ok "no sanitizer report in any run"
+	fi
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]
 }
@@ -89,6 +96,11 @@ run_one() {
 	(cd "$DIR" && exec timeout -k 2 "${RUN_TIMEOUT:-60}" "$_prog" "$@") \
 		>"$T/$_tag.out" 2>"$T/$_tag.err" </dev/null
 	echo $? >"$T/$_tag.rc"
+	if grep -q 'Sanitizer\|runtime error' "$T/$_tag.err"; then
+		{ echo "# run $_prog $*:"
+		  grep -m 5 -A 8 'ERROR\|runtime error' "$T/$_tag.err"
+		} >>"$W/sanitizer-reports"
+	fi
 }
 
 # Address of symbol $2 in executable $1, as 0x... (empty if none).

@@ -9,8 +9,11 @@
 #   run-export    --export=callgrind|dot|json against the text reports
 #   run-badinput  broken input: exit 1, one line naming the file; once
 #                 with ours and once with its ASan+UBSan build
-#   run-fuzz      the libFuzzer target of the gmon reader: the earlier
-#                 findings (fuzz-regress/), then GPT_FUZZ_TIME seconds
+#   run-fuzz      the libFuzzer targets of the gmon reader and of the ELF,
+#                 DWARF and multi-module readers: the earlier findings
+#                 (fuzz-regress*/), then GPT_FUZZ_TIME seconds in all;
+#                 `make fuzz-long FUZZ_SECONDS=N` runs them N seconds,
+#                 keeping the corpora in $(GPT_DIR)/fuzz-corpus
 # Work files go to $(GPT_DIR)/work-*.XXXXXX, kept only after a failure.
 # `make check-gprof GPROF=/usr/bin/gprof` runs it all against GNU itself,
 # which checks the harness (what only ours does is skipped then).
@@ -19,12 +22,12 @@ GPT_DIR := $(BUILD)/tests/gprof
 GPT_SRC := tests/gprof
 # The analyzer under test; the scripts take it from the environment.
 GPROF ?= $(abspath $(BUILD)/gprof/gprof)
-GPT_FUZZ_TIME ?= 45
+GPT_FUZZ_TIME ?= 80
 
 # -O1 -g PIE is the default build; the variants are named by suffix.
 GPT_PGFLAGS := -pg -O1 -g
 GPT_CORPUS := $(addprefix $(GPT_DIR)/,recur recur-nopie recur-fentry \
-	recur-O2 many sig clones cxx fwd back mm-main libmm.so)
+	recur-O2 many sig clones cxx fwd back nodebug mm-main libmm.so)
 
 $(GPT_DIR)/%: $(GPT_SRC)/corpus/%.c
 	@mkdir -p $(GPT_DIR)
@@ -56,6 +59,13 @@ $(GPT_DIR)/fwd $(GPT_DIR)/back: $(GPT_DIR)/%: $(GPT_SRC)/corpus/%.c
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(GPT_PGFLAGS) -fno-toplevel-reorder -o $@ $<
 
+# Code without -g, linked with a CU of data only, with -g.
+$(GPT_DIR)/nodebug: $(GPT_SRC)/corpus/nodebug.c $(GPT_SRC)/corpus/nodebug_data.c
+	@mkdir -p $(GPT_DIR)
+	$(CC) -pg -O1 -c -o $@.o $<
+	$(CC) -g -c -o $@-data.o $(GPT_SRC)/corpus/nodebug_data.c
+	$(CC) -pg -o $@ $@.o $@-data.o
+
 # The multi-module files name these two; they are never run.
 $(GPT_DIR)/libmm.so: $(GPT_SRC)/corpus/mm_lib.c
 	@mkdir -p $(GPT_DIR)
@@ -67,6 +77,11 @@ $(GPT_DIR)/mm-main: $(GPT_SRC)/corpus/mm_main.c $(GPT_DIR)/libmm.so
 $(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
+# Corrupt copies of the corpus ELF files (needs sizeof(struct sym)).
+$(GPT_DIR)/mkbadelf: $(GPT_SRC)/mkbadelf.c gprof/gprof.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(CPPFLAGS) -Igprof $(CFLAGS) -o $@ $<
 
 # The analyzer again, under AddressSanitizer and UBSan, for the bad input.
 GPROF_ASAN_DIR := $(BUILD)/gprof-asan
@@ -94,16 +109,19 @@ $(GPT_FUZZ_DIR)/%.o: gprof/%.c gprof/gprof.h
 	clang $(CPPFLAGS) -Igprof -I/usr/include/libiberty -std=gnu11 \
 		-D_GNU_SOURCE -Dmain=gprof_main $(GPT_FUZZ_FLAGS) -c -o $@ $<
 
-$(GPT_DIR)/fuzz_gmon: $(GPT_SRC)/fuzz_gmon.c $(GPT_FUZZ_OBJS) gprof/gprof.h
+# fuzz_gmon: the profile reader; fuzz_elf: the ELF and DWARF readers
+# and the multi-module reader (run-fuzz runs both).
+$(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
+		$(GPT_SRC)/fuzz_%.c $(GPT_FUZZ_OBJS) gprof/gprof.h
 	clang $(CPPFLAGS) -Igprof -std=gnu11 -D_GNU_SOURCE \
 		-DFUZZ_EXE='"$(abspath $(GPT_DIR)/recur)"' \
 		-O1 -g -fsanitize=fuzzer,address,undefined -o $@ \
-		$(GPT_SRC)/fuzz_gmon.c $(GPT_FUZZ_OBJS) $(GPROF_LIBS)
+		$(GPT_SRC)/fuzz_$*.c $(GPT_FUZZ_OBJS) $(GPROF_LIBS)
 
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
-	check-gprof-export \
-	check-gprof-badinput check-gprof-asan check-gprof-fuzz
-gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon
+	check-gprof-export check-gprof-badinput check-gprof-asan \
+	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
+gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
 GPT_ENV = GPROF=$(GPROF) GPT_BIN=$(abspath $(GPT_DIR)) \
 	GPT_SRC=$(abspath $(GPT_SRC)) GPT_ROOT=$(abspath .)
@@ -138,9 +156,35 @@ check-gprof-asan:
 	$(call GPT_CHECK,badinput-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
 		GPT_TAG=asan GPROF=$(abspath $(GPROF_ASAN_DIR)/gprof))
 
+# The GNU comparison and the multi-module suite under ASan+UBSan with
+# LeakSanitizer: a report exits 99 (ASan, LSan) or 98 (UBSan) and
+# writes to stderr, which fails the comparison with GNU.
+GPT_SAN_ENV = GPT_TAG=asan GPROF=$(abspath $(GPROF_ASAN_DIR)/gprof) \
+	ASAN_OPTIONS=detect_leaks=1:exitcode=99 \
+	UBSAN_OPTIONS=halt_on_error=1:exitcode=98:print_stacktrace=1
+
+check-gprof-oracle-asan:
+	$(call GPT_CHECK,oracle-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
+		$(GPT_SAN_ENV))
+
+check-gprof-multimod-asan:
+	$(call GPT_CHECK,multimod-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
+		$(GPT_SAN_ENV))
+
+GPT_FUZZERS := $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf
+
 check-gprof-fuzz:
-	$(call GPT_CHECK,fuzz,gprof-tests $(GPT_DIR)/fuzz_gmon,\
+	$(call GPT_CHECK,fuzz,gprof-tests $(GPT_FUZZERS),\
 		GPT_FUZZ_TIME=$(GPT_FUZZ_TIME))
+
+# The same for as long as asked (results in gprof-fuzz-long.tap).
+FUZZ_SECONDS ?= 3600
+.PHONY: fuzz-long
+fuzz-long:
+	@mkdir -p $(GPT_DIR)/fuzz-corpus
+	$(call GPT_CHECK,fuzz-long,gprof-tests $(GPT_FUZZERS),\
+		GPT_FUZZ_TIME=$(FUZZ_SECONDS) \
+		GPT_FUZZ_CORPUS=$(abspath $(GPT_DIR)/fuzz-corpus))
 
 # Every part runs even when an earlier one failed.  The analyzer is
 # built first but no part depends on it: with GPROF=/usr/bin/gprof the
@@ -152,4 +196,6 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-export
 	-@$(MAKE) --no-print-directory check-gprof-badinput
 	-@$(MAKE) --no-print-directory check-gprof-asan
+	-@$(MAKE) --no-print-directory check-gprof-oracle-asan
+	-@$(MAKE) --no-print-directory check-gprof-multimod-asan
 	-@$(MAKE) --no-print-directory check-gprof-fuzz

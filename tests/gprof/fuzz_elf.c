@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libFuzzer target for the analyzer's ELF and DWARF readers: each input
+ * is an ELF file (the seeds are the corpus's -pg programs and library),
+ * written to a memfd and loaded as the analyzer loads a program:
+ *
+ *   - as a library in a multi-module profile: an extension file naming
+ *     the corpus program (FUZZ_EXE) as module 0 and the input as module
+ *     1 goes through gmon_load_files(), the multi-module reader, before
+ *     core_init() reads both; or as the executable of a GNU gmon.out;
+ *   - then its function symbols (or with -l its line symbols), a profile
+ *     with a histogram over its .text and arcs between its symbols,
+ *     the histogram's assignment, the call graph (with -c, the scan of
+ *     its code for calls), and the source file and line of every symbol
+ *     from its DWARF.
+ *
+ * The input's last byte picks the way: bit 0 library (else executable),
+ * bit 1 -l, bit 2 -c.  A file the analyzer refuses must go through
+ * fatal(), whose message must name it; a crash, a sanitizer report, a
+ * leak or a hang is a finding.  fatal() comes back here through
+ * fatal_hook, and the *_reset() functions free what was loaded.
+ */
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gprof.h"
+
+#ifndef FUZZ_EXE
+#define FUZZ_EXE "build/tests/gprof/recur"
+#endif
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *exe;
+static int elf_fd = -1, prof_fd = -1;
+static char elf_path[64], prof_path[64];
+static jmp_buf back;
+
+static void fatal_back(const char *message)
+{
+	/* The file at fault must be named (a module's, the input's). */
+	if (!strstr(message, "/proc/self/fd/") && !strstr(message, exe) &&
+	    strncmp(message, "out of memory", 13) &&
+	    strncmp(message, "too many", 8)) {
+		fprintf(stderr, "fatal() without a file name: %s\n", message);
+		abort();
+	}
+	longjmp(back, 1);
+}
+
+static int memfd(const char *name, char *path, size_t len)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0) {
+		perror("memfd_create");
+		exit(2);
+	}
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+static void fill(int fd, const void *buf, size_t len)
+{
+	if (ftruncate(fd, 0) || ftruncate(fd, len) ||
+	    pwrite(fd, buf, len, 0) != (ssize_t)len) {
+		perror("memfd");
+		exit(2);
+	}
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	exe = getenv("FUZZ_ELF_EXE");
+	if (!exe)
+		exe = FUZZ_EXE;
+	elf_fd = memfd("fuzz-elf", elf_path, sizeof(elf_path));
+	prof_fd = memfd("fuzz-profile", prof_path, sizeof(prof_path));
+	fatal_hook = fatal_back;
+	/* The reports are not printed; stderr keeps the warnings. */
+	unsetenv("DEBUGINFOD_URLS");
+	return 0;
+}
+
+/* ---- profiles written for the loaded symbols ---- */
+
+struct buf {
+	unsigned char b[8192];
+	size_t n;
+};
+
+/* @v in @n bytes, big-endian when @big (GNU files), else host order. */
+static void put(struct buf *o, uint64_t v, unsigned int n, bool big)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && o->n < sizeof(o->b); i++)
+		o->b[o->n++] = v >> (8 * (big ? n - 1 - i : i));
+}
+
+static void put_bytes(struct buf *o, const void *p, size_t n)
+{
+	if (n > sizeof(o->b) - o->n)
+		n = sizeof(o->b) - o->n;
+	memcpy(o->b + o->n, p, n);
+	o->n += n;
+}
+
+static void ext_header(struct buf *o)
+{
+	put_bytes(o, "gmon", 4);
+	put(o, 0x53500001u, 4, false);
+	put(o, 0, 8, false);
+	put(o, 0, 4, false);
+}
+
+static void ext_module(struct buf *o, uint32_t index, bool is_main,
+		       const char *path)
+{
+	put(o, 1, 4, false);
+	put(o, 24 + strlen(path), 8, false);
+	put(o, index, 4, false);
+	put(o, is_main, 4, false);
+	put(o, is_main ? 0x555555554000 : 0x7f0000000000, 8, false);
+	put(o, strlen(path), 4, false);
+	put(o, 0, 4, false);
+	put_bytes(o, path, strlen(path));
+}
+
+/* Some symbols' addresses, spread over the table (0 when none). */
+static uint64_t pick(size_t k)
+{
+	return symtab.len ? symtab.base[(k * 7 + 3) % symtab.len].addr : 0;
+}
+
+/* Module 1's histogram over its .text and arcs into and inside it. */
+static void ext_profile(struct buf *o)
+{
+	const struct module *mod = &modules[1];
+	uint64_t lo = ADDR_LINK(mod->text_low), hi = ADDR_LINK(mod->text_high);
+	uint64_t bins = 32, i;
+
+	ext_header(o);
+	ext_module(o, 0, true, exe);
+	ext_module(o, 1, false, elf_path);
+	if (mod->loaded && hi > lo) {
+		put(o, 2, 4, false);
+		put(o, 48 + 4 * bins, 8, false);
+		put(o, 1, 4, false);
+		put(o, 4, 4, false);
+		put(o, 0x10000, 4, false);
+		put(o, 0, 4, false);
+		put(o, 10000000, 8, false);
+		put(o, lo, 8, false);
+		put(o, hi, 8, false);
+		put(o, bins, 8, false);
+		for (i = 0; i < bins; i++)
+			put(o, i * 3 + 1, 4, false);
+	}
+	put(o, 3, 4, false);
+	put(o, 8 + 16 * 32, 8, false);
+	put(o, 16, 8, false);
+	for (i = 0; i < 16; i++) {
+		uint64_t from = pick(i), self = pick(i * 5 + 1);
+
+		put(o, ADDR_MODULE(from) == 1, 4, false);
+		put(o, ADDR_MODULE(self) == 1, 4, false);
+		put(o, ADDR_LINK(from) + 1, 8, false);
+		put(o, ADDR_LINK(self), 8, false);
+		put(o, i + 1, 8, false);
+	}
+}
+
+/* A GNU gmon.out for the input as the executable. */
+static void gnu_profile(struct buf *o)
+{
+	const struct module *mod = &modules[0];
+	unsigned int ps = gmon_ptr_size, bins = 64, i;
+	bool big = gmon_big_endian;
+
+	put_bytes(o, "gmon", 4);
+	put(o, 1, 4, big);
+	put(o, 0, 8, false);
+	put(o, 0, 4, false);
+	if (mod->text_high > mod->text_low) {
+		put(o, 0, 1, false);
+		put(o, mod->text_low, ps, big);
+		put(o, mod->text_high, ps, big);
+		put(o, bins, 4, big);
+		put(o, 100, 4, big);
+		put_bytes(o, "seconds\0\0\0\0\0\0\0\0s", 16);
+		for (i = 0; i < bins; i++)
+			put(o, i % 5, 2, big);
+	}
+	for (i = 0; i < 16; i++) {
+		put(o, 1, 1, false);
+		put(o, pick(i) + 1, ps, big);
+		put(o, pick(i * 5 + 1), ps, big);
+		put(o, i + 1, 4, big);
+	}
+}
+
+/* What main() does with the symbols, without printing the reports. */
+static void analyze(bool as_library)
+{
+	static struct buf o;
+	char err[512];
+	struct sym **cg;
+	size_t i;
+
+	o.n = 0;
+	if (as_library)
+		ext_profile(&o);
+	else
+		gnu_profile(&o);
+	if (gmon_parse(o.b, o.n, "fuzz.out", err, sizeof(err)))
+		return;
+	if (!as_library)
+		gmon_check_match(elf_path);
+	if (gmon_input & INPUT_HISTOGRAM)
+		hist_assign_samples();
+	cg = cg_assemble();
+	free(cg);
+	for (i = 0; i < symtab.len; i++)
+		sym_source(&symtab.base[i]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	unsigned int how = size ? data[size - 1] : 0;
+	bool as_library = how & 1;
+	static struct buf o;
+	const char *name;
+
+	fill(elf_fd, data, size);
+	line_granularity = how & 2;
+	ignore_direct_calls = how & 4;
+	if (!setjmp(back)) {
+		if (as_library) {
+			/* The module records, read before the symbols. */
+			o.n = 0;
+			ext_header(&o);
+			ext_module(&o, 0, true, exe);
+			ext_module(&o, 1, false, elf_path);
+			fill(prof_fd, o.b, o.n);
+			name = prof_path;
+			gmon_load_files(&name, 1);
+		}
+		a_out_name = as_library ? exe : elf_path;
+		core_init(a_out_name);
+		if (ignore_direct_calls)
+			core_get_text_space();
+		if (line_granularity)
+			core_create_line_syms();
+		else
+			core_create_function_syms();
+		analyze(as_library);
+	}
+	profile_reset();
+	lines_reset();
+	core_reset();
+	modules_reset();
+	return 0;
+}
