@@ -25,6 +25,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/math64.h>
+#include <linux/moduleparam.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/sched/task_stack.h>
@@ -33,6 +34,25 @@
 #include "sprofil.h"
 
 static struct tracepoint *exit_tp;
+
+/* Exits of profiled threads seen, and periods filed from carried time. */
+static atomic64_t exits_seen = ATOMIC64_INIT(0);
+static atomic64_t periods_carried = ATOMIC64_INIT(0);
+
+static int get_counter(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(kp->arg));
+}
+
+static const struct kernel_param_ops counter_ops = {
+	.get = get_counter,
+};
+
+module_param_cb(exits_seen, &counter_ops, &exits_seen, 0444);
+MODULE_PARM_DESC(exits_seen, "exits of profiled threads");
+module_param_cb(periods_carried, &counter_ops, &periods_carried, 0444);
+MODULE_PARM_DESC(periods_carried,
+		 "samples filed from the unfinished periods of exited threads");
 
 /* Adds @ns to the carry and takes whole periods out of it. */
 static u32 carry_periods(atomic64_t *carry, s64 ns, u64 period)
@@ -53,7 +73,9 @@ static void credit_leftover(struct perf_event *event, struct pt_regs *regs)
 	struct sprofil_session *s = event->overflow_handler_context;
 	u64 period = event->hw.sample_period, value;
 	s64 left;
+	u32 n;
 
+	atomic64_inc(&exits_seen);
 	/*
 	 * perf_event_read_local() refuses inherited counters; this one is
 	 * the exiting thread's own, active on this CPU with IRQs off, which
@@ -67,8 +89,9 @@ static void credit_leftover(struct perf_event *event, struct pt_regs *regs)
 	/* hw.freq_count_stamp: the count at the last sample (sampler.c). */
 	left = value - event->hw.freq_count_stamp;
 	event->hw.freq_count_stamp = value;
-	sprofil_file_samples(event, regs,
-			     carry_periods(&s->carry_ns, left, period));
+	n = carry_periods(&s->carry_ns, left, period);
+	atomic64_add(n, &periods_carried);
+	sprofil_file_samples(event, regs, n);
 }
 
 /*

@@ -40,6 +40,7 @@ static void test_short_threads_are_accounted(void **state)
 	pthread_t th[AT_ONCE];
 	uint64_t period = PERIOD_NS, in_a;
 	double u0, u1, ratio;
+	long exits0, carried0;
 	int fd = kt_open(), i, j;
 
 	(void)state;
@@ -49,6 +50,8 @@ static void test_short_threads_are_accounted(void **state)
 	r[1] = kt_region(buf, 4, 0, 2);		/* overflow bin */
 	assert_int_equal(kt_start(fd, r, 2, SPROFIL_UINT, &period), 0);
 	assert_int_equal(kt_status(fd, &st0), 0);
+	exits0 = kt_module_param("exits_seen");
+	carried0 = kt_module_param("periods_carried");
 	u0 = kt_user_seconds();
 	for (i = 0; i < NTHREADS; i += AT_ONCE) {
 		for (j = 0; j < AT_ONCE; j++)
@@ -67,6 +70,9 @@ static void test_short_threads_are_accounted(void **state)
 		      (unsigned long long)(st1.samples - st0.samples),
 		      period / 1e6, ratio, (unsigned long long)in_a,
 		      (unsigned long long)(st1.misses - st0.misses));
+	print_message("# exits of profiled threads seen %ld, periods carried %ld\n",
+		      kt_module_param("exits_seen") - exits0,
+		      kt_module_param("periods_carried") - carried0);
 	assert_true(ratio > 0.9 && ratio < 1.1);
 	close(fd);
 }
