@@ -138,15 +138,10 @@ MODULE_PARM_DESC(sessions, "processes with a profiling session");
 
 static int __init sprofil_init(void)
 {
-	int err = sprofil_leftover_init();
+	int err = misc_register(&sprofil_dev);
 
 	if (err)
-		return err;
-	err = misc_register(&sprofil_dev);
-	if (err) {
 		pr_err("cannot register /dev/sprofil: %d\n", err);
-		sprofil_leftover_exit();
-	}
 	return err;
 }
 
@@ -158,7 +153,6 @@ static void __exit sprofil_exit(void)
 {
 	misc_deregister(&sprofil_dev);
 	sprofil_sessions_destroy();
-	sprofil_leftover_exit();
 }
 
 module_init(sprofil_init);

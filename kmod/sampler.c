@@ -85,17 +85,17 @@ static u32 periods_elapsed(struct perf_event *event)
 	return min_t(u64, n, U32_MAX);
 }
 
-/*
- * Files @n periods of the current thread at user PC @regs; runs with IRQs
- * off (the sampling handler, or a thread's exit).
- */
-void sprofil_file_samples(struct perf_event *event, struct pt_regs *regs,
-			  u32 n)
+static void sprofil_sample(struct perf_event *event,
+			   struct perf_sample_data *data, struct pt_regs *regs)
 {
 	struct sprofil_session *s = event->overflow_handler_context;
 	struct sprofil_stats *stats;
 	struct sprofil_table *t;
+	u32 n;
 
+	if (!regs || current->mm != s->mn.mm)
+		return;
+	n = periods_elapsed(event);
 	if (!n || !user_mode(regs))
 		return;
 	rcu_read_lock();
@@ -110,21 +110,6 @@ void sprofil_file_samples(struct perf_event *event, struct pt_regs *regs,
 		stats->misses += n;
 out:
 	rcu_read_unlock();
-}
-
-static void sprofil_sample(struct perf_event *event,
-			   struct perf_sample_data *data, struct pt_regs *regs)
-{
-	struct sprofil_session *s = event->overflow_handler_context;
-
-	if (!regs || current->mm != s->mn.mm)
-		return;
-	sprofil_file_samples(event, regs, periods_elapsed(event));
-}
-
-bool sprofil_is_sampler(struct perf_event *event)
-{
-	return READ_ONCE(event->overflow_handler) == sprofil_sample;
 }
 
 static int cover_thread(struct sprofil_session *s, struct sprofil_threads *th,
@@ -312,8 +297,6 @@ int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns)
 	}
 	rcu_assign_pointer(s->threads, th);
 	threads_release(old);
-	/* Time carried from exited threads was in periods of the old ones. */
-	atomic64_set(&s->carry_ns, 0);
 	xa_for_each(&th->xa, tid, rec)
 		if (rec->event)
 			perf_event_enable(rec->event);

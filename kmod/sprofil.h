@@ -82,7 +82,6 @@ struct sprofil_session {
 	struct sprofil_threads __rcu *threads;	/* see sampler.c */
 	u64 period_ns;			/* period of the live counters */
 	struct sprofil_stats __percpu *stats;
-	atomic64_t carry_ns;		/* see leftover.c */
 	struct work_struct recheck;	/* see sprofil_recheck_buffers() */
 };
 
@@ -104,13 +103,6 @@ long sprofil_pinned_pages(void);
 u64 sprofil_period_ns(u32 flags, u64 requested);
 int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns);
 bool sprofil_sampler_stop(struct sprofil_session *s);
-void sprofil_file_samples(struct perf_event *event, struct pt_regs *regs,
-			  u32 n);
-bool sprofil_is_sampler(struct perf_event *event);
-
-/* leftover.c */
-int sprofil_leftover_init(void);
-void sprofil_leftover_exit(void);
 
 /* session.c */
 int sprofil_start(const struct sprofil_start *args, u64 *period_ns);

@@ -86,13 +86,13 @@ static void child_ends(const struct chan *c)
  * A child that starts a session on @npages of its own memory, reports
  * the result and waits until the test closes the hold pipe.
  */
-static pid_t start_and_hold(size_t npages, const struct chan *c)
+static pid_t start_and_hold(int fd, size_t npages, const struct chan *c)
 {
 	struct sprofil_region r;
 	unsigned char res;
 	char byte;
 	void *buf;
-	int rc, fd;
+	int rc;
 	pid_t pid;
 
 	fflush(stdout);
@@ -101,7 +101,6 @@ static pid_t start_and_hold(size_t npages, const struct chan *c)
 		return pid;
 	child_ends(c);
 	buf = wl_map(npages * PAGE, PROT_READ | PROT_WRITE);
-	fd = kt_open();
 	r = kt_region(buf, npages * PAGE, (uintptr_t)wl_work_a, 0x10000);
 	rc = buf ? kt_start(fd, &r, 1, SPROFIL_UINT, NULL) : -ENOMEM;
 	res = -rc;
@@ -134,12 +133,13 @@ static int kid_result(const struct chan *c, pid_t kid)
 /*
  * As nobody, with RLIMIT_MEMLOCK of 10 pages: forked children of 4 pages
  * each; two fit, the third is refused although each process alone is
- * within its own limit.  Returns 0 or the line of the failed check.
+ * within its own limit.  The device is opened as root: only the calling
+ * user's credentials at START matter.  Returns 0 or the line of the failed check.
  */
 static int memlock_forks(void)
 {
 	const struct rlimit lim = { 10 * PAGE, 10 * PAGE };
-	int ok = 0, i, status;
+	int ok = 0, i, status, fd = kt_open();
 	int res[4];
 	struct chan c;
 	pid_t kids[4];
@@ -150,7 +150,7 @@ static int memlock_forks(void)
 	KT_CHECK(setuid(65534) == 0, "setuid: %m");
 	KT_CHECK(pipe(c.report) == 0 && pipe(c.hold) == 0, "pipe: %m");
 	for (i = 0; i < 4; i++) {
-		kids[i] = start_and_hold(4, &c);
+		kids[i] = start_and_hold(fd, 4, &c);
 		KT_CHECK(kids[i] > 0, "fork: %m");
 		res[i] = kid_result(&c, kids[i]);
 		KT_CHECK(res[i] >= 0, "child %d", i);
@@ -167,7 +167,7 @@ static int memlock_forks(void)
 		 res[2], res[3]);
 
 	/* Their exits gave the charge back. */
-	kids[0] = start_and_hold(8, &c);
+	kids[0] = start_and_hold(fd, 8, &c);
 	res[0] = kid_result(&c, kids[0]);
 	waitpid(kids[0], &status, 0);
 	KT_CHECK(res[0] == 0, "8 pages after the others exited: %s",
