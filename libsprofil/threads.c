@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "backend_bpf.h"
 #include "signal_internal.h"
 
 typedef int (*sp_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
@@ -31,6 +32,7 @@ struct sp_start {
 static void sp_thread_exit(void *fn)
 {
 	sp_signal_thread_exiting((uintptr_t)fn);
+	sp_bpf_thread_exiting((uintptr_t)fn);
 }
 
 static void *sp_thread_main(void *p)
