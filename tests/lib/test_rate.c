@@ -7,6 +7,9 @@
  * periods to one PC cannot do (54.8/31.1/14.1 before the signal backend
  * had perf counters).
  *
+ * Under qemu TCG (SPROFIL_TEST_TCG, set by tests/kmod/run-in-vm) only the
+ * periods are checked: its timing is no measure of accuracy.
+ *
  * The signal backend with SPROFIL_SIGNAL_TIMER=itimer (the path taken
  * where perf_event_paranoid forbids self-monitoring) is checked in a
  * child process, since the clock is chosen once per process: there the
@@ -31,6 +34,11 @@
 #define ASKED_NS	250000u
 
 static uint64_t iters_per_sec;
+
+static int under_tcg(void)
+{
+	return getenv("SPROFIL_TEST_TCG") != NULL;
+}
 
 static uint64_t region_sum(const struct prof *p, unsigned int flags)
 {
@@ -93,7 +101,8 @@ static uint64_t run_split(double tol)
 	period = i.period_ns;
 	/* tvp and sprofil_info() agree, to the microsecond. */
 	assert_int_equal(tv.tv_sec * 1000000 + tv.tv_usec, period / 1000);
-	chunk = iters_per_sec / 20000 + 1;
+	/* 0.5 ms per call: the clock reads between calls are kernel time. */
+	chunk = iters_per_sec / 2000 + 1;
 	c0 = wl_cpu_seconds();
 	for (round = 0; round < 20; round++)
 		for (k = 0; k < 3; k++)
@@ -113,13 +122,16 @@ static uint64_t run_split(double tol)
 	print_message("#   %.0f samples per CPU second at a period of %llu ns (%.0f expected)\n",
 		      rate, (unsigned long long)period, 1e9 / period);
 	/* The period reported is the period sampled. */
-	assert_true(fabs(rate * period / 1e9 - 1) <= 0.10);
+	if (!under_tcg())
+		assert_true(fabs(rate * period / 1e9 - 1) <= 0.10);
 	for (k = 0; tol > 0 && k < 3; k++) {
 		double pct = 100.0 * s[k] / total, c = 100 * t[k] / cpu;
 
 		print_message("#   wl_work_%c: %llu samples = %.2f%% (nominal %.0f%%, CPU %.2f%%)\n",
 			      'a' + k, (unsigned long long)s[k], pct,
 			      share[k], c);
+		if (under_tcg())
+			continue;
 		assert_true(fabs(pct - c) <= tol);
 		assert_true(fabs(pct - share[k]) <= tol);
 	}
@@ -152,7 +164,7 @@ static void short_bursts_get_their_share_at_4_khz(void **state)
 	int k;
 
 	(void)state;
-	if (expected_period(i.backend) != ASKED_NS)
+	if (expected_period(i.backend) != ASKED_NS || under_tcg())
 		skip();
 	if (!clock_getres(CLOCK_MONOTONIC_COARSE, &res) && !res.tv_sec)
 		tick = res.tv_nsec / 1e9;

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,6 +34,8 @@
 
 /* Iterations of wl_work_a for THREAD_CPU of CPU: no clock calls inside. */
 static uint64_t iters;
+/* CPU time the tasks took, in ns, each measured by its own thread. */
+static _Atomic uint64_t task_ns;
 
 static double user_seconds(void)
 {
@@ -46,8 +49,12 @@ static double user_seconds(void)
 void *storm_task(void *arg);
 void *storm_task(void *arg)
 {
+	double t0 = wl_thread_seconds();
+
 	(void)arg;
 	wl_work_a(iters);
+	atomic_fetch_add(&task_ns,
+			 (uint64_t)((wl_thread_seconds() - t0) * 1e9));
 	return NULL;
 }
 
@@ -79,10 +86,19 @@ static void short_threads_are_sampled_in_full(void **state)
 	in_task = wl_sum(p.pr_base, flags, 0, lt_nbuckets(&p, flags));
 	sampled = i.samples * (period / 1e9);
 	lt_print_info("thread storm", &i);
-	print_message("#   %d threads: sampled %.3f s (%llu samples, %llu at their start routine) for %.3f s of user CPU: ratio %.3f\n",
+	print_message("#   %d threads: sampled %.3f s (%llu samples, %llu at their start routine) for %.3f s of user CPU (tasks: %.3f s): ratio %.3f\n",
 		      NTHREADS, sampled, (unsigned long long)i.samples,
-		      (unsigned long long)in_task, user, sampled / user);
-	assert_true(fabs(sampled / user - 1) <= 0.10);
+		      (unsigned long long)in_task, user, task_ns / 1e9,
+		      sampled / user);
+	/*
+	 * Under qemu TCG (SPROFIL_TEST_TCG, tests/kmod/run-in-vm) the guest's
+	 * user/system split is no oracle (6.1 there gives 0 s of user time):
+	 * the tasks' own CPU clocks are, with a looser bound.
+	 */
+	if (getenv("SPROFIL_TEST_TCG"))
+		assert_true(fabs(sampled / (task_ns / 1e9) - 1) <= 0.25);
+	else
+		assert_true(fabs(sampled / user - 1) <= 0.10);
 	free(p.pr_base);
 }
 
