@@ -9,9 +9,12 @@
  *   kmod    the kernel module's /dev/sprofil (in-kernel, every thread);
  *   bpf     a BPF program on per-thread perf counters (in-kernel, every
  *           thread; needs CAP_BPF and CAP_PERFMON, or root); the buffers
- *           are brought up to date by sprofil_flush() and the calls below
- *           that say so, not as samples arrive;
- *   signal  per-thread CPU-time timers and a real-time signal (no privilege);
+ *           are brought up to date every 20 ms by a library thread
+ *           (sprofil_info()'s stale_us), by sprofil_flush() and by the
+ *           calls below that say so;
+ *   signal  per-thread perf counters (or, where perf_event_paranoid
+ *           forbids them, CPU-time timers at the tick rate) and a
+ *           real-time signal (no privilege);
  *   auto    kmod when /dev/sprofil opens, else bpf when permitted, else
  *           signal (the default).
  * SPROFIL_HZ=<n> sets the sampling rate of every backend (default: one
@@ -68,7 +71,18 @@ struct sprofil_info {
 	unsigned int enabled;	/* 1 while sampling */
 	unsigned int nregions;	/* regions in use (not the overflow bin) */
 	unsigned int regions_off; /* regions whose buffer went away */
+	/*
+	 * How far the buffers may lag the samples, in microseconds: 0 when
+	 * they are written as samples arrive (kmod, signal); on bpf the
+	 * interval of its folding thread (SPROFIL_BPF_FOLD_MS), or
+	 * SPROFIL_STALE_ON_DEMAND when they are brought up to date only by
+	 * sprofil_flush() and the calls that say so.  It fills the struct's
+	 * tail padding: the struct keeps its size and layout.
+	 */
+	uint32_t stale_us;
 };
+
+#define SPROFIL_STALE_ON_DEMAND	UINT32_MAX
 
 /*
  * Fills @info for the calling process, on every backend; on bpf it first
@@ -80,8 +94,8 @@ int sprofil_info(struct sprofil_info *info);
 /*
  * Brings the buffers up to date with every sample taken so far.  Only the
  * bpf backend needs it (it counts in the kernel and copies into the
- * buffers on stop, on a new sprofil(), on sprofil_info(), before fork, at
- * exit and here); on kmod and signal the buffers are always current and
+ * buffers every stale_us, on stop, on a new sprofil(), on sprofil_info(),
+ * before fork, at exit and here); on kmod and signal the buffers are always current and
  * it does nothing.  Errors: ENODEV if no backend can run here.
  */
 int sprofil_flush(void);

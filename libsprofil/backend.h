@@ -38,6 +38,12 @@ struct sp_backend {
 	 */
 	int (*flush)(void);
 	/*
+	 * How late, in microseconds, the buffers may be behind the samples
+	 * (SPROFIL_STALE_ON_DEMAND: until the next flush); NULL for backends
+	 * that write them as they sample.
+	 */
+	uint32_t (*stale_us)(void);
+	/*
 	 * Called first thing in a fork child: drops the parent's state that
 	 * the child inherited without owning it (timers, fds), so that the
 	 * front end can start again in the child.

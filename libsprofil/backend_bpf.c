@@ -36,7 +36,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 
@@ -48,6 +50,7 @@
 
 #include "backend.h"
 #include "backend_bpf.h"
+#include "backend_bpf_session.h"
 #include "sprofil_load.h"
 
 /* 2^27 counters (1 GiB of map) at most; beyond, ENOMEM. */
@@ -55,42 +58,17 @@
 /* Bound on rescans of /proc/self/task while threads keep appearing. */
 #define SB_SCAN_ROUNDS	64
 
-/* One region as the fold sees it, in the order of spm_prepare(). */
-struct sb_region {
-	uintptr_t base;			/* the caller's bucket array */
-	uint64_t size;			/* its bytes */
-	uint64_t nbuckets;
-	uint32_t first;			/* index of its first counter */
-	bool off;			/* its memory went away */
-};
-
-/* The state of one start: a loaded program, its counters, its events. */
-struct sb_session {
-	struct sprofil_bpf *skel;
-	volatile uint64_t *counts;	/* the mapped counter array */
-	size_t counts_bytes;
-	uint32_t shift;
-	uint32_t nregions;
-	struct sb_region *region;
-	uintptr_t overflow;		/* overflow bin's bucket, or 0 */
-	bool overflow_off;
-	uint64_t misses_filed;		/* misses already in the overflow bin */
-	uint64_t misses_off;		/* samples of regions turned off */
-	uint64_t saturated;
-	uint64_t period;
-	int *fd;			/* perf events, one per thread found */
-	pid_t *tid;
-	size_t nfd, capacity;
-};
-
 /*
  * Recursive: destroying a session unmaps memory, which comes back here
  * through libsprofil's munmap (sp_bpf_memory_changing()).
  */
-static pthread_mutex_t sb_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-static _Atomic(struct sb_session *) sb_cur;	/* sampling, or NULL */
-static struct sprofil_status sb_last;		/* counters of the last one */
+pthread_mutex_t sb_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+struct sb_session *sb_sess;
+atomic_bool sb_on;
+static struct sprofil_status sb_last;		/* counters of the last set */
 static bool sb_exit_hook;
+/* Exited threads' unsampled CPU time, ns (sp_bpf_thread_exiting()). */
+static uint64_t sb_carry_ns;
 
 /* libbpf's messages go to stderr unless told; ours are one line each. */
 static int sb_quiet(enum libbpf_print_level level, const char *fmt,
@@ -146,81 +124,51 @@ static void sb_close_events(struct sb_session *s)
 		close(s->fd[--s->nfd]);
 }
 
+static void sb_set_free(struct sb_set *set)
+{
+	if (!set)
+		return;
+	free(set->map.region);
+	free(set->map.segment);
+	free(set->map.stack);
+	free(set->region);
+	free(set);
+}
+
 static void sb_free(struct sb_session *s)
 {
 	if (!s)
 		return;
 	sb_close_events(s);
 	sb_unmap(s->counts, s->counts_bytes);
+	sb_unmap(s->dirty, s->dirty_bytes);
 	sprofil_bpf__destroy(s->skel);
-	free(s->region);
+	sb_set_free(s->set);
 	free(s->fd);
 	free(s->tid);
 	free(s);
 }
 
-/* Adds @n to the bucket at @bucket; returns the increments it lost. */
-static uint64_t sb_bucket_add(uintptr_t bucket, uint32_t shift, uint64_t n)
+static void sb_status_of(struct sb_session *s, struct sb_set *set,
+			 struct sprofil_status *st)
 {
-	uint32_t max = spm_bucket_max(shift), old, next, add;
-
-	add = n > max ? max : (uint32_t)n;
-	if (shift == 1) {
-		old = *(uint16_t *)bucket;
-		next = spm_saturating_add(old, add, max);
-		*(uint16_t *)bucket = (uint16_t)next;
-	} else {
-		old = *(uint32_t *)bucket;
-		next = spm_saturating_add(old, add, max);
-		*(uint32_t *)bucket = next;
-	}
-	return n - (next - old);
+	st->samples = __atomic_load_n(&s->skel->bss->sp_samples[set->k],
+				      __ATOMIC_RELAXED);
+	st->misses = sb_misses(s, set);
+	st->saturated = set->saturated;
 }
-
-/* Moves region @i's counters into its buffer (or to the misses). */
-static void sb_fold_region(struct sb_session *s, uint32_t i)
+/*
+ * Retires @set, no longer current: everything it counted goes into its
+ * buffers and its counters into sb_last.  A sample that read the old
+ * index just before the switch may still land in its half afterwards;
+ * the half is cleared before its next use.
+ */
+static void sb_retire(struct sb_session *s, struct sb_set *set)
 {
-	struct sb_region *r = &s->region[i];
-	volatile uint64_t *c = s->counts + r->first;
-	uint64_t b, v;
-
-	for (b = 0; b < r->nbuckets; b++) {
-		if (!c[b])
-			continue;
-		v = __atomic_exchange_n(&c[b], 0, __ATOMIC_RELAXED);
-		if (r->off)
-			s->misses_off += v;
-		else
-			s->saturated += sb_bucket_add(r->base + (b << s->shift),
-						      s->shift, v);
-	}
-}
-
-/* Files the misses not yet filed into the overflow bin. */
-static void sb_fold_misses(struct sb_session *s)
-{
-	uint64_t misses = s->skel->bss->sp_misses + s->misses_off;
-
-	if (s->overflow && !s->overflow_off)
-		s->saturated += sb_bucket_add(s->overflow, s->shift,
-					      misses - s->misses_filed);
-	s->misses_filed = misses;
-}
-
-static void sb_fold(struct sb_session *s)
-{
-	uint32_t i;
-
-	for (i = 0; i < s->nregions; i++)
-		sb_fold_region(s, i);
-	sb_fold_misses(s);
-}
-
-static void sb_status_of(struct sb_session *s, struct sprofil_status *st)
-{
-	st->samples = s->skel->bss->sp_samples;
-	st->misses = s->skel->bss->sp_misses + s->misses_off;
-	st->saturated = s->saturated;
+	sb_fold(s, set);
+	memset(&sb_last, 0, sizeof(sb_last));
+	sb_status_of(s, set, &sb_last);
+	sb_set_free(set);
 }
 
 /* Ends session @s: no more samples, everything folded, counters kept. */
@@ -228,9 +176,9 @@ static void sb_end(struct sb_session *s)
 {
 	s->skel->bss->sp_on = 0;
 	sb_close_events(s);
-	sb_fold(s);
-	memset(&sb_last, 0, sizeof(sb_last));
-	sb_status_of(s, &sb_last);
+	if (s->set)
+		sb_retire(s, s->set);
+	s->set = NULL;
 	sb_free(s);
 }
 
@@ -383,9 +331,14 @@ static int sb_cover_cpus(struct sb_session *s)
 	return 0;
 }
 
-/* Loads the program with the region set of @m and maps its counters. */
-static int sb_load(struct sb_session *s, const struct spm_map *m,
-		   uint64_t nbuckets)
+/* Flags of sp_dirty for two halves of @half counters. */
+static uint64_t sb_chunks(uint64_t half)
+{
+	return (2 * half + SPB_CHUNK - 1) / SPB_CHUNK + 1;
+}
+
+/* Loads the program, with @half counters per set, and maps them. */
+static int sb_load(struct sb_session *s, uint64_t half)
 {
 	libbpf_print_fn_t prev = libbpf_set_print(sb_quiet);
 	struct sprofil_bpf *skel;
@@ -397,24 +350,35 @@ static int sb_load(struct sb_session *s, const struct spm_map *m,
 		goto out;
 	}
 	s->skel = skel;
-	spb_set_regions(skel, m);
-	skel->rodata->sp_percpu = sb_percpu();
-	for (uint32_t i = 0; i < m->nregions; i++)
-		skel->rodata->sp_first[i] = s->region[i].first;
+	s->half = half;
+	spb_set_process(skel);
+	skel->rodata->sp_percpu = s->percpu;
+	skel->rodata->sp_half = (uint32_t)half;
 	/* The self-test program is the tests' business (and wants 5.17). */
 	bpf_program__set_autoload(skel->progs.sp_lookup_test, false);
 	err = bpf_map__set_max_entries(skel->maps.sp_counts,
-				       nbuckets ? (uint32_t)nbuckets : 1);
+				       half ? (uint32_t)(2 * half) : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.sp_dirty,
+					       (uint32_t)sb_chunks(half));
 	if (err)
 		goto out;
 	err = sprofil_bpf__load(skel);
 	if (err)
 		goto out;
-	s->counts_bytes = (nbuckets ? nbuckets : 1) * sizeof(uint64_t);
+	s->counts_bytes = (half ? 2 * half : 1) * sizeof(uint64_t);
 	s->counts = mmap(NULL, s->counts_bytes, PROT_READ | PROT_WRITE,
 			 MAP_SHARED, bpf_map__fd(skel->maps.sp_counts), 0);
 	if (s->counts == MAP_FAILED) {
 		s->counts = NULL;
+		err = -errno;
+		goto out;
+	}
+	s->dirty_bytes = sb_chunks(half) * sizeof(uint64_t);
+	s->dirty = mmap(NULL, s->dirty_bytes, PROT_READ | PROT_WRITE,
+			MAP_SHARED, bpf_map__fd(skel->maps.sp_dirty), 0);
+	if (s->dirty == MAP_FAILED) {
+		s->dirty = NULL;
 		err = -errno;
 	}
 out:
@@ -422,70 +386,117 @@ out:
 	return err;
 }
 
-/* A session for @n entries, loaded but not yet sampling. */
-static int sb_session_new(const struct sprofil_region *r, unsigned int n,
-			  unsigned int flags, uint64_t period,
-			  struct sb_session **out)
+/* A region set for @n entries, validated, not yet in any session. */
+static int sb_set_new(const struct sprofil_region *r, unsigned int n,
+		      unsigned int flags, struct sb_set **out)
 {
-	struct sb_session *s = calloc(1, sizeof(*s));
-	struct spm_map m = { 0 };
+	struct sb_set *set = calloc(1, sizeof(*set));
+	struct spm_map *m;
 	uint64_t nbuckets = 0;
 	uint32_t i;
 	int err = -ENOMEM;
 
-	if (!s)
+	if (!set)
 		return -ENOMEM;
-	s->period = period;
+	m = &set->map;
 	/* One spare entry, so that n == 0 asks malloc for something. */
-	m.region = malloc((n + 1) * sizeof(*m.region));
-	m.segment = malloc((SPM_MAX_SEGMENTS(n) + 1) * sizeof(*m.segment));
-	m.stack = malloc((n + 1) * sizeof(*m.stack));
-	s->region = calloc(n + 1, sizeof(*s->region));
-	if (!m.region || !m.segment || !m.stack || !s->region)
+	m->region = malloc((n + 1) * sizeof(*m->region));
+	m->segment = malloc((SPM_MAX_SEGMENTS(n) + 1) * sizeof(*m->segment));
+	m->stack = malloc((n + 1) * sizeof(*m->stack));
+	set->region = calloc(n + 1, sizeof(*set->region));
+	if (!m->region || !m->segment || !m->stack || !set->region)
 		goto fail;
-	err = spm_prepare(&m, r, n, flags);
+	err = spm_prepare(m, r, n, flags);
 	if (err)
 		goto fail;
-	s->shift = m.shift;
-	s->nregions = m.nregions;
-	for (i = 0; i < m.nregions; i++) {
-		s->region[i].base = (uintptr_t)r[m.region[i].id].base;
-		s->region[i].size = r[m.region[i].id].size;
-		s->region[i].nbuckets = m.region[i].nbuckets;
-		s->region[i].first = (uint32_t)nbuckets;
-		nbuckets += m.region[i].nbuckets;
+	for (i = 0; i < m->nregions; i++) {
+		set->region[i].base = (uintptr_t)r[m->region[i].id].base;
+		set->region[i].size = r[m->region[i].id].size;
+		set->region[i].nbuckets = m->region[i].nbuckets;
+		set->region[i].first = (uint32_t)nbuckets;
+		nbuckets += m->region[i].nbuckets;
 		if (nbuckets > SB_MAX_BUCKETS) {
 			err = -ENOMEM;
 			goto fail;
 		}
 	}
-	if (m.overflow >= 0)
-		s->overflow = (uintptr_t)r[m.overflow].base;
+	set->nbuckets = nbuckets;
+	if (m->overflow >= 0)
+		set->overflow = (uintptr_t)r[m->overflow].base;
 	err = sp_check_buffers(r, n);
 	if (err)
 		goto fail;
-	err = sb_load(s, &m, nbuckets);
-	if (err)
-		goto fail;
-	*out = s;
-	goto done;
+	*out = set;
+	return 0;
 fail:
-	sb_free(s);
-done:
-	free(m.region);
-	free(m.segment);
-	free(m.stack);
+	sb_set_free(set);
 	return err;
+}
+
+/*
+ * Makes @set the one counting in @s: written into the program's idle set,
+ * whose half of the counters and totals are cleared first, then switched
+ * to between two samples.  The set it replaces is retired.
+ */
+static void sb_install(struct sb_session *s, struct sb_set *set)
+{
+	struct sprofil_bpf__bss *bss = s->skel->bss;
+	struct sb_set *old = s->set;
+	uint32_t k = old ? old->k ^ 1 : 0, i;
+
+	set->k = k;
+	sb_clear_half(s, k);
+	__atomic_store_n(&bss->sp_samples[k], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&bss->sp_misses[k], 0, __ATOMIC_RELAXED);
+	spb_set_regions(s->skel, k, &set->map);
+	for (i = 0; i < set->map.nregions; i++)
+		bss->sp_set[k].first[i] = set->region[i].first;
+	__atomic_store_n(&bss->sp_cur, k, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&bss->sp_on, 1, __ATOMIC_SEQ_CST);
+	s->set = set;
+	if (old)
+		sb_retire(s, old);
+}
+
+/* A loaded program for @period, with room for @nbuckets per set. */
+static int sb_session_new(uint64_t period, uint64_t nbuckets,
+			  struct sb_session **out)
+{
+	struct sb_session *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	s->period = period;
+	s->percpu = sb_percpu();
+	err = sb_load(s, nbuckets);
+	if (err) {
+		sb_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+/* Whether @s can count @set at @period without a new program. */
+static bool sb_fits(const struct sb_session *s, const struct sb_set *set,
+		    uint64_t period)
+{
+	return s && s->period == period && s->percpu == sb_percpu() &&
+	       set->nbuckets <= s->half;
+}
+
+/* Gives every thread (or CPU) of the process an event with the program. */
+static int sb_cover(struct sb_session *s)
+{
+	return s->percpu ? sb_cover_cpus(s) : sb_cover_all(s);
 }
 
 static int bpf_flush(void)
 {
-	struct sb_session *s;
-
 	pthread_mutex_lock(&sb_lock);
-	s = atomic_load(&sb_cur);
-	if (s)
-		sb_fold(s);
+	if (sb_sess && sb_sess->set)
+		sb_fold(sb_sess, sb_sess->set);
 	pthread_mutex_unlock(&sb_lock);
 	return 0;
 }
@@ -500,7 +511,6 @@ static int bpf_probe(const char **why)
 {
 	static char reason[160];
 	struct sb_session s = { 0 };
-	struct spm_map m = { 0 };
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(attr),
@@ -520,9 +530,9 @@ static int bpf_probe(const char **why)
 	err = fd < 0 ? -errno : 0;
 	if (fd >= 0)
 		close(fd);
-	/* Then loading the real program (no regions): the one true test. */
+	/* Then loading the real program (no counters): the one true test. */
 	if (!err)
-		err = sb_load(&s, &m, 0);
+		err = sb_load(&s, 0);
 	sb_unmap(s.counts, s.counts_bytes);
 	sprofil_bpf__destroy(s.skel);
 	if (err) {
@@ -546,47 +556,94 @@ static int bpf_probe(const char **why)
 	return 0;
 }
 
+/*
+ * A new region set goes into the loaded program when it fits (same
+ * period, room in a half): no reload, no new events, the switch between
+ * two samples.  Otherwise a new program, sized with room to spare, gets
+ * its own events before the old one is ended.
+ */
 static int bpf_start(const struct sprofil_region *r, unsigned int n,
 		     unsigned int flags, uint64_t *period_ns)
 {
-	struct sb_session *s, *old;
+	struct sb_session *s = NULL, *old;
+	struct sb_set *set;
 	uint64_t period;
 	int err;
 
 	err = sp_period_ns(flags, *period_ns, &period);
 	if (err)
 		return err;
-	err = sb_session_new(r, n, flags, period, &s);
+	err = sb_set_new(r, n, flags, &set);
 	if (err)
 		return err;
-	err = sb_percpu() ? sb_cover_cpus(s) : sb_cover_all(s);
-	if (err) {
-		sb_free(s);
-		return err;
-	}
 	pthread_mutex_lock(&sb_lock);
 	if (!sb_exit_hook && !atexit(sb_at_exit))
 		sb_exit_hook = true;
-	old = atomic_exchange(&sb_cur, s);
+	/*
+	 * Before any counter exists, so that it gets one of its own below:
+	 * a thread inheriting the counter of one that has its own makes
+	 * their perf contexts clones, which perf swaps at context switches,
+	 * and the sampled thread would then carry the inherited counter
+	 * that the program keeps silent for it.
+	 */
+	if (!sb_sess || !sb_sess->nfd)
+		sb_start_folder();
+	old = sb_sess;
+	if (sb_fits(old, set, period)) {
+		s = old;
+		if (!s->nfd)
+			err = sb_cover(s);
+	} else {
+		uint64_t room = set->nbuckets;
+
+		/* Modules come and go: leave room for a few more. */
+		if (old && old->half > room / 2)
+			room = old->half * 2 < SB_MAX_BUCKETS ?
+			       old->half * 2 : SB_MAX_BUCKETS;
+		if (room < set->nbuckets)
+			room = set->nbuckets;
+		err = sb_session_new(period, room, &s);
+		if (!err)
+			err = sb_cover(s);
+	}
+	if (err) {
+		if (s && s != old)
+			sb_free(s);
+		else if (s && !s->set)
+			sb_close_events(s);
+		pthread_mutex_unlock(&sb_lock);
+		sb_set_free(set);
+		return err;
+	}
 	/* The switch: one set stops counting, the other starts. */
-	if (old)
+	if (s != old && old)
 		old->skel->bss->sp_on = 0;
-	s->skel->bss->sp_on = 1;
-	if (old)
+	s->skel->bss->sp_quiet_tid = sb_folder_tid();
+	sb_install(s, set);
+	sb_sess = s;
+	atomic_store(&sb_on, true);
+	sb_wake_folder();
+	if (s != old && old)
 		sb_end(old);
 	pthread_mutex_unlock(&sb_lock);
 	*period_ns = period;
 	return 0;
 }
 
+/* Stops counting; the program stays loaded for the next start. */
 static int bpf_stop(void)
 {
 	struct sb_session *s;
 
 	pthread_mutex_lock(&sb_lock);
-	s = atomic_exchange(&sb_cur, NULL);
-	if (s)
-		sb_end(s);
+	s = sb_sess;
+	if (s && s->set) {
+		s->skel->bss->sp_on = 0;
+		sb_close_events(s);
+		atomic_store(&sb_on, false);
+		sb_retire(s, s->set);
+		s->set = NULL;
+	}
 	pthread_mutex_unlock(&sb_lock);
 	return 0;
 }
@@ -594,20 +651,22 @@ static int bpf_stop(void)
 static int bpf_status(struct sprofil_status *st)
 {
 	struct sb_session *s;
+	struct sb_set *set;
 	uint32_t i;
 
 	pthread_mutex_lock(&sb_lock);
-	s = atomic_load(&sb_cur);
+	s = sb_sess;
+	set = s ? s->set : NULL;
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
-	if (s) {
-		sb_fold(s);
-		sb_status_of(s, st);
+	if (set) {
+		sb_fold(s, set);
+		sb_status_of(s, set, st);
 		st->state = SPROFIL_STATE_ENABLED;
 		st->period_ns = s->period;
-		st->nregions = s->nregions;
-		for (i = 0; i < s->nregions; i++)
-			st->regions_off += s->region[i].off;
+		st->nregions = set->map.nregions;
+		for (i = 0; i < set->map.nregions; i++)
+			st->regions_off += set->region[i].off;
 	} else {
 		st->samples = sb_last.samples;
 		st->misses = sb_last.misses;
@@ -625,10 +684,15 @@ static int bpf_status(struct sprofil_status *st)
  */
 static void bpf_forget(void)
 {
-	struct sb_session *s = atomic_exchange(&sb_cur, NULL);
+	struct sb_session *s = sb_sess;
 	pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
+
+	sb_sess = NULL;
+	atomic_store(&sb_on, false);
 	sb_lock = fresh;
+	sb_fold_forget();
+	sb_carry_ns = 0;
 	memset(&sb_last, 0, sizeof(sb_last));
 	sb_free(s);
 }
@@ -641,6 +705,7 @@ const struct sp_backend sp_backend_bpf = {
 	.status = bpf_status,
 	.flush = bpf_flush,
 	.forget = bpf_forget,
+	.stale_us = sb_stale_us,
 };
 
 static bool sb_overlaps(uintptr_t a, uint64_t alen, uintptr_t b,
@@ -657,25 +722,72 @@ static bool sb_overlaps(uintptr_t a, uint64_t alen, uintptr_t b,
  */
 void sp_bpf_memory_changing(uintptr_t start, size_t len)
 {
-	struct sb_session *s;
+	struct sb_set *set;
 	uint32_t i;
 
-	if (!atomic_load(&sb_cur))
+	if (!atomic_load(&sb_on))
 		return;
 	pthread_mutex_lock(&sb_lock);
-	s = atomic_load(&sb_cur);
-	for (i = 0; s && i < s->nregions; i++) {
-		if (s->region[i].off || !sb_overlaps(start, len,
-						     s->region[i].base,
-						     s->region[i].size))
+	set = sb_sess ? sb_sess->set : NULL;
+	for (i = 0; set && i < set->map.nregions; i++) {
+		if (set->region[i].off || !sb_overlaps(start, len,
+						       set->region[i].base,
+						       set->region[i].size))
 			continue;
-		sb_fold_region(s, i);
-		s->region[i].off = true;
+		sb_fold_region(sb_sess, set, i);
+		set->region[i].off = true;
 	}
-	if (s && s->overflow && !s->overflow_off &&
-	    sb_overlaps(start, len, s->overflow, 1u << s->shift)) {
-		sb_fold_misses(s);
-		s->overflow_off = true;
+	if (set && set->overflow && !set->overflow_off &&
+	    sb_overlaps(start, len, set->overflow, 1u << set->map.shift)) {
+		sb_fold_misses(sb_sess, set);
+		set->overflow_off = true;
+	}
+	pthread_mutex_unlock(&sb_lock);
+}
+
+/*
+ * Files @n samples at @pc into @set from userland, as the program would:
+ * the counter of its bucket and the chunk's flag, or the misses.
+ */
+static void sb_file(struct sb_session *s, struct sb_set *set, uint64_t pc,
+		    uint64_t n)
+{
+	struct sprofil_bpf__bss *bss = s->skel->bss;
+	long r = spm_lookup(&set->map, pc);
+	uint64_t key;
+
+	__atomic_fetch_add(&bss->sp_samples[set->k], n, __ATOMIC_RELAXED);
+	if (r < 0) {
+		__atomic_fetch_add(&bss->sp_misses[set->k], n,
+				   __ATOMIC_RELAXED);
+		return;
+	}
+	key = set->k * s->half + set->region[r].first +
+	      spm_region_bucket(&set->map, &set->map.region[r], pc);
+	__atomic_fetch_add(&s->counts[key], n, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->dirty[key >> SPB_CHUNK_SHIFT], 1,
+			 __ATOMIC_RELAXED);
+}
+
+void sp_bpf_thread_exiting(uintptr_t pc)
+{
+	struct sb_session *s;
+	struct timespec ts;
+	uint64_t ns, before, n;
+
+	if (!atomic_load(&sb_on) ||
+	    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return;
+	ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	pthread_mutex_lock(&sb_lock);
+	s = sb_sess;
+	/* Per-CPU clocks sample wall time: nothing is left at an exit. */
+	if (s && s->set && !s->percpu) {
+		before = sb_carry_ns;
+		sb_carry_ns += ns % s->period;
+		n = sb_carry_ns / s->period - before / s->period;
+		if (n)
+			sb_file(s, s->set, pc, n);
 	}
 	pthread_mutex_unlock(&sb_lock);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the bpf backend (backend_bpf.c) offers to libsprofil's interposed
- * memory calls (memory.c).
+ * memory calls (memory.c) and thread creation (threads.c).
  */
 #ifndef LIBSPROFIL_BACKEND_BPF_H
 #define LIBSPROFIL_BACKEND_BPF_H
@@ -16,5 +16,14 @@
  * handler.
  */
 void sp_bpf_memory_changing(uintptr_t start, size_t len);
+
+/*
+ * In a thread about to exit (threads.c): adds the CPU time it ran since
+ * its counter's last period, estimated as its CPU time modulo the period
+ * (its inherited counter started with it), to a process-wide carry that
+ * files a sample at @pc (the thread's start routine) each time it
+ * completes a period.  Takes the backend's lock when it is sampling.
+ */
+void sp_bpf_thread_exiting(uintptr_t pc);
 
 #endif /* LIBSPROFIL_BACKEND_BPF_H */

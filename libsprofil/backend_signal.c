@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The unprivileged backend: every thread of the process has a POSIX timer
- * on its own CPU-time clock that sends a real-time signal once per period;
- * the handler files the interrupted PC with the shared mapping, exactly as
+ * The unprivileged backend: every thread of the process has a clock of its
+ * own CPU time that sends it a real-time signal once per period; the
+ * handler files the interrupted PC with the shared mapping, exactly as
  * kmod/table.c does.
+ *
+ * The clock is a perf task-clock counter (user mode only) when the kernel
+ * lets the process monitor itself (perf_event_paranoid <= 2), with its
+ * overflow delivered as our signal to the thread it counts (O_ASYNC,
+ * F_SETSIG, F_SETOWN_EX F_OWNER_TID): an hrtimer, so it samples at the
+ * rate asked.  Otherwise, or with SPROFIL_SIGNAL_TIMER=itimer, it is a
+ * POSIX timer on the thread's CPU-time clock, which the kernel expires
+ * only on its tick: the period is then raised to one tick, and reported
+ * so, rather than crediting the periods it cannot see to one PC.
  *
  * Why per-thread timers: a process-wide ITIMER_PROF coalesces the
  * expirations of several busy threads into one pending SIGPROF and loses
@@ -18,6 +27,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -25,10 +35,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 
 #include <sprofil/mapping.h>
 
@@ -37,6 +50,8 @@
 
 /* Pages checked per process_vm_readv()/writev() call (UIO_MAXIOV). */
 #define SP_CHECK_BATCH	1024
+/* Perf event descriptors the handler can recognize: 0 .. SP_MAX_FD - 1. */
+#define SP_MAX_FD	65536
 
 /* A prepared region set with its counters, as published to the handler. */
 struct sp_map {
@@ -51,9 +66,13 @@ struct sp_map {
 	_Atomic uint64_t saturated;
 };
 
+/* How threads are clocked, chosen at the first start. */
+enum sp_clock { SP_CLOCK_UNSET, SP_CLOCK_PERF, SP_CLOCK_TIMER };
+
 struct sp_thread {
 	pid_t tid;
-	timer_t timer;
+	int fd;				/* perf event, or -1 */
+	timer_t timer;			/* else its POSIX timer */
 };
 
 /*
@@ -66,10 +85,19 @@ static _Atomic(struct sp_map *) sp_map;
 static atomic_uint sp_inflight;
 /* Process whose timers these are, 0 when stopped (tells a vfork child). */
 static atomic_int sp_pid;
+/* Which descriptors are our perf events, for the handler. */
+static _Atomic bool sp_fd_ours[SP_MAX_FD];
+/*
+ * CPU time that exited threads ran since their last sample, in ns, summed
+ * over the life of the process: each multiple of the period it passes is
+ * one sample (sp_credit_exit()).
+ */
+static _Atomic uint64_t sp_carry_ns;
 
 /* Everything below is under sp_lock. */
 static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
 static int sp_signo;
+static enum sp_clock sp_clock;
 static struct sigaction sp_prev;	/* handler we replaced */
 static bool sp_running;
 static uint64_t sp_period;
@@ -139,26 +167,47 @@ static void sp_count(struct sp_map *m, __u64 pc, __u32 n)
 	atomic_fetch_add_explicit(&m->saturated, lost, memory_order_relaxed);
 }
 
-static void sp_handler(int sig, siginfo_t *si, void *ctx)
+/* Files @n samples at @pc into the published map, if any. */
+static void sp_file(__u64 pc, __u32 n)
 {
-	ucontext_t *uc = ctx;
 	struct sp_map *m;
 
-	if (si->si_code != SI_TIMER || si->si_value.sival_ptr != &sp_cookie) {
-		sp_chain(sig, si, ctx);
-		return;
-	}
 	/*
 	 * Sequentially consistent, with the store of sp_map in sp_publish():
 	 * either we see the new map, or the publisher sees us in flight.
 	 */
 	atomic_fetch_add(&sp_inflight, 1);
 	m = atomic_load(&sp_map);
-	/* si_overrun: periods the timer missed before this one was queued. */
 	if (m)
-		sp_count(m, (__u64)uc->uc_mcontext.gregs[REG_RIP],
-			 1 + (__u32)si->si_overrun);
+		sp_count(m, pc, n);
 	atomic_fetch_sub(&sp_inflight, 1);
+}
+
+static bool sp_our_event(int fd)
+{
+	return fd >= 0 && fd < SP_MAX_FD &&
+	       atomic_load_explicit(&sp_fd_ours[fd], memory_order_relaxed);
+}
+
+static void sp_handler(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	__u32 n;
+
+	/* si_overrun: periods the timer missed before this one was queued. */
+	if (si->si_code == SI_TIMER && si->si_value.sival_ptr == &sp_cookie)
+		n = 1 + (__u32)si->si_overrun;
+	/*
+	 * A perf overflow: one user-mode period (kernel-mode ones raise
+	 * nothing, exclude_kernel).
+	 */
+	else if (si->si_code == POLL_IN && sp_our_event(si->si_fd))
+		n = 1;
+	else {
+		sp_chain(sig, si, ctx);
+		return;
+	}
+	sp_file((__u64)uc->uc_mcontext.gregs[REG_RIP], n);
 }
 
 
@@ -349,8 +398,77 @@ static ssize_t sp_find_thread(pid_t tid)
 
 static void sp_drop_thread(size_t i)
 {
-	timer_delete(sp_threads[i].timer);
+	int fd = sp_threads[i].fd;
+
+	if (fd >= 0) {
+		atomic_store(&sp_fd_ours[fd], false);
+		close(fd);
+	} else {
+		timer_delete(sp_threads[i].timer);
+	}
 	sp_threads[i] = sp_threads[--sp_nthreads];
+}
+
+static int sp_perf_event_open(pid_t tid, uint64_t period)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = period,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.remove_on_exec = 1,
+	};
+
+	return (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * SPROFIL_SIGNAL_TIMER=itimer forces the POSIX timers; otherwise a perf
+ * counter when this process may open one on itself.
+ */
+static enum sp_clock sp_pick_clock(void)
+{
+	const char *env = getenv("SPROFIL_SIGNAL_TIMER");
+	int fd;
+
+	if (env && !strcmp(env, "itimer"))
+		return SP_CLOCK_TIMER;
+	fd = sp_perf_event_open(0, SPROFIL_MAX_PERIOD_NS);
+	if (fd < 0)
+		return SP_CLOCK_TIMER;
+	close(fd);
+	return SP_CLOCK_PERF;
+}
+
+/*
+ * Thread @tid's perf counter, its overflows sent to it as our signal.
+ * -ESRCH: the thread is gone.
+ */
+static int sp_open_event(pid_t tid, uint64_t period)
+{
+	struct f_owner_ex owner = { .type = F_OWNER_TID, .pid = tid };
+	int fd = sp_perf_event_open(tid, period), err;
+
+	if (fd < 0)
+		return -errno;
+	if (fd >= SP_MAX_FD) {
+		close(fd);
+		return -EMFILE;
+	}
+	atomic_store(&sp_fd_ours[fd], true);
+	if (fcntl(fd, F_SETOWN_EX, &owner) || fcntl(fd, F_SETSIG, sp_signo) ||
+	    fcntl(fd, F_SETFL, O_ASYNC) ||
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		err = -errno;
+		atomic_store(&sp_fd_ours[fd], false);
+		close(fd);
+		return err;
+	}
+	return fd;
 }
 
 /*
@@ -380,6 +498,16 @@ static int sp_add_thread(pid_t tid)
 		sp_threads = t;
 		sp_capacity = cap;
 	}
+	if (sp_clock == SP_CLOCK_PERF) {
+		int fd = sp_open_event(tid, sp_period);
+
+		if (fd < 0)
+			return fd;
+		sp_threads[sp_nthreads].tid = tid;
+		sp_threads[sp_nthreads].fd = fd;
+		sp_nthreads++;
+		return 0;
+	}
 	if (tid != gettid())
 		clock = (clockid_t)((~(unsigned int)tid << 3) | 6);
 	sev.sigev_notify = SIGEV_THREAD_ID;
@@ -396,6 +524,7 @@ static int sp_add_thread(pid_t tid)
 		return err;
 	}
 	sp_threads[sp_nthreads].tid = tid;
+	sp_threads[sp_nthreads].fd = -1;
 	sp_threads[sp_nthreads].timer = timer;
 	sp_nthreads++;
 	return 0;
@@ -431,14 +560,27 @@ static int sp_arm_all(void)
 	return err;
 }
 
-/* Re-arms every timer with sp_period; drops the timers of dead threads. */
-static int sp_rearm(void)
+/* Gives thread @i's clock the period sp_period. */
+static int sp_rearm_one(size_t i)
 {
 	struct itimerspec its = sp_interval(sp_period);
+	uint64_t period = sp_period;
+
+	if (sp_threads[i].fd < 0)
+		return timer_settime(sp_threads[i].timer, 0, &its, NULL);
+	/* A counter outlives its thread: ask whether the thread does. */
+	if (syscall(SYS_tgkill, getpid(), sp_threads[i].tid, 0))
+		return -1;
+	return ioctl(sp_threads[i].fd, PERF_EVENT_IOC_PERIOD, &period);
+}
+
+/* Re-arms every clock with sp_period; drops those of dead threads. */
+static int sp_rearm(void)
+{
 	size_t i = 0;
 
 	while (i < sp_nthreads) {
-		if (!timer_settime(sp_threads[i].timer, 0, &its, NULL))
+		if (!sp_rearm_one(i))
 			i++;
 		else if (errno == ESRCH)
 			sp_drop_thread(i);
@@ -479,6 +621,13 @@ static int sig_start(const struct sprofil_region *r, unsigned int n,
 	err = sp_period_ns(flags, *period_ns, &period);
 	if (err)
 		return err;
+	pthread_mutex_lock(&sp_lock);
+	if (sp_clock == SP_CLOCK_UNSET)
+		sp_clock = sp_pick_clock();
+	pthread_mutex_unlock(&sp_lock);
+	/* Timers expire on the tick: a shorter period would be a fiction. */
+	if (sp_clock == SP_CLOCK_TIMER && period < sp_default_period_ns(0))
+		period = sp_default_period_ns(0);
 	err = sp_map_new(r, n, flags, &m);
 	if (err)
 		return err;
@@ -559,8 +708,9 @@ static int sig_status(struct sprofil_status *st)
 }
 
 /*
- * In a fork child only this thread exists and no timer was inherited;
- * the lock may have been held by a thread that is not here, and so may a
+ * In a fork child only this thread exists, no timer was inherited and the
+ * counters' descriptors are copies of the parent's; the carry of exited
+ * threads' time is the parent's.  The lock may have been held by a thread that is not here, and so may a
  * slot of sp_inflight.  The handler stays installed.
  */
 static void sig_forget(void)
@@ -568,7 +718,15 @@ static void sig_forget(void)
 	pthread_mutex_init(&sp_lock, NULL);
 	atomic_store(&sp_inflight, 0);
 	atomic_store(&sp_pid, 0);
+	atomic_store(&sp_carry_ns, 0);
 	sp_publish(NULL);
+	/* Copies of the parent's counters: closing them leaves those be. */
+	for (size_t i = 0; i < sp_nthreads; i++) {
+		if (sp_threads[i].fd >= 0) {
+			atomic_store(&sp_fd_ours[sp_threads[i].fd], false);
+			close(sp_threads[i].fd);
+		}
+	}
 	free(sp_threads);
 	sp_threads = NULL;
 	sp_nthreads = 0;
@@ -589,7 +747,45 @@ int sp_signal_thread_started(void)
 	return err;
 }
 
-void sp_signal_thread_exiting(void)
+/*
+ * The CPU time thread @i ran in its current period, which no sample will
+ * close: the elapsed part of its timer's interval, or of its counter's
+ * period (the counter counts from when it was enabled).
+ */
+static uint64_t sp_unsampled_ns(size_t i)
+{
+	struct itimerspec its;
+	uint64_t count, left;
+
+	if (sp_threads[i].fd >= 0) {
+		if (read(sp_threads[i].fd, &count, sizeof(count)) !=
+		    sizeof(count))
+			return 0;
+		return count % sp_period;
+	}
+	if (timer_gettime(sp_threads[i].timer, &its))
+		return 0;
+	left = (uint64_t)its.it_value.tv_sec * 1000000000u +
+	       (uint64_t)its.it_value.tv_nsec;
+	return left < sp_period ? sp_period - left : 0;
+}
+
+/*
+ * Adds @ns of an exiting thread's unsampled CPU time to the process-wide
+ * carry and files one sample at @pc for each period the carry completes.
+ * The count is the difference of two floors of one running total, so no
+ * lock is needed and no nanosecond is counted twice.
+ */
+static void sp_credit_exit(uint64_t ns, uintptr_t pc)
+{
+	uint64_t before = atomic_fetch_add(&sp_carry_ns, ns);
+	uint64_t n = (before + ns) / sp_period - before / sp_period;
+
+	if (n)
+		sp_file((__u64)pc, (__u32)n);
+}
+
+void sp_signal_thread_exiting(uintptr_t pc)
 {
 	ssize_t i;
 
@@ -597,8 +793,11 @@ void sp_signal_thread_exiting(void)
 		return;
 	pthread_mutex_lock(&sp_lock);
 	i = sp_find_thread(gettid());
-	if (i >= 0)
+	if (i >= 0) {
+		if (sp_running)
+			sp_credit_exit(sp_unsampled_ns((size_t)i), pc);
 		sp_drop_thread((size_t)i);
+	}
 	pthread_mutex_unlock(&sp_lock);
 }
 

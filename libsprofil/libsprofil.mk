@@ -34,8 +34,10 @@ $(BPF_DIR)/sprofil.skel.h: $(BPF_DIR)/sprofil.bpf.o
 	bpftool gen skeleton $< name sprofil_bpf > $@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/libsprofil/backend_bpf.o: $(BPF_DIR)/sprofil.skel.h
-$(BUILD)/libsprofil/backend_bpf.o: CPPFLAGS += -I$(BPF_DIR) -Ilibsprofil/bpf
+$(BUILD)/libsprofil/backend_bpf.o $(BUILD)/libsprofil/backend_bpf_fold.o: \
+	$(BPF_DIR)/sprofil.skel.h
+$(BUILD)/libsprofil/backend_bpf.o $(BUILD)/libsprofil/backend_bpf_fold.o: \
+	CPPFLAGS += -I$(BPF_DIR) -Ilibsprofil/bpf
 
 .PHONY: lib
 lib: $(LIB_DIR)/libsprofil.so $(LIB_DIR)/libsprofil.a

@@ -345,5 +345,6 @@ int sprofil_info(struct sprofil_info *info)
 	info->enabled = !!(st.state & SPROFIL_STATE_ENABLED);
 	info->nregions = st.nregions;
 	info->regions_off = st.regions_off;
+	info->stale_us = b->stale_us ? b->stale_us() : 0;
 	return 0;
 }

@@ -18,8 +18,13 @@
  */
 int sp_signal_thread_started(void);
 
-/* In a thread about to exit: deletes its timer, if it has one. */
-void sp_signal_thread_exiting(void);
+/*
+ * In a thread about to exit: credits the CPU time it ran since its last
+ * sample to the process-wide carry, which files a sample at @pc (the
+ * thread's start routine) each time it completes a period, then deletes
+ * the thread's clock, if it has one.
+ */
+void sp_signal_thread_exiting(uintptr_t pc);
 
 /*
  * Just before an exec: if signal sampling is on in this process, deletes

@@ -4,14 +4,17 @@
  * signal backend has one per thread, on the thread's CPU clock).  We wrap
  * pthread_create so that the new thread creates it before running the
  * caller's start routine, and deletes it when it exits by any way that
- * runs cleanup handlers: return, pthread_exit or cancellation.
+ * runs cleanup handlers: return, pthread_exit or cancellation, crediting
+ * first the part of a period the thread ran and no sample closed.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 
+#include "backend_bpf.h"
 #include "signal_internal.h"
 
 typedef int (*sp_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
@@ -22,10 +25,14 @@ struct sp_start {
 	void *arg;
 };
 
-static void sp_thread_exit(void *unused)
+/*
+ * The time the thread ran since its last sample is credited to its start
+ * routine @fn, the one PC known to be the thread's (docs/backends.md).
+ */
+static void sp_thread_exit(void *fn)
 {
-	(void)unused;
-	sp_signal_thread_exiting();
+	sp_signal_thread_exiting((uintptr_t)fn);
+	sp_bpf_thread_exiting((uintptr_t)fn);
 }
 
 static void *sp_thread_main(void *p)
@@ -36,7 +43,7 @@ static void *sp_thread_main(void *p)
 	free(p);
 	/* On failure the thread runs unsampled: better than not at all. */
 	sp_signal_thread_started();
-	pthread_cleanup_push(sp_thread_exit, NULL);
+	pthread_cleanup_push(sp_thread_exit, (void *)s.fn);
 	ret = s.fn(s.arg);
 	pthread_cleanup_pop(1);
 	return ret;

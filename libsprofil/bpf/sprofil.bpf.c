@@ -10,9 +10,10 @@
  * IRQ (task-clock is an hrtimer event), where bpf_probe_write_user() is
  * refused.  Hence the counters, and the fold.
  *
- * The region set is fixed per load: the loader fills the read-only tables
- * below with what spm_prepare() built, and the verifier sees the frozen
- * sizes as constants.
+ * The region sets live in the program's writable data: the loader fills
+ * the idle one of two with what spm_prepare() built and flips an index,
+ * so dlopen()/dlclose() changing the set costs no reload.  Every index
+ * into them is masked, which is all the verifier needs.
  *
  * Types: the sample comes in UAPI types (struct bpf_perf_event_data and
  * the user pt_regs), whose layout is the kernel's ABI.  Two kernel
@@ -53,22 +54,22 @@ struct bpf_perf_event_data_kern {
 const volatile __u32 sp_tgid;
 /* Per-CPU clocks (SPROFIL_BPF_EVENTS=cpu): one period per sample. */
 const volatile __u32 sp_percpu;
-const volatile __u32 sp_shift;
-const volatile __u32 sp_nsegments;
-const volatile struct spm_segment sp_segment[SPB_MAX_SEGMENTS];
-const volatile struct spm_region sp_region[SPROFIL_MAX_REGIONS];
-/* Index in sp_counts of each region's first bucket. */
-const volatile __u32 sp_first[SPROFIL_MAX_REGIONS];
+/* Counters per set: sp_counts holds two halves of this many. */
+const volatile __u32 sp_half;
 
 /*
- * Counting starts only when the loader says so, after every thread has
- * its counter: a new region set then replaces the old one between two
- * stores, not over the time the counters take to attach.
+ * The two region sets (struct spb_set) and which one counts: the loader
+ * rewrites the idle one and flips sp_cur, so a new set replaces the old
+ * between two samples, with no reload.  Counting starts only when the
+ * loader sets sp_on, after every thread has its counter.
  */
+struct spb_set sp_set[2];
+__u32 sp_cur;
 __u32 sp_on;
-__u64 sp_samples;
-__u64 sp_misses;
-
+/* The library's folding thread, whose CPU time is not the program's. */
+__u32 sp_quiet_tid;
+__u64 sp_samples[2];
+__u64 sp_misses[2];
 /* The lookup self-test's PCs and results (backend_bpf.c, tests/bpf). */
 __u64 sp_test_pc[SPB_TEST_PCS];
 struct spb_test_result sp_test_out[SPB_TEST_PCS];
@@ -81,6 +82,20 @@ struct {
 	__type(value, __u64);
 	__uint(max_entries, 1);
 } sp_counts SEC(".maps");
+
+/*
+ * One flag per SPB_CHUNK counters, set after a count is added to one of
+ * them: the fold then reads only the chunks that changed.  Sized and
+ * mapped by the loader; 64-bit, since an array's elements are 8-byte
+ * aligned in its mapping whatever their size.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} sp_dirty SEC(".maps");
 
 /*
  * Task-clock count of each counter at its last counted period, by the
@@ -105,35 +120,58 @@ struct {
 	__uint(max_entries, SPB_MAX_THREADS);
 } sp_owned SEC(".maps");
 
-/*
- * Number of segments starting at or below @pc, found bit by bit from the
- * top: the same answer as spm_lookup()'s binary search, in a fixed number
- * of steps whose indexes the verifier can bound (it cannot bound the
- * midpoint of an open-ended search).  Returns the index into sp_region of
- * the region owning @pc, or -1.
- */
-static __always_inline long spb_lookup(__u64 pc)
-{
-	__u32 n = sp_nsegments, pos = 0, step, i;
+/* The state of one segment search, carried from step to step. */
+struct spb_search {
+	__u64 pc;
+	__u32 k;		/* the set searched */
+	__u32 pos;		/* segments known to start at or below pc */
+};
 
-	for (step = SPB_SEARCH_TOP; step; step >>= 1) {
-		i = (pos + step - 1) & (SPB_MAX_SEGMENTS - 1);
-		if (pos + step <= n && sp_segment[i].start <= pc)
-			pos += step;
-	}
-	if (!pos)
-		return -1;
-	i = (pos - 1) & (SPB_MAX_SEGMENTS - 1);
-	if (pc >= sp_segment[i].end)
-		return -1;
-	return sp_segment[i].region & (SPROFIL_MAX_REGIONS - 1);
+/*
+ * One step of the search: whether the next @step segments after pos all
+ * start at or below pc.  A bpf_loop() callback, verified once for any
+ * state: the tables being writable now, the verifier cannot fold the
+ * steps of an unrolled search and would explore each path apart.
+ */
+static long spb_search_step(__u32 i, struct spb_search *c)
+{
+	const struct spb_set *set = &sp_set[c->k & 1];
+	__u32 step = SPB_SEARCH_TOP >> (i & 31), j;
+
+	j = (c->pos + step - 1) & (SPB_MAX_SEGMENTS - 1);
+	if (c->pos + step <= set->nsegments && set->segment[j].start <= c->pc)
+		c->pos += step;
+	return 0;
 }
 
-/* Bucket of @pc in region @r, as spm_region_bucket() computes it. */
-static __always_inline __u64 spb_bucket(long r, __u64 pc)
+/*
+ * Number of segments of set @k starting at or below @pc, found bit by bit
+ * from the top: the same answer as spm_lookup()'s binary search, in a
+ * fixed number of steps whose indexes the verifier can bound (it cannot
+ * bound the midpoint of an open-ended search).  Returns the index into
+ * the set's regions of the region owning @pc, or -1.
+ */
+static __always_inline long spb_lookup(__u32 k, __u64 pc)
 {
-	return spm_bucket_index(pc - sp_region[r].offset, sp_shift,
-				sp_region[r].scale);
+	const struct spb_set *set = &sp_set[k & 1];
+	struct spb_search c = { .pc = pc, .k = k, .pos = 0 };
+	__u32 i;
+
+	bpf_loop(SPB_SEARCH_STEPS, spb_search_step, &c, 0);
+	if (!c.pos)
+		return -1;
+	i = (c.pos - 1) & (SPB_MAX_SEGMENTS - 1);
+	if (pc >= set->segment[i].end)
+		return -1;
+	return set->segment[i].region & (SPROFIL_MAX_REGIONS - 1);
+}
+
+/* Bucket of @pc in region @r of @set, as spm_region_bucket() computes it. */
+static __always_inline __u64 spb_bucket(const struct spb_set *set, long r,
+					__u64 pc)
+{
+	return spm_bucket_index(pc - set->region[r].offset, set->shift,
+				set->region[r].scale);
 }
 
 /*
@@ -185,30 +223,41 @@ SEC("perf_event")
 int sp_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 pc = ctx->regs.rip, n, *count;
-	__u32 key;
+	const struct spb_set *set;
+	__u64 *dirty;
+	__u32 key, cur;
 	long r;
 
-	if ((bpf_get_current_pid_tgid() >> 32) != sp_tgid || !sp_on)
+	if ((bpf_get_current_pid_tgid() >> 32) != sp_tgid || !sp_on ||
+	    (__u32)bpf_get_current_pid_tgid() == sp_quiet_tid)
 		return 0;
 	n = spb_periods(ctx);
 	/* Kernel-mode periods pass uncounted, as with the module. */
 	if (!n || !(ctx->regs.cs & 3))
 		return 0;
-	__sync_fetch_and_add(&sp_samples, n);
-	r = spb_lookup(pc);
+	cur = sp_cur & 1;
+	set = &sp_set[cur];
+	__sync_fetch_and_add(&sp_samples[cur], n);
+	r = spb_lookup(cur, pc);
 	if (r < 0) {
-		__sync_fetch_and_add(&sp_misses, n);
+		__sync_fetch_and_add(&sp_misses[cur], n);
 		return 0;
 	}
-	key = sp_first[r] + (__u32)spb_bucket(r, pc);
+	key = cur * sp_half + set->first[r] + (__u32)spb_bucket(set, r, pc);
 	count = bpf_map_lookup_elem(&sp_counts, &key);
 	if (count)
 		__sync_fetch_and_add(count, n);
+	key >>= SPB_CHUNK_SHIFT;
+	dirty = bpf_map_lookup_elem(&sp_dirty, &key);
+	if (dirty)
+		*dirty = 1;
 	return 0;
 }
 
 static long spb_test_one(__u32 i, void *unused)
 {
+	__u32 k = sp_cur & 1;
+	const struct spb_set *set = &sp_set[k];
 	struct spb_test_result *out;
 	__u64 pc;
 	long r;
@@ -217,9 +266,9 @@ static long spb_test_one(__u32 i, void *unused)
 		return 1;
 	pc = sp_test_pc[i];
 	out = &sp_test_out[i];
-	r = spb_lookup(pc);
-	out->entry = r < 0 ? -1 : (__s32)sp_region[r].id;
-	out->bucket = r < 0 ? 0 : spb_bucket(r, pc);
+	r = spb_lookup(k, pc);
+	out->entry = r < 0 ? -1 : (__s32)set->region[r].id;
+	out->bucket = r < 0 ? 0 : spb_bucket(set, r, pc);
 	return 0;
 }
 

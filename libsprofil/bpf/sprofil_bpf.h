@@ -13,17 +13,37 @@
 #define SPB_MAX_SEGMENTS	SPM_MAX_SEGMENTS(SPROFIL_MAX_REGIONS)
 /* The first step of the segment search: the largest power of two <= it. */
 #define SPB_SEARCH_TOP		SPB_MAX_SEGMENTS
+/* Steps of the search: SPB_SEARCH_TOP, its half, ..., 1. */
+#define SPB_SEARCH_STEPS	(__builtin_ctz(SPB_SEARCH_TOP) + 1)
 
 _Static_assert((SPB_MAX_SEGMENTS & (SPB_MAX_SEGMENTS - 1)) == 0,
 	       "the segment table is indexed with a mask");
 _Static_assert((SPROFIL_MAX_REGIONS & (SPROFIL_MAX_REGIONS - 1)) == 0,
 	       "the region table is indexed with a mask");
 
+/* Counters per flag of sp_dirty: the fold skips chunks left clean. */
+#define SPB_CHUNK_SHIFT		8
+#define SPB_CHUNK		(1u << SPB_CHUNK_SHIFT)
+
 /* Threads whose last sample the program remembers (an LRU of them). */
 #define SPB_MAX_THREADS		16384
 
 /* PCs one run of the lookup self-test files. */
 #define SPB_TEST_PCS		256
+
+/*
+ * One region set as the program reads it.  The program has two, in its
+ * writable data: the loader fills the one not in use and flips sp_cur, so
+ * that a new set replaces the old without a new program or new counters.
+ * Set k counts into sp_counts at k * sp_half + first[r].
+ */
+struct spb_set {
+	__u32 shift;
+	__u32 nsegments;
+	struct spm_segment segment[SPB_MAX_SEGMENTS];
+	struct spm_region region[SPROFIL_MAX_REGIONS];
+	__u32 first[SPROFIL_MAX_REGIONS];	/* each region's first counter */
+};
 
 /* Result of the lookup self-test for one PC. */
 struct spb_test_result {

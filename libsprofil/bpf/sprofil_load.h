@@ -13,18 +13,28 @@
 #include "sprofil_bpf.h"
 #include "sprofil.skel.h"
 
-/* Before the load: the region set of @m, for this process. */
-static inline void spb_set_regions(struct sprofil_bpf *skel,
-				   const struct spm_map *m)
+/* Before the load: the program samples this process. */
+static inline void spb_set_process(struct sprofil_bpf *skel)
 {
 	skel->rodata->sp_tgid = (__u32)getpid();
-	skel->rodata->sp_shift = m->shift;
-	skel->rodata->sp_nsegments = m->nsegments;
+}
+
+/*
+ * Fills region set @k (0 or 1; after the load, only the one not in use)
+ * with @m; the caller sets its first[] counters.
+ */
+static inline void spb_set_regions(struct sprofil_bpf *skel, unsigned int k,
+				   const struct spm_map *m)
+{
+	struct spb_set *set = &skel->bss->sp_set[k];
+
+	set->shift = m->shift;
+	set->nsegments = m->nsegments;
 	if (m->nsegments)
-		memcpy(skel->rodata->sp_segment, m->segment,
+		memcpy(set->segment, m->segment,
 		       m->nsegments * sizeof(*m->segment));
 	if (m->nregions)
-		memcpy(skel->rodata->sp_region, m->region,
+		memcpy(set->region, m->region,
 		       m->nregions * sizeof(*m->region));
 }
 

@@ -113,7 +113,9 @@ static struct hit mapping_lookup(const struct spm_map *m, uint64_t pc)
 
 /*
  * Files @npcs PCs with the BPF program's own lookup (the code its
- * sampler runs), loaded with the region set of @m.
+ * sampler runs), with the region set of @m written into the program's
+ * second set after the load and made current, as the backend replaces a
+ * region set without reloading.
  */
 static void bpf_lookup(const struct spm_map *m, const uint64_t *pc,
 		       unsigned int npcs, struct hit *out)
@@ -126,13 +128,15 @@ static void bpf_lookup(const struct spm_map *m, const uint64_t *pc,
 
 	assert_non_null(skel);
 	assert_true(npcs <= SPB_TEST_PCS);
-	spb_set_regions(skel, m);
+	spb_set_process(skel);
 	/* Only the lookup: the sampler is the backend's business. */
 	bpf_program__set_autoload(skel->progs.sp_sample, false);
 	err = sprofil_bpf__load(skel);
 	if (err)
 		print_message("# load: %s\n", strerror(-err));
 	assert_int_equal(err, 0);
+	spb_set_regions(skel, 1, m);
+	__atomic_store_n(&skel->bss->sp_cur, 1, __ATOMIC_RELEASE);
 	memcpy(skel->bss->sp_test_pc, pc, npcs * sizeof(*pc));
 	err = bpf_prog_test_run_opts(
 		bpf_program__fd(skel->progs.sp_lookup_test), &opts);

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The bpf backend's fold: moves what the BPF program counted in its
+ * mapped counters into the caller's buffers, saturating as the module
+ * does, reading only the chunks the program flagged; and the thread that
+ * does so every SPROFIL_BPF_FOLD_MS, so that the buffers are near-live
+ * (docs/backends.md).  Called with sb_lock held, except the thread, which
+ * takes it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sprofil.h>
+
+#include "backend_bpf_session.h"
+#include "sprofil.skel.h"
+
+/* Default interval of the folding thread (SPROFIL_BPF_FOLD_MS). */
+#define SB_FOLD_MS	20
+
+/* Adds @n to the bucket at @bucket; returns the increments it lost. */
+uint64_t sb_bucket_add(uintptr_t bucket, uint32_t shift, uint64_t n)
+{
+	uint32_t max = spm_bucket_max(shift), old, next, add;
+
+	add = n > max ? max : (uint32_t)n;
+	if (shift == 1) {
+		old = *(uint16_t *)bucket;
+		next = spm_saturating_add(old, add, max);
+		*(uint16_t *)bucket = (uint16_t)next;
+	} else {
+		old = *(uint32_t *)bucket;
+		next = spm_saturating_add(old, add, max);
+		*(uint32_t *)bucket = next;
+	}
+	return n - (next - old);
+}
+
+/*
+ * Takes the count of counter @c, if it has one, and adds it to region
+ * @r's bucket @b (or to the misses).
+ */
+static void sb_take(struct sb_set *set, struct sb_region *r,
+		    volatile uint64_t *c, uint64_t b)
+{
+	uint32_t shift = set->map.shift;
+	uint64_t v;
+
+	if (!*c)
+		return;
+	v = __atomic_exchange_n(c, 0, __ATOMIC_RELAXED);
+	if (r->off)
+		set->misses_off += v;
+	else
+		set->saturated += sb_bucket_add(r->base + (b << shift), shift,
+						v);
+}
+
+/*
+ * Moves region @i's counters into its buffer (or to the misses), reading
+ * only the chunks flagged since the last fold.  A flag is cleared before
+ * its counters are read: a count added meanwhile flags it again.
+ */
+void sb_fold_region(struct sb_session *s, struct sb_set *set,
+			   uint32_t i)
+{
+	struct sb_region *r = &set->region[i];
+	uint64_t base = set->k * s->half + r->first, end = base + r->nbuckets;
+	uint64_t chunk, c, last;
+
+	for (chunk = base >> SPB_CHUNK_SHIFT; chunk << SPB_CHUNK_SHIFT < end;
+	     chunk++) {
+		if (!s->dirty[chunk])
+			continue;
+		/* A flag shared with another region stays, for it. */
+		if (chunk << SPB_CHUNK_SHIFT >= base &&
+		    (chunk + 1) << SPB_CHUNK_SHIFT <= end)
+			__atomic_store_n(&s->dirty[chunk], 0, __ATOMIC_SEQ_CST);
+		else
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		c = chunk << SPB_CHUNK_SHIFT;
+		last = (chunk + 1) << SPB_CHUNK_SHIFT;
+		for (c = c < base ? base : c; c < last && c < end; c++)
+			sb_take(set, r, &s->counts[c], c - base);
+	}
+}
+
+uint64_t sb_misses(struct sb_session *s, struct sb_set *set)
+{
+	return __atomic_load_n(&s->skel->bss->sp_misses[set->k],
+			       __ATOMIC_RELAXED) + set->misses_off;
+}
+
+/* Files the misses not yet filed into the overflow bin. */
+void sb_fold_misses(struct sb_session *s, struct sb_set *set)
+{
+	uint64_t misses = sb_misses(s, set);
+
+	if (set->overflow && !set->overflow_off)
+		set->saturated += sb_bucket_add(set->overflow, set->map.shift,
+						misses - set->misses_filed);
+	set->misses_filed = misses;
+}
+
+void sb_fold(struct sb_session *s, struct sb_set *set)
+{
+	uint32_t i;
+
+	for (i = 0; i < set->map.nregions; i++)
+		sb_fold_region(s, set, i);
+	sb_fold_misses(s, set);
+}
+
+
+/*
+ * Clears what samples of a retired set added to half @k after its last
+ * fold (a sample that read the old index just before the switch): only
+ * flagged chunks can hold any.
+ */
+void sb_clear_half(struct sb_session *s, uint32_t k)
+{
+	uint64_t first = k * s->half, end = first + s->half, chunk, c;
+
+	for (chunk = first >> SPB_CHUNK_SHIFT; chunk << SPB_CHUNK_SHIFT < end;
+	     chunk++) {
+		if (!s->dirty[chunk])
+			continue;
+		c = chunk << SPB_CHUNK_SHIFT;
+		for (c = c < first ? first : c;
+		     c < (chunk + 1) << SPB_CHUNK_SHIFT && c < end; c++)
+			s->counts[c] = 0;
+		/* The chunk straddling the halves is the other's too. */
+		if ((chunk << SPB_CHUNK_SHIFT) >= first &&
+		    (chunk + 1) << SPB_CHUNK_SHIFT <= end)
+			s->dirty[chunk] = 0;
+	}
+}
+
+/*
+ * The folding thread: wakes every sb_fold_ms while a set counts, and
+ * sleeps on sb_wake otherwise.  sb_fold_ms 0: no thread, folds on demand.
+ */
+static pthread_cond_t sb_wake = PTHREAD_COND_INITIALIZER;
+static bool sb_folder;
+static unsigned int sb_fold_ms = UINT32_MAX;	/* not read yet */
+static uint32_t sb_fold_tid;
+
+/* SPROFIL_BPF_FOLD_MS, once: a number of ms, 0 for no folding thread. */
+static unsigned int sb_fold_interval(void)
+{
+	const char *env;
+	char *end;
+	unsigned long v;
+
+	if (sb_fold_ms != UINT32_MAX)
+		return sb_fold_ms;
+	sb_fold_ms = SB_FOLD_MS;
+	env = getenv("SPROFIL_BPF_FOLD_MS");
+	if (env && *env) {
+		errno = 0;
+		v = strtoul(env, &end, 10);
+		if (!errno && !*end && v <= 60000)
+			sb_fold_ms = (unsigned int)v;
+		else
+			fprintf(stderr, "libsprofil: SPROFIL_BPF_FOLD_MS=%s is not a number of ms up to 60000; using %u\n",
+				env, SB_FOLD_MS);
+	}
+	return sb_fold_ms;
+}
+
+/*
+ * Folds the current set every sb_fold_ms, so that a program reading its
+ * buffers as glibc's profil() lets it sees them at most that late.  Its
+ * own CPU time is not sampled (sp_quiet_tid).
+ */
+static void *sb_fold_loop(void *unused)
+{
+	struct timespec at;
+
+	(void)unused;
+	pthread_mutex_lock(&sb_lock);
+	sb_fold_tid = (uint32_t)gettid();
+	if (sb_sess)
+		sb_sess->skel->bss->sp_quiet_tid = sb_fold_tid;
+	for (;;) {
+		if (!sb_sess || !sb_sess->set) {
+			pthread_cond_wait(&sb_wake, &sb_lock);
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &at);
+		at.tv_nsec += (long)sb_fold_ms * 1000000;
+		at.tv_sec += at.tv_nsec / 1000000000;
+		at.tv_nsec %= 1000000000;
+		pthread_cond_timedwait(&sb_wake, &sb_lock, &at);
+		if (sb_sess && sb_sess->set)
+			sb_fold(sb_sess, sb_sess->set);
+	}
+	return NULL;
+}
+
+/*
+ * Starts the folding thread once per process (under sb_lock), with every
+ * signal blocked: the application's signals are not for it.  Without it
+ * the buffers are folded on demand only, as sprofil_info() then says.
+ */
+void sb_start_folder(void)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	pthread_t t;
+
+	if (sb_folder || !sb_fold_interval())
+		return;
+	if (pthread_condattr_init(&ca) ||
+	    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&sb_wake, &ca))
+		return;
+	pthread_condattr_destroy(&ca);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!pthread_create(&t, NULL, sb_fold_loop, NULL)) {
+		pthread_detach(t);
+		pthread_setname_np(t, "sprofil-fold");
+		sb_folder = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+uint32_t sb_stale_us(void)
+{
+	uint32_t us;
+
+	pthread_mutex_lock(&sb_lock);
+	/* Before the first start: what it will be. */
+	if (sb_folder || (!atomic_load(&sb_on) && sb_fold_interval()))
+		us = sb_fold_interval() * 1000;
+	else
+		us = SPROFIL_STALE_ON_DEMAND;
+	pthread_mutex_unlock(&sb_lock);
+	return us;
+}
+
+/* A set was installed: the thread, if waiting for one, starts folding. */
+void sb_wake_folder(void)
+{
+	pthread_cond_signal(&sb_wake);
+}
+
+uint32_t sb_folder_tid(void)
+{
+	return sb_fold_tid;
+}
+
+/* In a fork child: the folding thread is the parent's; ours comes later. */
+void sb_fold_forget(void)
+{
+	pthread_cond_t fresh = PTHREAD_COND_INITIALIZER;
+
+	sb_wake = fresh;
+	sb_folder = false;
+	sb_fold_tid = 0;
+}

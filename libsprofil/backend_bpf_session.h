@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The bpf backend's state, shared by its loader (backend_bpf.c) and its
+ * fold (backend_bpf_fold.c): the loaded program with its counters and
+ * events, and the region set counting in it.  Everything here is under
+ * sb_lock.
+ */
+#ifndef LIBSPROFIL_BACKEND_BPF_SESSION_H
+#define LIBSPROFIL_BACKEND_BPF_SESSION_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <sprofil/mapping.h>
+
+#include "sprofil_bpf.h"
+
+/* One region as the fold sees it, in the order of spm_prepare(). */
+struct sb_region {
+	uintptr_t base;			/* the caller's bucket array */
+	uint64_t size;			/* its bytes */
+	uint64_t nbuckets;
+	uint32_t first;			/* index of its first counter */
+	bool off;			/* its memory went away */
+};
+
+/*
+ * One region set: what one start asked for, counted in one of the
+ * program's two sets (k) and one half of its counters.
+ */
+struct sb_set {
+	struct spm_map map;		/* to file exited threads' time */
+	uint32_t k;
+	uint64_t nbuckets;
+	struct sb_region *region;	/* map.nregions of them */
+	uintptr_t overflow;		/* overflow bin's bucket, or 0 */
+	bool overflow_off;
+	uint64_t misses_filed;		/* misses already in the overflow bin */
+	uint64_t misses_off;		/* samples of regions turned off */
+	uint64_t saturated;
+};
+
+/*
+ * A loaded program with its counters and, while sampling, its events and
+ * current set.  It outlives stops and new region sets: only a longer
+ * period, more buckets than a half holds or another kind of event need a
+ * new one.
+ */
+struct sb_session {
+	struct sprofil_bpf *skel;
+	volatile uint64_t *counts;	/* the mapped counter array */
+	size_t counts_bytes;
+	volatile uint64_t *dirty;	/* its chunks' flags, mapped */
+	size_t dirty_bytes;
+	uint64_t half;			/* counters per set */
+	uint64_t period;
+	bool percpu;
+	struct sb_set *set;		/* counting, or NULL when stopped */
+	int *fd;			/* perf events, one per thread found */
+	pid_t *tid;
+	size_t nfd, capacity;
+};
+
+extern pthread_mutex_t sb_lock;
+extern struct sb_session *sb_sess;		/* loaded, or NULL */
+extern atomic_bool sb_on;			/* sb_sess has a set */
+
+/* Adds @n to the bucket at @bucket; returns the increments it lost. */
+uint64_t sb_bucket_add(uintptr_t bucket, uint32_t shift, uint64_t n);
+/* Moves region @i's counters into its buffer (or to the misses). */
+void sb_fold_region(struct sb_session *s, struct sb_set *set, uint32_t i);
+/* Samples of @set that fell in no region so far. */
+uint64_t sb_misses(struct sb_session *s, struct sb_set *set);
+/* Files the misses not yet filed into the overflow bin. */
+void sb_fold_misses(struct sb_session *s, struct sb_set *set);
+/* Everything @set counted so far into its buffers. */
+void sb_fold(struct sb_session *s, struct sb_set *set);
+/* Clears what late samples of a retired set left in half @k. */
+void sb_clear_half(struct sb_session *s, uint32_t k);
+
+/*
+ * The folding thread: started by the first start, before any counter
+ * exists (it then folds the current set every SPROFIL_BPF_FOLD_MS, once
+ * woken); its thread id, which the program
+ * does not sample (0 before it runs); how stale the buffers may be; and,
+ * in a fork child, forgetting the parent's thread.
+ */
+void sb_start_folder(void);
+void sb_wake_folder(void);
+uint32_t sb_folder_tid(void);
+uint32_t sb_stale_us(void);
+void sb_fold_forget(void);
+
+#endif /* LIBSPROFIL_BACKEND_BPF_SESSION_H */
