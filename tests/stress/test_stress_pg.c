@@ -125,10 +125,9 @@ static void start(const char *name, const char *const argv[],
 		args[a++] = (char *)argv[i];
 	args[a] = NULL;
 	for (char **e = environ; *e && n < 40; e++)
+		/* *SAN_OPTIONS: the sanitizer builds (check-asan, -tsan). */
 		if (!strncmp(*e, "SPROFIL_", 8) || !strncmp(*e, "PATH=", 5) ||
-		    !strncmp(*e, "ASAN_OPTIONS=", 13) ||
-		    !strncmp(*e, "UBSAN_OPTIONS=", 14) ||
-		    !strncmp(*e, "TSAN_OPTIONS=", 13))
+		    strstr(*e, "SAN_OPTIONS="))
 			envp[n++] = *e;
 	envp[n++] = "LC_ALL=C";
 	for (int i = 0; env && env[i] && n < 62; i++)

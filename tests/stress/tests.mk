@@ -40,11 +40,14 @@ stress-tests: $(ST_PROGS) $(ST_DRIVERS) $(BUILD)/gprof/gmon-dump \
 	$(LT_DIR)/liblt_spin.so
 
 # bpf needs root (CAP_BPF + CAP_PERFMON): elsewhere its TAP says why.
+# STRESS_BACKENDS=signal make check-stress runs one.
+STRESS_BACKENDS ?= signal bpf
+
 check-stress: stress-tests
 	@mkdir -p $(BUILD)/results
-	@cd $(ST_DIR) && SPROFIL_BACKEND=signal \
-		$(abspath scripts/run-tap) $(abspath $(BUILD)/results/stress-signal.tap) \
-		$(notdir $(ST_DRIVERS))
-	@cd $(ST_DIR) && SPROFIL_BACKEND=bpf \
-		$(abspath scripts/run-tap) $(abspath $(BUILD)/results/stress-bpf.tap) \
-		$(notdir $(ST_DRIVERS))
+	@cd $(ST_DIR) || exit 1; status=0; \
+	for backend in $(STRESS_BACKENDS); do \
+		SPROFIL_BACKEND=$$backend $(abspath scripts/run-tap) \
+			$(abspath $(BUILD)/results)/stress-$$backend.tap \
+			$(notdir $(ST_DRIVERS)) || status=1; \
+	done; exit $$status
