@@ -282,6 +282,7 @@ static bool module_is(const char *mod, const char *module)
 struct file_counts {
 	unsigned long long calls;	/* arcs into the function */
 	int module_records;		/* "module" lines of the module */
+	int hist_records;		/* its histogram records */
 };
 
 /*
@@ -291,7 +292,7 @@ struct file_counts {
 static struct file_counts count_file(const char *file, const char *module,
 				     struct fn f)
 {
-	struct file_counts c = { 0, 0 };
+	struct file_counts c = { 0, 0, 0 };
 	char cmd[PATH_MAX * 2], line[8192];
 	FILE *p;
 	int st;
@@ -312,9 +313,16 @@ static struct file_counts count_file(const char *file, const char *module,
 				c.module_records++;
 			continue;
 		}
+		if (!strncmp(line, "hist ", 5)) {
+			char name[4096];
+
+			if (sscanf(line, "hist %4095s", name) == 1 &&
+			    module_is(name, module))
+				c.hist_records++;
+			continue;
+		}
 		if (strncmp(line, "arc ", 4)) {
-			if (strncmp(line, "format ", 7) &&
-			    strncmp(line, "hist ", 5))
+			if (strncmp(line, "format ", 7))
 				print_message("# %s: %s", file, line);
 			continue;
 		}
@@ -522,13 +530,14 @@ static void dlopen_loop(void **state)
 	assert_int_equal(sscanf(l, "cycles %d %ld %lf", &cycles, &calls,
 				&secs), 3);
 	c = count_file("gmon.out", "libst_dl.so", f);
-	print_message("# %d cycles in %.2f s (%.1f ms each), %llu of %ld calls in the profile, %d module records of the library\n",
+	print_message("# %d cycles in %.2f s (%.1f ms each), %llu of %ld calls in the profile, %d module and %d histogram records of the library\n",
 		      cycles, secs, cycles ? 1000 * secs / cycles : 0, c.calls,
-		      calls, c.module_records);
+		      calls, c.module_records, c.hist_records);
 	assert_true(cycles >= 10);
 	assert_true(c.calls == (unsigned long long)calls);
 	/* Every reload of the same file is the same module again. */
 	assert_true(c.module_records >= 1 && c.module_records <= 2);
+	assert_true(c.hist_records >= 1 && c.hist_records <= 2);
 }
 
 int main(void)
