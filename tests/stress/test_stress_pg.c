@@ -125,14 +125,9 @@ static void start(const char *name, const char *const argv[],
 		args[a++] = (char *)argv[i];
 	args[a] = NULL;
 	for (char **e = environ; *e && n < 40; e++)
-		/*
-		 * *SAN_OPTIONS and LD_PRELOAD: the sanitizer builds
-		 * (tests/stress/run-sanitized); every st-* program links
-		 * libsprofil, so preloading it changes nothing else.
-		 */
+		/* *SAN_OPTIONS: the sanitizer builds (check-asan, -tsan). */
 		if (!strncmp(*e, "SPROFIL_", 8) || !strncmp(*e, "PATH=", 5) ||
-		    strstr(*e, "SAN_OPTIONS=") ||
-		    !strncmp(*e, "LD_PRELOAD=", 11))
+		    strstr(*e, "SAN_OPTIONS="))
 			envp[n++] = *e;
 	envp[n++] = "LC_ALL=C";
 	for (int i = 0; env && env[i] && n < 62; i++)
