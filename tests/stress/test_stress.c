@@ -88,11 +88,27 @@ static int setup(void **state)
 	return 0;
 }
 
+/* The scenario's buffers, freed by its teardown once profiling stopped. */
+static void *buffers[8];
+static int nbuffers;
+
+/* lt_func_region(), its buffer freed by the teardown (even on failure). */
+static struct prof region_of(void *fn)
+{
+	struct prof p = lt_func_region(fn, PROF_USHORT);
+
+	assert_true(nbuffers < 8);
+	buffers[nbuffers++] = p.pr_base;
+	return p;
+}
+
 /* The teardown of a scenario that may fail while profiling. */
 static int stop(void **state)
 {
 	(void)state;
 	sprofil(NULL, 0, NULL, 0);
+	while (nbuffers > 0)
+		free(buffers[--nbuffers]);
 	return 0;
 }
 
@@ -138,7 +154,7 @@ static void *one_ms_thread(void *arg)
 
 static void short_threads_sampled_time(void **state)
 {
-	struct prof p = lt_func_region((void *)wl_work_a, PROF_USHORT);
+	struct prof p = region_of((void *)wl_work_a);
 	enum { MAX_THREADS = 4000, BATCH = 4 };
 	double u0, user, sampled, budget_end, ratio;
 	struct sprofil_info info;
@@ -180,7 +196,6 @@ static void short_threads_sampled_time(void **state)
 	assert_true(ratio >= 0.9 && ratio <= 1.1);
 	/* Most of that time was in the threads' work. */
 	assert_true(in_work >= info.samples / 2);
-	free(p.pr_base);
 }
 
 /* ---- create/exit storms while profiling starts and stops ---- */
@@ -233,14 +248,13 @@ static int end_storm(void **state)
 		pthread_join(creators[ncreators - 1], NULL);
 	while (atomic_load(&detached_alive) > 0)
 		usleep(1000);
-	sprofil(NULL, 0, NULL, 0);
-	return 0;
+	return state ? stop(state) : 0;
 }
 
 static void thread_storm_restarts(void **state)
 {
-	struct prof p = lt_func_region((void *)wl_work_b, PROF_USHORT);
-	struct prof q = lt_func_region((void *)wl_work_c, PROF_USHORT);
+	struct prof p = region_of((void *)wl_work_b);
+	struct prof q = region_of((void *)wl_work_c);
 	struct sprofil_info info;
 	double end;
 	int restarts = 0;
@@ -278,8 +292,6 @@ static void thread_storm_restarts(void **state)
 	print_message("# %llu samples in wl_work_c of ~100 due\n",
 		      (unsigned long long)in_c);
 	assert_true(in_c >= 70);
-	free(p.pr_base);
-	free(q.pr_base);
 }
 
 /* ---- profil() and sprofil() from several threads at once ---- */
@@ -344,12 +356,12 @@ static int end_callers(void **state)
 	sprofil(NULL, 0, NULL, 0);
 	for (int i = 0; i < n; i++)
 		free(bufs[i]);
-	return 0;
+	return state ? stop(state) : 0;
 }
 
 static void profil_from_threads(void **state)
 {
-	struct prof q = lt_func_region((void *)wl_work_a, PROF_USHORT);
+	struct prof q = region_of((void *)wl_work_a);
 	struct sprofil_info info;
 	uint64_t in_a;
 
@@ -377,7 +389,6 @@ static void profil_from_threads(void **state)
 	print_message("# %llu samples in wl_work_a of ~100 due\n",
 		      (unsigned long long)in_a);
 	assert_true(in_a >= 70);
-	free(q.pr_base);
 }
 
 /* ---- an application with its own SIGPROF and ITIMER_PROF ---- */
@@ -419,7 +430,7 @@ static int app_off(void **state)
 
 static void own_sigprof_and_itimer_prof(void **state)
 {
-	struct prof p = lt_func_region((void *)wl_work_d, PROF_USHORT);
+	struct prof p = region_of((void *)wl_work_d);
 	struct sigaction sa = { .sa_handler = app_sigprof };
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
 	struct sprofil_info info;
@@ -483,7 +494,6 @@ static void own_sigprof_and_itimer_prof(void **state)
 		      (int)app_ticks, (unsigned long long)in_d);
 	assert_true(app_ticks > 0);
 	assert_true(in_d >= 70);
-	free(p.pr_base);
 }
 
 int main(void)
