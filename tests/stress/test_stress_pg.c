@@ -56,6 +56,18 @@ struct proc {
 
 static struct proc proc;
 
+/*
+ * STRESS_TIME_SCALE (default 1) stretches every deadline: the sanitizer
+ * builds start each process several times slower (run-sanitized).
+ */
+static double time_scale(void)
+{
+	const char *env = getenv("STRESS_TIME_SCALE");
+	double k = env ? atof(env) : 1;
+
+	return k >= 1 ? k : 1;
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -393,7 +405,7 @@ static void fork_tree(void **state)
 
 	(void)state;
 	start("st-forktree", argv, env);
-	finish(now() + 40);
+	finish(now() + 40 * time_scale());
 	f = find_fn("node_work");
 	for (l = proc.buf; (l = strstr(l, "node ")); l++) {
 		char base[64];
@@ -434,7 +446,7 @@ static void exec_chain(void **state)
 	(void)state;
 	assert_non_null(getcwd(root, sizeof(root)));
 	start("st-execchain", argv, NULL);
-	finish(now() + 40);
+	finish(now() + 40 * time_scale());
 	f = find_fn("level_work");
 	for (l = proc.buf; (l = strstr(l, "level ")); l++) {
 		int level, pid, calls;
@@ -481,7 +493,7 @@ static void sigdump_storm(void **state)
 
 	(void)state;
 	start("st-sigdump", argv, env);
-	deadline = now() + 60;
+	deadline = now() + 60 * time_scale();
 	assert_true(read_until("ready\n", deadline, -1));
 	/* As fast as this process can, a short breath every 16. */
 	while (!strstr(proc.buf, "calls ") && now() < deadline) {
@@ -518,7 +530,7 @@ static void dlopen_loop(void **state)
 
 	(void)state;
 	start("st-dlloop", argv, NULL);
-	finish(now() + 40);
+	finish(now() + 40 * time_scale());
 	f = find_fn("dl_leaf");
 	l = strstr(proc.buf, "cycles ");
 	assert_non_null(l);
