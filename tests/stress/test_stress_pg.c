@@ -114,9 +114,24 @@ static int enter(void **state)
 	return wl_enter_tmpdir("test_stress_pg");
 }
 
+static void close_stdin(void);
+
 static int leave(void **state)
 {
 	(void)state;
+	/* A scenario that failed early leaves no process tree behind. */
+	if (proc.pid > 0 && waitpid(proc.pid, &proc.status, WNOHANG) == 0) {
+		print_message("# killing what is left of pid %d\n",
+			      (int)proc.pid);
+		kill(-proc.pid, SIGKILL);
+		waitpid(proc.pid, &proc.status, 0);
+	}
+	if (proc.pid > 0) {
+		close_stdin();
+		if (proc.out >= 0)
+			close(proc.out);
+	}
+	proc.pid = 0;
 	return wl_leave_tmpdir();
 }
 
@@ -230,6 +245,7 @@ static void finish(double deadline)
 	}
 	proc.seconds = now() - proc.t0;
 	close(proc.out);
+	proc.out = -1;
 	for (char *l = proc.buf; *l; ) {
 		size_t ll = strcspn(l, "\n");
 
