@@ -45,6 +45,8 @@ include tests/bpf/tests.mk
 include gprof/gprof.mk
 include tests/gprof/tests.mk
 include tests/pg/tests.mk
+include tests/stress/tests.mk
+include tests/stress/sanitize.mk
 include tests/kmod/tests.mk
 include bench/bench.mk
 include demo/demo.mk
@@ -74,6 +76,9 @@ check: deps
 	-@$(MAKE) --no-print-directory check-lib
 	-@$(MAKE) --no-print-directory check-bpf
 	-@$(MAKE) --no-print-directory check-pg
+	-@$(MAKE) --no-print-directory check-stress
+	-@$(MAKE) --no-print-directory check-asan
+	-@$(MAKE) --no-print-directory check-tsan
 	-@$(MAKE) --no-print-directory check-gprof
 	-@$(MAKE) --no-print-directory check-style
 	-@$(MAKE) --no-print-directory check-mcount

@@ -5,7 +5,7 @@
 
 BT_DIR := $(BUILD)/tests/bpf
 BT_LIBS := -L$(LIB_DIR) -lsprofil -lbpf -lelf -lz \
-	-Wl,-rpath,'$$ORIGIN:$$ORIGIN/../../lib' -lcmocka -ldl -lm -pthread
+	-Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib:$$ORIGIN/../../lib' -lcmocka -ldl -lm -pthread
 
 $(BT_DIR)/test_bpf: tests/bpf/test_bpf.c tests/bpf/bucket_table.h \
 		tests/common/workload.c tests/common/workload.h \

@@ -101,3 +101,22 @@ $(KT_DIR)/fuse-$(KVER).ko: $(AT_FUSE_KO)
 	*.zst) zstd -dcq $< >$@ ;; \
 	*) cp $< $@ ;; \
 	esac
+
+# The library stress suite (tests/stress) in the VM, with kmod: its
+# drivers as stress-*, its -pg programs and library under their names.
+KT_STRESS_COPIES := $(KT_DIR)/stress-test_stress $(KT_DIR)/stress-test_stress_pg \
+	$(patsubst $(ST_DIR)/%,$(KT_DIR)/%,$(ST_PROGS))
+
+vm-payload: $(KT_STRESS_COPIES)
+
+$(KT_DIR)/stress-%: $(ST_DIR)/%
+	@mkdir -p $(KT_DIR)
+	cp $< $@
+
+$(KT_DIR)/st-%: $(ST_DIR)/st-%
+	@mkdir -p $(KT_DIR)
+	cp $< $@
+
+$(KT_DIR)/libst_dl.so: $(ST_DIR)/libst_dl.so
+	@mkdir -p $(KT_DIR)
+	cp $< $@

@@ -121,7 +121,9 @@ static void run(struct run *r, const char *const argv[],
 	args[0] = path;
 
 	for (char **e = environ; *e && n < 40; e++)
-		if (!strncmp(*e, "SPROFIL_", 8) || !strncmp(*e, "PATH=", 5))
+		/* *SAN_OPTIONS: the sanitizer builds (check-asan, -tsan). */
+		if (!strncmp(*e, "SPROFIL_", 8) || !strncmp(*e, "PATH=", 5) ||
+		    strstr(*e, "SAN_OPTIONS="))
 			envp[n++] = *e;
 	envp[n++] = "LC_ALL=C";
 	for (int i = 0; env && env[i] && n < 62; i++)
