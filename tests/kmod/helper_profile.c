@@ -4,8 +4,12 @@
  * run-in-vm:
  *   helper_profile exit        start profiling, then exit without stopping;
  *   helper_profile hold FILE   start profiling, close the fd, create FILE,
- *                              then keep working for a few CPU seconds
- *                              (rmmod happens meanwhile) and exit 0.
+ *                              then keep working until FILE is removed
+ *                              (rmmod happens meanwhile) and exit 0; or
+ *                              exit 1 after about 600 s of CPU.
+ * The holder waits to be told rather than for a fixed CPU time: on a slow
+ * (loaded, TCG, PREEMPT_RT) VM the checks made meanwhile could otherwise
+ * come after it had already exited.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,6 +44,11 @@ int main(int argc, char **argv)
 	/* The session belongs to the process, not to the fd. */
 	close(fd);
 	close(open(argv[2], O_CREAT | O_WRONLY, 0644));
-	wl_work_a(n * 10);
-	return 0;
+	for (int i = 0; i < 3000; i++) {
+		if (access(argv[2], F_OK))
+			return 0;
+		wl_work_a(n);
+	}
+	fprintf(stderr, "hold: %s still there after ~600 s\n", argv[2]);
+	return 1;
 }
