@@ -194,8 +194,14 @@ static void short_threads_sampled_time(void **state)
 	/* Too little CPU for a 10 % check means the machine is starved. */
 	assert_true(user >= 0.5);
 	assert_true(ratio >= 0.9 && ratio <= 1.1);
-	/* Most of that time was in the threads' work. */
-	assert_true(in_work >= info.samples / 2);
+	/*
+	 * Every sample was filed, in the work or in the overflow bin.  The
+	 * periods a thread leaves unfinished are filed where the backend
+	 * sees the thread last (its start routine on signal and bpf, its
+	 * last user PC on kmod: docs/backends.md), not in wl_work_a, so
+	 * where they land is not checked here.
+	 */
+	assert_int_equal(in_work + overflow_bin[0], info.samples);
 }
 
 /* ---- create/exit storms while profiling starts and stops ---- */
