@@ -33,7 +33,7 @@
 
 static DEFINE_SPINLOCK(sessions_lock);
 static DEFINE_HASHTABLE(sessions, 8);
-static int sessions_count;		/* under sessions_lock */
+static int sessions_count;		/* written under sessions_lock */
 static atomic_t sessions_dying = ATOMIC_INIT(0);	/* being destroyed */
 
 static struct sprofil_session *to_session(struct mmu_notifier *mn)
@@ -124,8 +124,8 @@ static bool session_list(struct sprofil_session *s)
 	spin_lock(&sessions_lock);
 	added = !hash_hashed(&s->node);
 	if (added) {
-		hash_add(sessions, &s->node, (unsigned long)s->mn.mm);
-		sessions_count++;
+		hash_add_rcu(sessions, &s->node, (unsigned long)s->mn.mm);
+		WRITE_ONCE(sessions_count, sessions_count + 1);
 	}
 	spin_unlock(&sessions_lock);
 	return added;
@@ -134,8 +134,8 @@ static bool session_list(struct sprofil_session *s)
 static void session_unlist_locked(struct sprofil_session *s)
 {
 	lockdep_assert_held(&sessions_lock);
-	hash_del(&s->node);
-	sessions_count--;
+	hash_del_rcu(&s->node);
+	WRITE_ONCE(sessions_count, sessions_count - 1);
 }
 
 /*
@@ -196,12 +196,19 @@ static struct mmu_notifier *session_alloc(struct mm_struct *mm)
 	return &s->mn;
 }
 
-static void session_free(struct mmu_notifier *mn)
+static void session_free_rcu(struct rcu_head *rcu)
 {
-	struct sprofil_session *s = to_session(mn);
+	struct sprofil_session *s = container_of(rcu, struct sprofil_session,
+						 rcu);
 
 	free_percpu(s->stats);
 	kfree(s);
+}
+
+/* Exit-time lookups (sprofil_session_lookup_rcu()) may still see it. */
+static void session_free(struct mmu_notifier *mn)
+{
+	call_rcu(&to_session(mn)->rcu, session_free_rcu);
 }
 
 static const struct mmu_notifier_ops sprofil_mn_ops = {
@@ -229,6 +236,22 @@ static struct sprofil_session *session_find(struct mm_struct *mm)
 		}
 	spin_unlock(&sessions_lock);
 	return found;
+}
+
+/*
+ * The session of @mm from any context, under rcu_read_lock(); NULL if
+ * there is none.  It is freed only a grace period after it is unlisted.
+ */
+struct sprofil_session *sprofil_session_lookup_rcu(struct mm_struct *mm)
+{
+	struct sprofil_session *s;
+
+	if (!READ_ONCE(sessions_count))
+		return NULL;
+	hash_for_each_possible_rcu(sessions, s, node, (unsigned long)mm)
+		if (READ_ONCE(s->mn.mm) == mm)
+			return s;
+	return NULL;
 }
 
 static void stats_reset(struct sprofil_session *s)
@@ -394,4 +417,5 @@ void sprofil_sessions_destroy(void)
 	wait_var_event(&sessions_dying, !atomic_read(&sessions_dying));
 	/* ...and the notifiers' deferred frees too, before our code goes. */
 	mmu_notifier_synchronize();
+	rcu_barrier();
 }
