@@ -138,10 +138,20 @@ MODULE_PARM_DESC(sessions, "processes with a profiling session");
 
 static int __init sprofil_init(void)
 {
-	int err = misc_register(&sprofil_dev);
+	int err = sprofil_sessions_init();
 
 	if (err)
-		pr_err("cannot register /dev/sprofil: %d\n", err);
+		return err;
+	err = sprofil_leftover_init();
+	if (err)
+		goto out_sessions;
+	err = misc_register(&sprofil_dev);
+	if (!err)
+		return 0;
+	pr_err("cannot register /dev/sprofil: %d\n", err);
+	sprofil_leftover_exit();
+out_sessions:
+	sprofil_sessions_destroy();
 	return err;
 }
 
@@ -152,6 +162,8 @@ static int __init sprofil_init(void)
 static void __exit sprofil_exit(void)
 {
 	misc_deregister(&sprofil_dev);
+	/* Exits look sessions up: no probe runs once this returns. */
+	sprofil_leftover_exit();
 	sprofil_sessions_destroy();
 }
 

@@ -37,12 +37,6 @@
  */
 #define SCAN_PASSES	64
 
-/* The counters of one START, swapped as a whole. */
-struct sprofil_threads {
-	struct xarray xa;		/* tid -> struct sprofil_thread */
-	struct perf_event_attr attr;
-};
-
 u64 sprofil_period_ns(u32 flags, u64 requested)
 {
 	if (!requested)
@@ -85,29 +79,46 @@ static u32 periods_elapsed(struct perf_event *event)
 	return min_t(u64, n, U32_MAX);
 }
 
+/*
+ * Files @n periods of the current thread at user PC @regs, with IRQs off
+ * (the sampling handler, or a thread's exit: see leftover.c), under RCU.
+ */
+void sprofil_file_samples(struct sprofil_session *s, struct pt_regs *regs,
+			  u32 n)
+{
+	struct sprofil_stats *stats = this_cpu_ptr(s->stats);
+	struct sprofil_table *t = rcu_dereference(s->table);
+
+	stats->samples += n;
+	if (t)
+		sprofil_table_count(t, instruction_pointer(regs), n, stats);
+	else
+		stats->misses += n;
+}
+
 static void sprofil_sample(struct perf_event *event,
 			   struct perf_sample_data *data, struct pt_regs *regs)
 {
 	struct sprofil_session *s = event->overflow_handler_context;
-	struct sprofil_stats *stats;
-	struct sprofil_table *t;
+	struct sprofil_threads *th;
 	u32 n;
 
 	if (!regs || current->mm != s->mn.mm)
 		return;
 	n = periods_elapsed(event);
-	if (!n || !user_mode(regs))
+	if (!n)
 		return;
 	rcu_read_lock();
-	if (event->parent && counted_by_own_event(s))
-		goto out;
-	stats = this_cpu_ptr(s->stats);
-	stats->samples += n;
-	t = rcu_dereference(s->table);
-	if (t)
-		sprofil_table_count(t, instruction_pointer(regs), n, stats);
-	else
-		stats->misses += n;
+	if (event->parent) {
+		/* Balanced against the count it leaves at exit. */
+		th = rcu_dereference(s->threads);
+		if (th)
+			atomic64_add(n, &th->inherited_periods);
+		if (counted_by_own_event(s))
+			goto out;
+	}
+	if (user_mode(regs))
+		sprofil_file_samples(s, regs, n);
 out:
 	rcu_read_unlock();
 }

@@ -33,8 +33,10 @@
 
 static DEFINE_SPINLOCK(sessions_lock);
 static DEFINE_HASHTABLE(sessions, 8);
-static int sessions_count;		/* under sessions_lock */
+static int sessions_count;		/* written under sessions_lock */
 static atomic_t sessions_dying = ATOMIC_INIT(0);	/* being destroyed */
+/* Frees replaced tables after a grace period; drained at module exit. */
+static struct workqueue_struct *free_wq;
 
 static struct sprofil_session *to_session(struct mmu_notifier *mn)
 {
@@ -99,6 +101,31 @@ static void session_invalidate_end(struct mmu_notifier *mn,
 	rcu_read_unlock();
 }
 
+static void table_free_work(struct work_struct *work)
+{
+	struct sprofil_table *t = container_of(to_rcu_work(work),
+					       struct sprofil_table, free_work);
+	struct mm_struct *mm = t->mm;
+
+	sprofil_table_destroy(t);
+	mmdrop(mm);
+}
+
+/*
+ * Frees an unpublished table once no handler, exit probe or invalidate
+ * callback can still see it, without making the caller wait for that:
+ * unpinning may sleep, so in a worker after the grace period.  The table
+ * keeps its mm (pinned_vm is uncharged there) for as long.
+ */
+static void table_free_deferred(struct sprofil_table *t)
+{
+	if (!t)
+		return;
+	mmgrab(t->mm);
+	INIT_RCU_WORK(&t->free_work, table_free_work);
+	queue_rcu_work(free_wq, &t->free_work);
+}
+
 /* Ends sampling and frees the table; counters stay readable. */
 static void session_stop(struct sprofil_session *s)
 {
@@ -124,8 +151,8 @@ static bool session_list(struct sprofil_session *s)
 	spin_lock(&sessions_lock);
 	added = !hash_hashed(&s->node);
 	if (added) {
-		hash_add(sessions, &s->node, (unsigned long)s->mn.mm);
-		sessions_count++;
+		hash_add_rcu(sessions, &s->node, (unsigned long)s->mn.mm);
+		WRITE_ONCE(sessions_count, sessions_count + 1);
 	}
 	spin_unlock(&sessions_lock);
 	return added;
@@ -134,8 +161,8 @@ static bool session_list(struct sprofil_session *s)
 static void session_unlist_locked(struct sprofil_session *s)
 {
 	lockdep_assert_held(&sessions_lock);
-	hash_del(&s->node);
-	sessions_count--;
+	hash_del_rcu(&s->node);
+	WRITE_ONCE(sessions_count, sessions_count - 1);
 }
 
 /*
@@ -196,12 +223,19 @@ static struct mmu_notifier *session_alloc(struct mm_struct *mm)
 	return &s->mn;
 }
 
-static void session_free(struct mmu_notifier *mn)
+static void session_free_rcu(struct rcu_head *rcu)
 {
-	struct sprofil_session *s = to_session(mn);
+	struct sprofil_session *s = container_of(rcu, struct sprofil_session,
+						 rcu);
 
 	free_percpu(s->stats);
 	kfree(s);
+}
+
+/* Exit-time lookups (sprofil_session_lookup_rcu()) may still see it. */
+static void session_free(struct mmu_notifier *mn)
+{
+	call_rcu(&to_session(mn)->rcu, session_free_rcu);
 }
 
 static const struct mmu_notifier_ops sprofil_mn_ops = {
@@ -229,6 +263,22 @@ static struct sprofil_session *session_find(struct mm_struct *mm)
 		}
 	spin_unlock(&sessions_lock);
 	return found;
+}
+
+/*
+ * The session of @mm from any context, under rcu_read_lock(); NULL if
+ * there is none.  It is freed only a grace period after it is unlisted.
+ */
+struct sprofil_session *sprofil_session_lookup_rcu(struct mm_struct *mm)
+{
+	struct sprofil_session *s;
+
+	if (!READ_ONCE(sessions_count))
+		return NULL;
+	hash_for_each_possible_rcu(sessions, s, node, (unsigned long)mm)
+		if (READ_ONCE(s->mn.mm) == mm)
+			return s;
+	return NULL;
 }
 
 static void stats_reset(struct sprofil_session *s)
@@ -276,10 +326,11 @@ static int session_start(struct sprofil_session *s, struct sprofil_table *t,
 		spin_unlock(&sessions_lock);
 	}
 	mutex_unlock(&s->lock);
-	/* Handlers that still see the replaced table are done with it. */
+	/* Handlers may still see the replaced table: freed after them. */
 	if (published)
-		synchronize_rcu();
-	sprofil_table_destroy(old);
+		table_free_deferred(old);
+	else
+		sprofil_table_destroy(old);
 	sprofil_table_destroy(t);
 	/* A listed session keeps the reference of the START that listed it. */
 	if (!fresh || err)
@@ -318,11 +369,23 @@ int sprofil_start(const struct sprofil_start *args, u64 *period_ns)
 	return session_start(to_session(mn), t, *period_ns);
 }
 
+/* Nothing published: a STOP then has no grace period to wait for. */
+static bool session_idle(struct sprofil_session *s)
+{
+	bool idle;
+
+	mutex_lock(&s->lock);
+	idle = !rcu_access_pointer(s->table) &&
+	       !rcu_access_pointer(s->threads);
+	mutex_unlock(&s->lock);
+	return idle;
+}
+
 int sprofil_stop(void)
 {
 	struct sprofil_session *s = session_find(current->mm);
 
-	if (s)
+	if (s && !session_idle(s))
 		session_stop(s);
 	return 0;
 }
@@ -392,6 +455,16 @@ void sprofil_sessions_destroy(void)
 		session_destroy(s);
 	/* Releases that claimed a session before us are done with it... */
 	wait_var_event(&sessions_dying, !atomic_read(&sessions_dying));
-	/* ...and the notifiers' deferred frees too, before our code goes. */
+	/* ...and the notifiers' deferred frees too, before our code goes; */
 	mmu_notifier_synchronize();
+	/* the frees of sessions and tables waiting for a grace period... */
+	rcu_barrier();
+	/* ...and the table frees that grace period queued. */
+	destroy_workqueue(free_wq);
+}
+
+int sprofil_sessions_init(void)
+{
+	free_wq = alloc_workqueue("sprofil_free", 0, 0);
+	return free_wq ? 0 : -ENOMEM;
 }

@@ -57,6 +57,7 @@ struct sprofil_table {
 	struct sprofil_run *run;
 	u32 nruns;
 	struct sprofil_buffer overflow;	/* npages == 0 when absent */
+	struct rcu_work free_work;	/* see session.c */
 	struct sprofil_buffer buffer[];	/* parallel to map.region[] */
 };
 
@@ -66,12 +67,20 @@ struct sprofil_stats {
 	u64 saturated;
 };
 
-struct sprofil_threads;
-
 /* A thread whose counter we created (not inherited at clone). */
 struct sprofil_thread {
 	struct task_struct *task;
 	struct perf_event *event;
+	atomic64_t child_seen;	/* event->child_count already carried */
+};
+
+/* The counters of one START, swapped as a whole: see sampler.c. */
+struct sprofil_threads {
+	struct xarray xa;		/* tid -> struct sprofil_thread */
+	struct perf_event_attr attr;
+	/* Periods taken by inherited counters; see leftover.c. */
+	atomic64_t inherited_periods;
+	atomic64_t carry_ns;		/* CPU time not yet sampled */
 };
 
 struct sprofil_session {
@@ -83,6 +92,7 @@ struct sprofil_session {
 	u64 period_ns;			/* period of the live counters */
 	struct sprofil_stats __percpu *stats;
 	struct work_struct recheck;	/* see sprofil_recheck_buffers() */
+	struct rcu_head rcu;		/* the hash is walked under RCU */
 };
 
 /* table.c */
@@ -103,12 +113,20 @@ long sprofil_pinned_pages(void);
 u64 sprofil_period_ns(u32 flags, u64 requested);
 int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns);
 bool sprofil_sampler_stop(struct sprofil_session *s);
+void sprofil_file_samples(struct sprofil_session *s, struct pt_regs *regs,
+			  u32 n);
+
+/* leftover.c */
+int sprofil_leftover_init(void);
+void sprofil_leftover_exit(void);
 
 /* session.c */
 int sprofil_start(const struct sprofil_start *args, u64 *period_ns);
 int sprofil_stop(void);
 int sprofil_status(struct sprofil_status *st);
+int sprofil_sessions_init(void);
 void sprofil_sessions_destroy(void);
 int sprofil_session_count(void);
+struct sprofil_session *sprofil_session_lookup_rcu(struct mm_struct *mm);
 
 #endif /* SPROFIL_KMOD_H */
