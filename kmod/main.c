@@ -138,20 +138,15 @@ MODULE_PARM_DESC(sessions, "processes with a profiling session");
 
 static int __init sprofil_init(void)
 {
-	int err = sprofil_sessions_init();
+	int err = sprofil_leftover_init();
 
 	if (err)
 		return err;
-	err = sprofil_leftover_init();
-	if (err)
-		goto out_sessions;
 	err = misc_register(&sprofil_dev);
-	if (!err)
-		return 0;
-	pr_err("cannot register /dev/sprofil: %d\n", err);
-	sprofil_leftover_exit();
-out_sessions:
-	sprofil_sessions_destroy();
+	if (err) {
+		pr_err("cannot register /dev/sprofil: %d\n", err);
+		sprofil_leftover_exit();
+	}
 	return err;
 }
 

@@ -35,8 +35,6 @@ static DEFINE_SPINLOCK(sessions_lock);
 static DEFINE_HASHTABLE(sessions, 8);
 static int sessions_count;		/* written under sessions_lock */
 static atomic_t sessions_dying = ATOMIC_INIT(0);	/* being destroyed */
-/* Frees replaced tables after a grace period; drained at module exit. */
-static struct workqueue_struct *free_wq;
 
 static struct sprofil_session *to_session(struct mmu_notifier *mn)
 {
@@ -99,31 +97,6 @@ static void session_invalidate_end(struct mmu_notifier *mn,
 	    table_touched(s, range))
 		queue_work(system_wq, &s->recheck);
 	rcu_read_unlock();
-}
-
-static void table_free_work(struct work_struct *work)
-{
-	struct sprofil_table *t = container_of(to_rcu_work(work),
-					       struct sprofil_table, free_work);
-	struct mm_struct *mm = t->mm;
-
-	sprofil_table_destroy(t);
-	mmdrop(mm);
-}
-
-/*
- * Frees an unpublished table once no handler, exit probe or invalidate
- * callback can still see it, without making the caller wait for that:
- * unpinning may sleep, so in a worker after the grace period.  The table
- * keeps its mm (pinned_vm is uncharged there) for as long.
- */
-static void table_free_deferred(struct sprofil_table *t)
-{
-	if (!t)
-		return;
-	mmgrab(t->mm);
-	INIT_RCU_WORK(&t->free_work, table_free_work);
-	queue_rcu_work(free_wq, &t->free_work);
 }
 
 /* Ends sampling and frees the table; counters stay readable. */
@@ -326,11 +299,15 @@ static int session_start(struct sprofil_session *s, struct sprofil_table *t,
 		spin_unlock(&sessions_lock);
 	}
 	mutex_unlock(&s->lock);
-	/* Handlers may still see the replaced table: freed after them. */
+	/*
+	 * Handlers that still see the replaced table are done with it.  Not
+	 * deferred to an rcu_work: the old pages must be unpinned and their
+	 * locked_vm uncharged when START returns, or a process replacing
+	 * its table would briefly hold both and hit RLIMIT_MEMLOCK.
+	 */
 	if (published)
-		table_free_deferred(old);
-	else
-		sprofil_table_destroy(old);
+		synchronize_rcu();
+	sprofil_table_destroy(old);
 	sprofil_table_destroy(t);
 	/* A listed session keeps the reference of the START that listed it. */
 	if (!fresh || err)
@@ -457,14 +434,6 @@ void sprofil_sessions_destroy(void)
 	wait_var_event(&sessions_dying, !atomic_read(&sessions_dying));
 	/* ...and the notifiers' deferred frees too, before our code goes; */
 	mmu_notifier_synchronize();
-	/* the frees of sessions and tables waiting for a grace period... */
+	/* so are the session frees waiting for a grace period. */
 	rcu_barrier();
-	/* ...and the table frees that grace period queued. */
-	destroy_workqueue(free_wq);
-}
-
-int sprofil_sessions_init(void)
-{
-	free_wq = alloc_workqueue("sprofil_free", 0, 0);
-	return free_wq ? 0 : -ENOMEM;
 }

@@ -57,7 +57,6 @@ struct sprofil_table {
 	struct sprofil_run *run;
 	u32 nruns;
 	struct sprofil_buffer overflow;	/* npages == 0 when absent */
-	struct rcu_work free_work;	/* see session.c */
 	struct sprofil_buffer buffer[];	/* parallel to map.region[] */
 };
 
@@ -124,7 +123,6 @@ void sprofil_leftover_exit(void);
 int sprofil_start(const struct sprofil_start *args, u64 *period_ns);
 int sprofil_stop(void);
 int sprofil_status(struct sprofil_status *st);
-int sprofil_sessions_init(void);
 void sprofil_sessions_destroy(void);
 int sprofil_session_count(void);
 struct sprofil_session *sprofil_session_lookup_rcu(struct mm_struct *mm);

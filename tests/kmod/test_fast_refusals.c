@@ -4,9 +4,10 @@
  * fuzzer can issue millions of ioctls.  A STOP with nothing to stop, in a
  * process with or without a session, and a START refused for its buffer,
  * must not wait for an RCU grace period (23 ms each on 6.1 under TCG
- * before) nor create a session; a START replacing a table frees the old
- * one after the grace period without waiting for it.  Each loop's mean is
- * printed; a refusal must take under 1 ms on average.
+ * before) nor create a session.  Each loop's mean is printed (a START
+ * replacing a table too, which waits for one grace period so that the old
+ * pages are unpinned when it returns); a refusal must take under 1 ms on
+ * average.
  */
 #include <errno.h>
 #include <setjmp.h>
