@@ -33,11 +33,10 @@
  *
  * Only user time is filed.  Task-clock counts user and kernel time alike
  * and the handler files only the periods that end in user mode; so the
- * time since the last period is scaled by the process's user share, from the
- * user and system ticks of its exited threads and the exiting one (the
- * split getrusage() applies to the same CPU time).  Thread creation and
- * exit are mostly kernel time, so without this a thread-per-task pool
- * would be credited its clone and exit paths as user time.
+ * time since the last period is scaled by the exiting thread's own share
+ * of user and system ticks (the split getrusage() applies to the same CPU
+ * time).  Thread exit is mostly kernel time, so without this a
+ * thread-per-task pool would be credited its exit path as user time.
  *
  * Cost: every exit in the system checks for sessions; an exit of a
  * profiled thread walks the START's own counters (one per thread that
@@ -118,15 +117,16 @@ static s64 own_unsampled(struct sprofil_threads *th)
 }
 
 /*
- * @ns of task-clock time as user time: in the share of user ticks of the
- * process's exited threads and the exiting one, the split getrusage()
- * itself applies.  Racy reads of the sums only make the share approximate.
+ * @ns of task-clock time as user time: in the exiting thread's own share
+ * of user ticks.  The process's share would charge every thread with the
+ * kernel time of the one creating them (clone, stack mmap), which under
+ * a thread-per-task pool made short threads' work a third too small.  A
+ * thread too short to have been ticked counts as user time.
  */
 static s64 user_share(s64 ns)
 {
-	struct signal_struct *sig = current->signal;
-	u64 ut = READ_ONCE(sig->utime) + READ_ONCE(current->utime);
-	u64 st = READ_ONCE(sig->stime) + READ_ONCE(current->stime);
+	u64 ut = READ_ONCE(current->utime);
+	u64 st = READ_ONCE(current->stime);
 	u64 mag = ns < 0 ? -ns : ns;
 
 	if (!st)
