@@ -77,14 +77,13 @@ void sb_fold_region(struct sb_session *s, struct sb_set *set,
 
 	for (chunk = base >> SPB_CHUNK_SHIFT; chunk << SPB_CHUNK_SHIFT < end;
 	     chunk++) {
-		if (!s->dirty[chunk])
+		/* Acquire: the counters are read after their flag. */
+		if (!__atomic_load_n(&s->dirty[chunk], __ATOMIC_ACQUIRE))
 			continue;
 		/* A flag shared with another region stays, for it. */
 		if (chunk << SPB_CHUNK_SHIFT >= base &&
 		    (chunk + 1) << SPB_CHUNK_SHIFT <= end)
 			__atomic_store_n(&s->dirty[chunk], 0, __ATOMIC_SEQ_CST);
-		else
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		c = chunk << SPB_CHUNK_SHIFT;
 		last = (chunk + 1) << SPB_CHUNK_SHIFT;
 		for (c = c < base ? base : c; c < last && c < end; c++)
