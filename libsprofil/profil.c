@@ -127,13 +127,15 @@ static void choose_backend(void)
 				name, why);
 			return;
 		} else {
-			sp_backend = b;
+			__atomic_store_n(&sp_backend, b, __ATOMIC_RELEASE);
 			return;
 		}
 	}
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (!order[i]->probe(&why)) {
-			sp_backend = order[i];
+			/* Release: fork handlers read it outside sp_once. */
+			__atomic_store_n(&sp_backend, order[i],
+					 __ATOMIC_RELEASE);
 			if (debug)
 				fprintf(stderr, "libsprofil: auto: using backend %s\n",
 					order[i]->name);
@@ -153,9 +155,13 @@ static void choose_backend(void)
  */
 void sp_front_fork_prepare(void)
 {
+	const struct sp_backend *b;
+
 	pthread_mutex_lock(&sp_lock);
-	if (sp_backend && sp_backend->flush && sp_running.on)
-		sp_backend->flush();
+	/* Another thread may be choosing it in init_once() right now. */
+	b = __atomic_load_n(&sp_backend, __ATOMIC_ACQUIRE);
+	if (b && b->flush && sp_running.on)
+		b->flush();
 }
 
 void sp_front_fork_parent(void)
