@@ -33,10 +33,13 @@
  *
  * Only user time is filed.  Task-clock counts user and kernel time alike
  * and the handler files only the periods that end in user mode; so the
- * time since the last period is scaled by the exiting thread's own share
- * of user and system ticks (the split getrusage() applies to the same CPU
- * time).  Thread exit is mostly kernel time, so without this a
- * thread-per-task pool would be credited its exit path as user time.
+ * carried time is scaled by the user share of the exiting threads' ticks
+ * (the split getrusage() applies to the same CPU time), pooled over the
+ * START's exits.  Thread start and exit are mostly kernel time (rseq,
+ * robust list, the stack's madvise, exit itself): a thread-per-task pool
+ * would otherwise be credited them as user time.  Each thread's own share
+ * cannot be used: a thread of 1 ms is mostly never ticked, and crediting
+ * an unticked one in full made such pools 22 % too heavy.
  *
  * Cost: every exit in the system checks for sessions; an exit of a
  * profiled thread walks the START's own counters (one per thread that
@@ -74,19 +77,6 @@ module_param_cb(periods_carried, &counter_ops, &periods_carried, 0444);
 MODULE_PARM_DESC(periods_carried,
 		 "samples filed from the unfinished periods of exited threads");
 
-/* Adds @ns to the carry and takes whole periods out of it. */
-static u32 carry_periods(atomic64_t *carry, s64 ns, u64 period)
-{
-	s64 old = atomic64_read(carry), next;
-	u64 n;
-
-	do {
-		next = old + ns;
-		n = next > 0 ? div64_u64(next, period) : 0;
-	} while (!atomic64_try_cmpxchg(carry, &old, next - n * period));
-	return min_t(u64, n, U32_MAX);
-}
-
 /* Time the copies of this START's counters counted since the last exit. */
 static s64 inherited_counted(struct sprofil_threads *th)
 {
@@ -117,22 +107,52 @@ static s64 own_unsampled(struct sprofil_threads *th)
 }
 
 /*
- * @ns of task-clock time as user time: in the exiting thread's own share
- * of user ticks.  The process's share would charge every thread with the
- * kernel time of the one creating them (clone, stack mmap), which under
- * a thread-per-task pool made short threads' work a third too small.  A
- * thread too short to have been ticked counts as user time.
+ * Pools the exiting thread's user and system ticks, weighted by the part
+ * of its life the carry likely holds: all of it for a thread that lived
+ * under half a period, about half a period of a longer one.  A short
+ * thread is rarely ticked, so its own share says nothing; pooled over
+ * the START's exits the ticks are an unbiased sample of where the carried
+ * time went.  They are the split getrusage() applies to the same time.
  */
-static s64 user_share(s64 ns)
+static void pool_ticks(struct sprofil_threads *th, u64 period)
 {
+	u64 life = READ_ONCE(current->se.sum_exec_runtime);
 	u64 ut = READ_ONCE(current->utime);
 	u64 st = READ_ONCE(current->stime);
-	u64 mag = ns < 0 ? -ns : ns;
 
-	if (!st)
-		return ns;
-	mag = mul_u64_u64_div_u64(mag, ut, ut + st);
-	return ns < 0 ? -(s64)mag : mag;
+	if (life > period / 2) {
+		ut = mul_u64_u64_div_u64(ut, period / 2, life);
+		st = mul_u64_u64_div_u64(st, period / 2, life);
+	}
+	atomic64_add(ut, &th->ticks_user);
+	atomic64_add(st, &th->ticks_system);
+}
+
+/*
+ * Adds @ns to the START's carried time and returns the periods newly due:
+ * its user part, by the pooled ticks, in whole periods, less those filed.
+ * The estimate is made over the START's whole carry, so an early one that
+ * filed too much is made up by filing nothing until the carry catches up.
+ * With no tick pooled yet the time counts as user.
+ */
+static u32 periods_due(struct sprofil_threads *th, s64 ns, u64 period)
+{
+	s64 total = atomic64_add_return(ns, &th->carried_ns);
+	u64 ut = atomic64_read(&th->ticks_user);
+	u64 st = atomic64_read(&th->ticks_system);
+	s64 filed = atomic64_read(&th->carried_periods);
+	s64 due;
+
+	if (total <= 0)
+		return 0;
+	if (ut + st)
+		total = mul_u64_u64_div_u64(total, ut, ut + st);
+	due = div64_u64(total, period);
+	do {
+		if (due <= filed)
+			return 0;
+	} while (!atomic64_try_cmpxchg(&th->carried_periods, &filed, due));
+	return min_t(s64, due - filed, U32_MAX);
 }
 
 static void credit_exit(struct sprofil_session *s, struct pt_regs *regs)
@@ -148,9 +168,10 @@ static void credit_exit(struct sprofil_session *s, struct pt_regs *regs)
 	atomic64_inc(&exits_seen);
 	period = th->attr.sample_period;
 	local_irq_save(flags);
-	ns = user_share(inherited_counted(th) + own_unsampled(th) -
-			atomic64_xchg(&th->inherited_periods, 0) * period);
-	n = carry_periods(&th->carry_ns, ns, period);
+	pool_ticks(th, period);
+	ns = inherited_counted(th) + own_unsampled(th) -
+	     atomic64_xchg(&th->inherited_periods, 0) * period;
+	n = periods_due(th, ns, period);
 	if (n && user_mode(regs)) {
 		atomic64_add(n, &periods_carried);
 		sprofil_file_samples(s, regs, n);

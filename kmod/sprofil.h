@@ -79,7 +79,11 @@ struct sprofil_threads {
 	struct perf_event_attr attr;
 	/* Periods taken by inherited counters; see leftover.c. */
 	atomic64_t inherited_periods;
-	atomic64_t carry_ns;		/* CPU time not yet sampled */
+	/* Exited threads' unsampled CPU time, and its user part: leftover.c */
+	atomic64_t carried_ns;
+	atomic64_t carried_periods;	/* filed from carried_ns */
+	atomic64_t ticks_user;		/* pooled, weighted tick time */
+	atomic64_t ticks_system;
 };
 
 struct sprofil_session {

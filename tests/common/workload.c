@@ -102,6 +102,11 @@ uint64_t wl_calibrate(double seconds)
 	}
 }
 
+int wl_tcg_short_threads_accounted(double ratio)
+{
+	return ratio >= 0.5 && ratio <= 1.6;
+}
+
 double wl_spin_cpu(uint64_t (*fn)(uint64_t), uint64_t chunk, double seconds)
 {
 	double t0 = wl_thread_seconds(), t;
