@@ -27,7 +27,8 @@ deps:
 kmod: $(BUILD)/kmod/sprofil.ko
 
 $(BUILD)/kmod/sprofil.ko: $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) \
-		include/uapi/linux/sprofil.h include/sprofil/mapping.h
+		include/uapi/linux/sprofil.h include/sprofil/mapping.h \
+		include/sprofil/callers.h
 	@mkdir -p $(BUILD)/kmod
 	cp kmod/*.c kmod/*.h kmod/Kbuild $(BUILD)/kmod/ 2>/dev/null || true
 	$(MAKE) -C $(KDIR) M=$(abspath $(BUILD)/kmod) \
@@ -82,7 +83,8 @@ debug-kernel:
 check-style:
 	@mkdir -p $(BUILD)/results
 	@scripts/checkpatch-tap $(BUILD)/results/style.tap kmod/*.c kmod/*.h \
-		include/uapi/linux/sprofil.h include/sprofil/mapping.h
+		include/uapi/linux/sprofil.h include/sprofil/mapping.h \
+		include/sprofil/callers.h
 
 check: deps
 	@rm -rf $(BUILD)/results

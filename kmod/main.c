@@ -19,8 +19,9 @@
 #define IOC_BASE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
 
 #define START_SIZE_VER0		32	/* first published struct sprofil_start */
+#define START_SIZE_VER1		56	/* with the caller table */
 #define STATUS_SIZE_VER0	48	/* first published struct sprofil_status */
-static_assert(sizeof(struct sprofil_start) == START_SIZE_VER0);
+static_assert(sizeof(struct sprofil_start) == START_SIZE_VER1);
 static_assert(sizeof(struct sprofil_status) == STATUS_SIZE_VER0);
 
 /*
@@ -49,9 +50,15 @@ static long ioctl_start(struct sprofil_start __user *uarg)
 	if (err)
 		return err;
 	if ((args.flags & ~SPROFIL_START_FLAGS) || args.reserved ||
-	    args.nregions > SPROFIL_MAX_REGIONS ||
+	    args.reserved2 || args.nregions > SPROFIL_MAX_REGIONS ||
 	    args.period_ns > SPROFIL_MAX_PERIOD_NS)
 		return -EINVAL;
+	if (!(args.flags & SPROFIL_CALLERS) &&
+	    (args.callers || args.callers_size || args.callers_depth))
+		return -EINVAL;
+	/* The caller table is not filed by this module yet. */
+	if (args.flags & SPROFIL_CALLERS)
+		return -EOPNOTSUPP;
 	/* Fail on an unwritable argument before anything changes. */
 	if (put_user(args.period_ns, &uarg->period_ns))
 		return -EFAULT;

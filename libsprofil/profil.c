@@ -255,7 +255,7 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	int i, err;
 
 	if (profcnt < 0 || profcnt > SPROFIL_MAX_REGIONS ||
-	    (flags & ~SPROFIL_START_FLAGS))
+	    (flags & ~(SPROFIL_UINT | SPROFIL_FAST)))
 		return fail(EINVAL);
 	if (profcnt == 0)
 		return stop();

@@ -40,13 +40,17 @@ _Static_assert(offsetof(struct sprofil_region, offset) == 16, "offset");
 _Static_assert(offsetof(struct sprofil_region, scale) == 24, "scale");
 _Static_assert(offsetof(struct sprofil_region, reserved) == 28, "reserved");
 
-_Static_assert(sizeof(struct sprofil_start) == 32, "sprofil_start size");
+_Static_assert(sizeof(struct sprofil_start) == 56, "sprofil_start size");
 _Static_assert(offsetof(struct sprofil_start, size) == 0, "size");
 _Static_assert(offsetof(struct sprofil_start, flags) == 4, "flags");
 _Static_assert(offsetof(struct sprofil_start, regions) == 8, "regions");
 _Static_assert(offsetof(struct sprofil_start, nregions) == 16, "nregions");
 _Static_assert(offsetof(struct sprofil_start, reserved) == 20, "reserved");
 _Static_assert(offsetof(struct sprofil_start, period_ns) == 24, "period_ns");
+_Static_assert(offsetof(struct sprofil_start, callers) == 32, "callers");
+_Static_assert(offsetof(struct sprofil_start, callers_size) == 40, "size");
+_Static_assert(offsetof(struct sprofil_start, callers_depth) == 48, "depth");
+_Static_assert(offsetof(struct sprofil_start, reserved2) == 52, "reserved2");
 
 /* 4 + 4 + 4 * 8 + 4 + 4: the header as it stands has no other field. */
 _Static_assert(sizeof(struct sprofil_status) == 48, "sprofil_status size");
@@ -283,7 +287,7 @@ static void test_abi_values_and_layout(void **state)
 	assert_int_equal(SPROFIL_UINT, PROF_UINT);
 	assert_int_equal(SPROFIL_FAST, PROF_FAST);
 	assert_int_equal(sizeof(struct sprofil_region), 32);
-	assert_int_equal(sizeof(struct sprofil_start), 32);
+	assert_int_equal(sizeof(struct sprofil_start), 56);
 	assert_int_equal(sizeof(struct sprofil_status), 48);
 }
 
@@ -1376,7 +1380,7 @@ static void test_invalid_flags(void **state)
 			expect_einval(&in, 1, 1u << bit);
 	expect_einval(&in, 1, ~0u);
 	/* Even with no entries, bad flags are refused. */
-	expect_einval(&in, 0, 0x4);
+	expect_einval(&in, 0, 0x8);
 	assert_int_equal(spm_prepare(fresh_map(), &in, 1, SPROFIL_START_FLAGS),
 			 0);
 }

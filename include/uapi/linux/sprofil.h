@@ -31,13 +31,19 @@
 #define SPROFIL_FAST		0x2	/* default period SPROFIL_FAST_DIVISOR
 					 * times shorter than one tick
 					 */
-#define SPROFIL_START_FLAGS	(SPROFIL_UINT | SPROFIL_FAST)
+#define SPROFIL_CALLERS		0x4	/* also file each sample's user call
+					 * chain into the caller table
+					 * (include/sprofil/callers.h)
+					 */
+#define SPROFIL_START_FLAGS	(SPROFIL_UINT | SPROFIL_FAST | SPROFIL_CALLERS)
 
 #define SPROFIL_FAST_DIVISOR	4
 #define SPROFIL_MIN_PERIOD_NS	100000ULL	/* 10 kHz */
 #define SPROFIL_MAX_PERIOD_NS	1000000000ULL	/* 1 Hz */
 
 #define SPROFIL_MAX_REGIONS	1024
+/* Most frames of one call chain, the sampled pc included. */
+#define SPROFIL_MAX_DEPTH	128
 /* Largest buffer of one region; keeps every mapping sum inside 64 bits. */
 #define SPROFIL_MAX_REGION_BYTES (1ULL << 40)
 
@@ -63,6 +69,13 @@ struct sprofil_start {
 	__u64 period_ns;	/* in: wanted period, 0 = default;
 				 * out: the period actually used
 				 */
+	/* With SPROFIL_CALLERS (else all zero): */
+	__u64 callers;		/* user pointer to the caller table */
+	__u64 callers_size;	/* its bytes (spc_geometry()) */
+	__u32 callers_depth;	/* frames kept per chain, 1 to
+				 * SPROFIL_MAX_DEPTH
+				 */
+	__u32 reserved2;	/* must be zero */
 };
 
 /* struct sprofil_status.state bits */

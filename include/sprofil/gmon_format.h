@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The profile files sprofil writes and reads, defined once: GNU gmon.out
+ * (version 1) and the sprofil extension.  The -pg runtime and the
+ * library's dumps (libsprofil/gmon_write.c), the analyzer's reader and
+ * writer (gprof/gmon_read.c, gmon_write.c) and the tests include this
+ * header, as <sys/gmon_out.h> serves glibc's writer and GNU's reader.
+ * docs/gmon-format.md is the specification; this is its code.
+ *
+ * Nothing in either format is aligned, so records are (de)serialized
+ * field by field at the offsets below, never through a struct.
+ */
+#ifndef SPROFIL_GMON_FORMAT_H
+#define SPROFIL_GMON_FORMAT_H
+
+/* Both formats: cookie, u32 version, 12 zero bytes. */
+#define GMF_COOKIE		"gmon"
+#define GMF_HEADER_SIZE		20
+#define GMF_GNU_VERSION		1u
+#define GMF_BSD44_VERSION	0x00051879u	/* 4.4BSD, read only */
+/* "SP" and the minor revision; GNU gprof refuses it. */
+#define GMF_EXT_VERSION		0x53500001u
+#define GMF_EXT_VERSION_SWAPPED	0x01005053u	/* written on the other byte order */
+
+/* GNU records: a one-byte tag, then the fields (ptr = sizeof(void *)). */
+#define GMF_GNU_TAG_TIME_HIST	0
+#define GMF_GNU_TAG_CG_ARC	1
+#define GMF_GNU_TAG_BB_COUNT	2
+#define GMF_GNU_DIMEN_LEN	15		/* "seconds", NUL-padded */
+#define GMF_GNU_ARC_COUNT_MAX	2147483647u	/* what a u32 count clamps to */
+
+/* Extension records: u32 tag, u64 body size, then the body. */
+#define GMF_EXT_RECORD_HEAD	12
+#define GMF_TAG_MODULE		1
+#define GMF_TAG_HIST		2
+#define GMF_TAG_ARCS		3
+#define GMF_TAG_CALLERS		4
+#define GMF_NO_MODULE		0xffffffffu	/* absolute addresses */
+
+/* Tag 1, module: fixed part, then the name and the build-id bytes. */
+#define GMF_MODULE_FIXED	24
+#define GMF_MODULE_MAIN		0x1u		/* flags: the main executable */
+
+/* Tag 2, histogram: fixed part, then nbuckets u16 or u32 counts. */
+#define GMF_HIST_FIXED		48
+
+/* Tag 3, arcs: u64 narcs, then narcs arcs of this size. */
+#define GMF_ARCS_FIXED		8
+#define GMF_ARC_SIZE		32
+
+/*
+ * Tag 4, callers: the calling context tree of the caller table
+ * (include/sprofil/callers.h), with link-time addresses.  Fixed part:
+ *	 0  u64	nnodes
+ *	 8  u32	depth: most frames kept per chain
+ *	12  u32	zero (reserved)
+ *	16  u64	samples filed, complete or truncated
+ *	24  u64	of them, truncated
+ *	32  u64	samples lost: the table was full
+ *	40  u64	samples lost: a slot stayed busy
+ *	48  u64	period_ns: the true sampling period
+ * then nnodes nodes of GMF_CALLER_NODE_SIZE bytes, every node after its
+ * parent:
+ *	 0  u32	parent: index of the parent node in this record, or
+ *		GMF_CALLER_TOP for a chain's outermost frame
+ *	 4  u32	module: index of a module record, or GMF_NO_MODULE
+ *	 8  u64	pc: link-time in that module; the sampled pc for a chain's
+ *		innermost frame, else a return address.  The top node with
+ *		module GMF_NO_MODULE and pc SPC_PC_TRUNCATED holds the
+ *		chains that were cut short.
+ *	16  u64	count: samples whose chain ends at this node
+ */
+#define GMF_CALLERS_FIXED	56
+#define GMF_CALLER_NODE_SIZE	24
+#define GMF_CALLER_TOP		0xffffffffu
+
+/*
+ * Where a GNU gmon.out's caller data goes: the file's name with this
+ * suffix, in the extension format (module records and one callers
+ * record), so that the GNU file stays plain for GNU gprof.
+ */
+#define GMF_CALLERS_SUFFIX	".callers"
+
+#endif /* SPROFIL_GMON_FORMAT_H */

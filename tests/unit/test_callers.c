@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests of include/sprofil/callers.h: the caller table's geometry,
+ * its filing (exact counts, shared prefixes, a full table, saturation,
+ * truncated chains) and the frame walk's rules on synthetic stacks.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+#include <cmocka.h>
+
+/* The walk reads synthetic stacks: a frame record is two words at fp. */
+struct fake_stack {
+	__u64 base;		/* address of words[0] */
+	__u64 *words;
+	size_t nwords;
+	__u64 text_lo, text_hi;
+};
+
+static int fake_read(void *ctx, __u64 fp, __u64 rec[2])
+{
+	struct fake_stack *s = ctx;
+	__u64 i = (fp - s->base) / 8;
+
+	if (fp < s->base || i + 2 > s->nwords)
+		return -1;
+	rec[0] = s->words[i];
+	rec[1] = s->words[i + 1];
+	return 0;
+}
+
+static int fake_known(void *ctx, __u64 pc)
+{
+	struct fake_stack *s = ctx;
+
+	return pc >= s->text_lo && pc < s->text_hi;
+}
+
+#define SPC_READ_FRAME(ctx, fp, rec)	fake_read((ctx), (fp), (rec))
+#define SPC_TEXT_KNOWN(ctx, pc)		fake_known((ctx), (pc))
+#include <sprofil/callers.h>
+
+struct table {
+	struct spc_table t;
+	void *mem;
+};
+
+static struct table new_table(__u32 nodes, __u32 depth)
+{
+	struct table tb;
+	__u32 got;
+
+	tb.mem = calloc(1, spc_table_bytes(nodes));
+	assert_non_null(tb.mem);
+	assert_int_equal(spc_geometry(spc_table_bytes(nodes), depth, &got), 0);
+	assert_int_equal(got, nodes);
+	tb.t.hdr = tb.mem;
+	tb.t.node = (struct spc_node *)(tb.t.hdr + 1);
+	tb.t.mask = nodes - 1;
+	tb.t.depth = depth;
+	return tb;
+}
+
+static __u64 count_of(const struct spc_table *t, const __u64 *chain,
+			 __u32 len, int truncated)
+{
+	__u32 parent = SPC_ROOT;
+	__u32 slot, probe;
+	int i;
+
+	if (truncated) {
+		/* Look it up the way a reader does: a linear scan. */
+		for (slot = 0; slot <= t->mask; slot++)
+			if (t->node[slot].parent == SPC_ROOT &&
+			    t->node[slot].pc == SPC_PC_TRUNCATED)
+				break;
+		if (slot > t->mask)
+			return 0;
+		parent = slot + SPC_PARENT_BIAS;
+	}
+	for (i = len - 1; i >= 0; i--) {
+		for (probe = 0, slot = 0; slot <= t->mask; slot++)
+			if (t->node[slot].parent == parent &&
+			    t->node[slot].pc == chain[i]) {
+				probe = 1;
+				break;
+			}
+		if (!probe)
+			return 0;
+		parent = slot + SPC_PARENT_BIAS;
+	}
+	return t->node[parent - SPC_PARENT_BIAS].count;
+}
+
+static void test_geometry(void **state)
+{
+	__u32 nodes;
+
+	(void)state;
+	assert_int_equal(sizeof(struct spc_header), 64);
+	assert_int_equal(sizeof(struct spc_node), 16);
+	assert_int_equal(spc_geometry(spc_table_bytes(16), 1, &nodes), 0);
+	assert_int_equal(nodes, 16);
+	/* Rounded down to a power of two. */
+	assert_int_equal(spc_geometry(spc_table_bytes(1000), 64, &nodes), 0);
+	assert_int_equal(nodes, 512);
+	assert_int_equal(spc_geometry(spc_table_bytes(15), 8, &nodes), -EINVAL);
+	assert_int_equal(spc_geometry(spc_table_bytes(64), 0, &nodes), -EINVAL);
+	assert_int_equal(spc_geometry(spc_table_bytes(64), SPROFIL_MAX_DEPTH + 1,
+				      &nodes), -EINVAL);
+	assert_int_equal(spc_geometry(spc_table_bytes(64), SPROFIL_MAX_DEPTH,
+				      &nodes), 0);
+}
+
+static void test_exact_counts_and_shared_prefix(void **state)
+{
+	struct table tb = new_table(64, 8);
+	const __u64 a[] = { 0x1010, 0x2020, 0x3030 };	/* leaf first */
+	const __u64 b[] = { 0x1040, 0x2020, 0x3030 };
+	const __u64 c[] = { 0x2020, 0x3030 };
+	__u32 used = 0, i;
+
+	(void)state;
+	for (i = 0; i < 7; i++)
+		assert_int_equal(spc_file(&tb.t, a, 3, 0, 1), 0);
+	assert_int_equal(spc_file(&tb.t, b, 3, 0, 5), 0);
+	assert_int_equal(spc_file(&tb.t, c, 2, 0, 2), 0);
+	assert_int_equal(count_of(&tb.t, a, 3, 0), 7);
+	assert_int_equal(count_of(&tb.t, b, 3, 0), 5);
+	assert_int_equal(count_of(&tb.t, c, 2, 0), 2);
+	for (i = 0; i <= tb.t.mask; i++)
+		used += tb.t.node[i].parent != SPC_FREE;
+	/* 0x3030, 0x2020 shared; two leaves. */
+	assert_int_equal(used, 4);
+	assert_int_equal(tb.t.hdr->samples, 14);
+	assert_int_equal(tb.t.hdr->truncated, 0);
+	assert_int_equal(tb.t.hdr->lost, 0);
+	free(tb.mem);
+}
+
+static void test_truncated_chains_apart(void **state)
+{
+	struct table tb = new_table(64, 8);
+	const __u64 a[] = { 0x1010, 0x2020 };
+
+	(void)state;
+	assert_int_equal(spc_file(&tb.t, a, 2, 1, 3), 0);
+	assert_int_equal(spc_file(&tb.t, a, 2, 0, 4), 0);
+	assert_int_equal(count_of(&tb.t, a, 2, 1), 3);
+	assert_int_equal(count_of(&tb.t, a, 2, 0), 4);
+	assert_int_equal(tb.t.hdr->samples, 7);
+	assert_int_equal(tb.t.hdr->truncated, 3);
+	free(tb.mem);
+}
+
+static void test_full_table_counts_lost_keeps_rest_exact(void **state)
+{
+	struct table tb = new_table(16, 4);
+	__u64 chain[1], filed = 0, lost = 0, i;
+
+	(void)state;
+	for (i = 0; i < 40; i++) {
+		chain[0] = 0x1000 + 16 * i;
+		if (spc_file(&tb.t, chain, 1, 0, 1) == 0)
+			filed++;
+		else
+			lost++;
+	}
+	assert_true(filed <= 16);
+	assert_int_equal(filed + lost, 40);
+	assert_int_equal(tb.t.hdr->samples, filed);
+	assert_int_equal(tb.t.hdr->lost, lost);
+	/* What is in stays exact. */
+	for (i = 0; i < 40; i++) {
+		chain[0] = 0x1000 + 16 * i;
+		if (count_of(&tb.t, chain, 1, 0))
+			assert_int_equal(spc_file(&tb.t, chain, 1, 0, 2), 0);
+	}
+	assert_int_equal(tb.t.hdr->samples, 3 * filed);
+	free(tb.mem);
+}
+
+static void test_count_saturates(void **state)
+{
+	struct table tb = new_table(16, 4);
+	const __u64 a[] = { 0x1010 };
+
+	(void)state;
+	assert_int_equal(spc_file(&tb.t, a, 1, 0, 0xfffffff0u), 0);
+	assert_int_equal(spc_file(&tb.t, a, 1, 0, 0x100), 0);
+	assert_int_equal(count_of(&tb.t, a, 1, 0), 0xffffffffu);
+	free(tb.mem);
+}
+
+/* A stack of frame records at 0x7000.. growing up the chain. */
+static __u64 words[64];
+
+static struct fake_stack stack_of(void)
+{
+	struct fake_stack s = {
+		.base = 0x7000, .words = words, .nwords = 64,
+		.text_lo = 0x400000, .text_hi = 0x500000,
+	};
+
+	memset(words, 0, sizeof(words));
+	return s;
+}
+
+/* Frame record at word @i: caller's fp (an address, or 0), return address. */
+static void frame(int i, __u64 next_fp, __u64 ra)
+{
+	words[i] = next_fp;
+	words[i + 1] = ra;
+}
+
+#define AT(i)	(0x7000 + 8 * (__u64)(i))
+
+static void test_walk_complete_chain(void **state)
+{
+	struct fake_stack s = stack_of();
+	__u64 chain[8];
+	__u32 len;
+
+	(void)state;
+	frame(0, AT(4), 0x400100);
+	frame(4, AT(8), 0x400200);
+	frame(8, 0, 0x400300);
+	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8, chain,
+				  &len), 0);
+	assert_int_equal(len, 4);
+	assert_int_equal(chain[0], 0x400010);
+	assert_int_equal(chain[3], 0x400300);
+}
+
+static void test_walk_cut_rules(void **state)
+{
+	struct fake_stack s = stack_of();
+	__u64 chain[8];
+	__u32 len;
+
+	(void)state;
+	/* A loop: the caller's frame is not above this one. */
+	frame(0, AT(4), 0x400100);
+	frame(4, AT(0), 0x400200);
+	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8, chain,
+				  &len), 1);
+	assert_int_equal(len, 3);
+	/* Misaligned. */
+	frame(0, AT(4) + 3, 0x400100);
+	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8, chain,
+				  &len), 1);
+	assert_int_equal(len, 2);
+	/* Below sp. */
+	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(2), 0, 8, chain,
+				  &len), 1);
+	assert_int_equal(len, 1);
+	/* Beyond the known stack end. */
+	frame(0, AT(40), 0x400100);
+	frame(40, 0, 0x400200);
+	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), AT(41), 8,
+				  chain, &len), 1);
+	assert_int_equal(len, 2);
+	/* Unreadable. */
+	frame(0, AT(200), 0x400100);
+	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8, chain,
+				  &len), 1);
+	assert_int_equal(len, 2);
+	/* Depth limit. */
+	frame(0, AT(4), 0x400100);
+	frame(4, AT(8), 0x400200);
+	frame(8, 0, 0x400300);
+	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 3, chain,
+				  &len), 1);
+	assert_int_equal(len, 3);
+	/* Exactly deep enough: complete. */
+	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 4, chain,
+				  &len), 0);
+	assert_int_equal(len, 4);
+}
+
+static void test_walk_stops_in_unknown_code(void **state)
+{
+	struct fake_stack s = stack_of();
+	__u64 chain[8];
+	__u32 len;
+
+	(void)state;
+	/* main called from libc, whose frame is the outermost: complete. */
+	frame(0, 0, 0x7f0000001234);
+	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8, chain,
+				  &len), 0);
+	assert_int_equal(len, 2);
+	assert_int_equal(chain[1], 0x7f0000001234);
+	/* A callback from qsort(): more lies beyond, untrusted: cut. */
+	frame(0, AT(4), 0x7f0000001234);
+	frame(4, 0, 0x400300);
+	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8, chain,
+				  &len), 1);
+	assert_int_equal(len, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_geometry),
+		cmocka_unit_test(test_exact_counts_and_shared_prefix),
+		cmocka_unit_test(test_truncated_chains_apart),
+		cmocka_unit_test(test_full_table_counts_lost_keeps_rest_exact),
+		cmocka_unit_test(test_count_saturates),
+		cmocka_unit_test(test_walk_complete_chain),
+		cmocka_unit_test(test_walk_cut_rules),
+		cmocka_unit_test(test_walk_stops_in_unknown_code),
+	};
+
+	return cmocka_run_group_tests_name("callers", tests, NULL, NULL);
+}
