@@ -15,6 +15,17 @@
 #include <stdint.h>
 #include <linux/sprofil.h>
 
+/*
+ * The caller table of a start (docs/callers.md): the caller's buffer of
+ * @bytes, chains of at most @depth frames.  The front end has checked the
+ * geometry (spc_geometry()) and formatted the header.
+ */
+struct sp_callers {
+	void *table;
+	uint64_t bytes;
+	uint32_t depth;
+};
+
 struct sp_backend {
 	const char *name;
 	/* Whether it can run here; on failure *why says why, one line. */

@@ -571,12 +571,17 @@ static int bpf_probe(const char **why)
  * its own events before the old one is ended.
  */
 static int bpf_start(const struct sprofil_region *r, unsigned int n,
-		     unsigned int flags, uint64_t *period_ns)
+		     unsigned int flags, uint64_t *period_ns,
+		     const struct sp_callers *callers)
 {
 	struct sb_session *s = NULL, *old;
 	struct sb_set *set;
 	uint64_t period;
 	int err;
+
+	/* Not filed by this backend yet (issue 11). */
+	if (callers)
+		return -EOPNOTSUPP;
 
 	err = sp_period_ns(flags, *period_ns, &period);
 	if (err)

@@ -31,7 +31,8 @@ static int kmod_probe(const char **why)
 }
 
 static int kmod_start(const struct sprofil_region *r, unsigned int n,
-		      unsigned int flags, uint64_t *period_ns)
+		      unsigned int flags, uint64_t *period_ns,
+		      const struct sp_callers *callers)
 {
 	struct sprofil_start args = {
 		.size = sizeof(args),
@@ -40,6 +41,10 @@ static int kmod_start(const struct sprofil_region *r, unsigned int n,
 		.nregions = n,
 		.period_ns = *period_ns,
 	};
+
+	/* Not filed by this backend yet (issue 11). */
+	if (callers)
+		return -EOPNOTSUPP;
 
 	if (ioctl(kmod_fd, SPROFIL_IOC_START, &args))
 		return -errno;

@@ -612,11 +612,16 @@ static int sig_probe(const char **why)
 }
 
 static int sig_start(const struct sprofil_region *r, unsigned int n,
-		     unsigned int flags, uint64_t *period_ns)
+		     unsigned int flags, uint64_t *period_ns,
+		     const struct sp_callers *callers)
 {
 	uint64_t old_period = sp_period, period;
 	struct sp_map *m;
 	int err;
+
+	/* Not filed by this backend yet (issue 11). */
+	if (callers)
+		return -EOPNOTSUPP;
 
 	err = sp_period_ns(flags, *period_ns, &period);
 	if (err)

@@ -219,7 +219,7 @@ void sp_front_fork_child(void)
 		return;
 	period = sp_running.period_ns;
 	err = sp_backend->start(sp_running.regions, sp_running.n,
-				sp_running.flags, &period);
+				sp_running.flags, &period, NULL);
 	if (err)
 		fprintf(stderr, "libsprofil: cannot profile the fork child: %s\n",
 			strerror(-err));
@@ -280,7 +280,7 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	pthread_mutex_lock(&sp_lock);
 	asked = wanted_period_ns();
 	period = asked;
-	err = b->start(r, profcnt, flags, &period);
+	err = b->start(r, profcnt, flags, &period, NULL);
 	if (!err)
 		remember(r, profcnt, flags, asked);
 	pthread_mutex_unlock(&sp_lock);
