@@ -35,10 +35,13 @@ struct sp_backend {
 	 * process into @n regions (validated by the backend: same errnos as
 	 * the kernel module).  *period_ns: in, the wanted period (0: one
 	 * kernel tick, or a quarter of one with SPROFIL_FAST); out, the
-	 * period really used.  On failure nothing changes.
+	 * period really used.  With @callers (else NULL) each sample's call
+	 * chain is also filed there (include/sprofil/callers.h).  On failure
+	 * nothing changes.
 	 */
 	int (*start)(const struct sprofil_region *r, unsigned int n,
-		     unsigned int flags, uint64_t *period_ns);
+		     unsigned int flags, uint64_t *period_ns,
+		     const struct sp_callers *callers);
 	/* Stops sampling; the counters stay readable through status. */
 	int (*stop)(void);
 	/* Fills the counters of the latest start (st->size is set). */
