@@ -58,15 +58,20 @@ static void check_share(const char *name, uint64_t s, uint64_t total,
 /*
  * Sampled time (samples * period) against the CPU time it stands for;
  * @period_ns is read while sampling (a stopped session may report 0).
+ * The CPU time includes the threads' kernel time, which the samples
+ * (user mode only) do not: on the debug kernel (SPROFIL_TEST_DEBUG_KERNEL,
+ * tests/kmod/run-in-vm) KASAN and lockdep make thread creation and
+ * futexes a tenth of it, so the bound there is 25 %.
  */
 static void check_sampled_time(const struct sprofil_info *i,
 			       uint64_t period_ns, double cpu)
 {
 	double sampled = i->samples * (period_ns / 1e9);
+	double bound = getenv("SPROFIL_TEST_DEBUG_KERNEL") ? 0.25 : 0.10;
 
 	print_message("#   sampled %.3f s for %.3f s of CPU: ratio %.4f\n",
 		      sampled, cpu, sampled / cpu);
-	assert_true(fabs(sampled / cpu - 1) <= 0.10);
+	assert_true(fabs(sampled / cpu - 1) <= bound);
 }
 
 /*
