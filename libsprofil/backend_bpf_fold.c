@@ -208,10 +208,18 @@ static void *sb_fold_loop(void *unused)
  * Starts the folding thread once per process (under sb_lock), with every
  * signal blocked: the application's signals are not for it.  Without it
  * the buffers are folded on demand only, as sprofil_info() then says.
+ *
+ * Created detached rather than detached afterwards: nobody joins it, and
+ * in a fork child (sp_front_fork_child() starts it there) glibc may give
+ * it the stack, hence the pthread_t, of one of the parent's threads,
+ * which ThreadSanitizer (gcc 12's) still counts as running until the
+ * fork returns: its pthread_detach() then aborts the child with "dup
+ * thread with used id" (docs/stress.md).
  */
 void sb_start_folder(void)
 {
 	pthread_condattr_t ca;
+	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t t;
 
@@ -222,14 +230,18 @@ void sb_start_folder(void)
 	    pthread_cond_init(&sb_wake, &ca))
 		return;
 	pthread_condattr_destroy(&ca);
+	if (pthread_attr_init(&attr))
+		return;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (!pthread_create(&t, NULL, sb_fold_loop, NULL)) {
-		pthread_detach(t);
+	if (!pthread_create(&t, &attr, sb_fold_loop, NULL)) {
+		/* Safe: the thread never exits. */
 		pthread_setname_np(t, "sprofil-fold");
 		sb_folder = true;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
 }
 
 uint32_t sb_stale_us(void)
