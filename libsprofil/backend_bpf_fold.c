@@ -20,27 +20,23 @@
 #include <sprofil.h>
 
 #include "backend_bpf_session.h"
+#include "bucket.h"
 #include "sprofil.skel.h"
 
 /* Default interval of the folding thread (SPROFIL_BPF_FOLD_MS). */
 #define SB_FOLD_MS	20
 
-/* Adds @n to the bucket at @bucket; returns the increments it lost. */
+/*
+ * Adds @n to the bucket at @bucket; returns the increments it lost.
+ * Atomically: a SPROFIL_SIGDUMP dump takes the counts meanwhile (bucket.h).
+ */
 uint64_t sb_bucket_add(uintptr_t bucket, uint32_t shift, uint64_t n)
 {
-	uint32_t max = spm_bucket_max(shift), old, next, add;
+	uint32_t max = spm_bucket_max(shift);
 
-	add = n > max ? max : (uint32_t)n;
-	if (shift == 1) {
-		old = *(uint16_t *)bucket;
-		next = spm_saturating_add(old, add, max);
-		*(uint16_t *)bucket = (uint16_t)next;
-	} else {
-		old = *(uint32_t *)bucket;
-		next = spm_saturating_add(old, add, max);
-		*(uint32_t *)bucket = next;
-	}
-	return n - (next - old);
+	if (n > max)
+		return n - max + sp_bucket_add(bucket, shift, max);
+	return sp_bucket_add(bucket, shift, (uint32_t)n);
 }
 
 /*
