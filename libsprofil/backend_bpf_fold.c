@@ -20,27 +20,23 @@
 #include <sprofil.h>
 
 #include "backend_bpf_session.h"
+#include "bucket.h"
 #include "sprofil.skel.h"
 
 /* Default interval of the folding thread (SPROFIL_BPF_FOLD_MS). */
 #define SB_FOLD_MS	20
 
-/* Adds @n to the bucket at @bucket; returns the increments it lost. */
+/*
+ * Adds @n to the bucket at @bucket; returns the increments it lost.
+ * Atomically: a SPROFIL_SIGDUMP dump takes the counts meanwhile (bucket.h).
+ */
 uint64_t sb_bucket_add(uintptr_t bucket, uint32_t shift, uint64_t n)
 {
-	uint32_t max = spm_bucket_max(shift), old, next, add;
+	uint32_t max = spm_bucket_max(shift);
 
-	add = n > max ? max : (uint32_t)n;
-	if (shift == 1) {
-		old = *(uint16_t *)bucket;
-		next = spm_saturating_add(old, add, max);
-		*(uint16_t *)bucket = (uint16_t)next;
-	} else {
-		old = *(uint32_t *)bucket;
-		next = spm_saturating_add(old, add, max);
-		*(uint32_t *)bucket = next;
-	}
-	return n - (next - old);
+	if (n > max)
+		return n - max + sp_bucket_add(bucket, shift, max);
+	return sp_bucket_add(bucket, shift, (uint32_t)n);
 }
 
 /*
@@ -208,10 +204,18 @@ static void *sb_fold_loop(void *unused)
  * Starts the folding thread once per process (under sb_lock), with every
  * signal blocked: the application's signals are not for it.  Without it
  * the buffers are folded on demand only, as sprofil_info() then says.
+ *
+ * Created detached rather than detached afterwards: nobody joins it, and
+ * in a fork child (sp_front_fork_child() starts it there) glibc may give
+ * it the stack, hence the pthread_t, of one of the parent's threads,
+ * which ThreadSanitizer (gcc 12's) still counts as running until the
+ * fork returns: its pthread_detach() then aborts the child with "dup
+ * thread with used id" (docs/stress.md).
  */
 void sb_start_folder(void)
 {
 	pthread_condattr_t ca;
+	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t t;
 
@@ -222,14 +226,18 @@ void sb_start_folder(void)
 	    pthread_cond_init(&sb_wake, &ca))
 		return;
 	pthread_condattr_destroy(&ca);
+	if (pthread_attr_init(&attr))
+		return;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (!pthread_create(&t, NULL, sb_fold_loop, NULL)) {
-		pthread_detach(t);
+	if (!pthread_create(&t, &attr, sb_fold_loop, NULL)) {
+		/* Safe: the thread never exits. */
 		pthread_setname_np(t, "sprofil-fold");
 		sb_folder = true;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
 }
 
 uint32_t sb_stale_us(void)

@@ -46,6 +46,7 @@
 #include <sprofil/mapping.h>
 
 #include "backend.h"
+#include "bucket.h"
 #include "signal_internal.h"
 
 /* Pages checked per process_vm_readv()/writev() call (UIO_MAXIOV). */
@@ -112,35 +113,6 @@ static void sp_chain(int sig, siginfo_t *si, void *uc)
 	else if (sp_prev.sa_handler != SIG_DFL &&
 		 sp_prev.sa_handler != SIG_IGN)
 		sp_prev.sa_handler(sig);
-}
-
-/* kmod/table.c bucket_add(): returns the increments lost to saturation. */
-static __u32 sp_bucket_add(uintptr_t bucket, __u32 shift, __u32 n)
-{
-	__u32 max = spm_bucket_max(shift), before, next;
-
-	if (shift == 1) {
-		_Atomic uint16_t *c = (_Atomic uint16_t *)bucket;
-		uint16_t old = atomic_load_explicit(c, memory_order_relaxed);
-
-		do {
-			next = spm_saturating_add(old, n, max);
-		} while (next != old &&
-			 !atomic_compare_exchange_weak_explicit(c, &old, next,
-				memory_order_relaxed, memory_order_relaxed));
-		before = old;
-	} else {
-		_Atomic uint32_t *c = (_Atomic uint32_t *)bucket;
-		uint32_t old = atomic_load_explicit(c, memory_order_relaxed);
-
-		do {
-			next = spm_saturating_add(old, n, max);
-		} while (next != old &&
-			 !atomic_compare_exchange_weak_explicit(c, &old, next,
-				memory_order_relaxed, memory_order_relaxed));
-		before = old;
-	}
-	return n - (next - before);
 }
 
 /* kmod/table.c sprofil_table_count(). */

@@ -7,14 +7,15 @@
  *
  * Writing a profile allocates, formats and does file I/O, none of which
  * is async-signal-safe, so the handler only writes one byte to a pipe; a
- * dump thread reads it and calls gmon.c.  The thread is created with
- * libc's pthread_create, not our wrapper (threads.c): it gets no sampling
- * timer, so its own CPU is not charged to the program, and as libsprofil
- * is never built with -pg it counts no arcs either.  It blocks every
- * signal, so the sampling signal and the dump signal go to the threads
- * doing the work.
+ * dump thread reads it and calls gmon.c.  The thread is created without
+ * our pthread_create wrapper (threads.c): it gets no sampling timer, so
+ * its own CPU is not charged to the program, and as libsprofil is never
+ * built with -pg it counts no arcs either.  Any other interposer of
+ * pthread_create (a sanitizer's runtime) still sees it: ThreadSanitizer
+ * kills a thread it does not know in its first instrumented function.
+ * It blocks every signal, so the sampling signal and the dump signal go
+ * to the threads doing the work.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -26,9 +27,7 @@
 #include <unistd.h>
 #include "fork.h"
 #include "gmon.h"
-
-typedef int (*sp_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
-			    void *(*fn)(void *arg), void *arg);
+#include "threads.h"
 
 static int sd_signal;			/* 0: SPROFIL_SIGDUMP unset or bad */
 static int sd_pipe[2] = { -1, -1 };	/* the handler writes to [1] */
@@ -91,20 +90,11 @@ static void *sd_thread(void *unused)
 /* The pipe and the thread of this process; 0 or a positive errno. */
 static int sd_spawn(void)
 {
-	static sp_create_fn create;
 	sigset_t all, old;
 	pthread_attr_t attr;
 	pthread_t t;
 	int err;
 
-	if (!create) {
-		create = (sp_create_fn)dlsym(RTLD_NEXT, "pthread_create");
-		if (!create)
-			create = (sp_create_fn)dlsym(RTLD_DEFAULT,
-						     "pthread_create");
-		if (!create)
-			return ENOSYS;
-	}
 	/* Not inherited by an exec'd image, which has its own, if any. */
 	if (pipe2(sd_pipe, O_CLOEXEC))
 		return errno;
@@ -114,7 +104,7 @@ static int sd_spawn(void)
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = create(&t, &attr, sd_thread, NULL);
+	err = sp_thread_create_unwrapped(&t, &attr, sd_thread, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (err) {

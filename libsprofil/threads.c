@@ -11,14 +11,22 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "backend_bpf.h"
 #include "signal_internal.h"
+#include "threads.h"
 
 typedef int (*sp_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
 			    void *(*fn)(void *arg), void *arg);
+
+/*
+ * Set while this thread creates one of the library's own threads that
+ * must not be wrapped (sp_thread_create_unwrapped()).
+ */
+static _Thread_local bool sp_create_unwrapped;
 
 struct sp_start {
 	void *(*fn)(void *);
@@ -64,6 +72,8 @@ int pthread_create(pthread_t *restrict thread,
 			return ENOSYS;
 		atomic_store(&real, create);
 	}
+	if (sp_create_unwrapped)
+		return create(thread, attr, fn, arg);
 	s = malloc(sizeof(*s));
 	/* Out of memory for the wrapper: the thread still gets created. */
 	if (!s)
@@ -73,5 +83,22 @@ int pthread_create(pthread_t *restrict thread,
 	err = create(thread, attr, sp_thread_main, s);
 	if (err)
 		free(s);
+	return err;
+}
+
+/*
+ * Through the global pthread_create, not libc's directly, so that an
+ * interposer loaded before us (ThreadSanitizer's or AddressSanitizer's
+ * runtime, which must see every thread that runs instrumented code)
+ * still sees the thread; only our own wrapper steps aside.
+ */
+int sp_thread_create_unwrapped(pthread_t *thread, const pthread_attr_t *attr,
+			       void *(*fn)(void *), void *arg)
+{
+	int err;
+
+	sp_create_unwrapped = true;
+	err = pthread_create(thread, attr, fn, arg);
+	sp_create_unwrapped = false;
 	return err;
 }

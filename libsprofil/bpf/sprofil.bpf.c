@@ -38,8 +38,17 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
  * local64_t: a struct of structs of one s64, hence one here) and its id,
  * unique for the life of the system.
  */
+struct task_struct {
+	int pid;
+} __attribute__((preserve_access_index));
+
+struct hw_perf_event {
+	struct task_struct *target;	/* the thread it was created for */
+} __attribute__((preserve_access_index));
+
 struct perf_event {
 	struct perf_event *parent;
+	struct hw_perf_event hw;
 	struct {
 		__s64 value;
 	} count;
@@ -189,13 +198,20 @@ static __always_inline __u64 spb_bucket(const struct spb_set *set, long r,
 static __always_inline __u64 spb_periods(struct bpf_perf_event_data *ctx)
 {
 	struct bpf_perf_event_data_kern *kctx = (void *)ctx;
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid;
 	__u64 period = ctx->sample_period, id, n, *stamp;
 	struct perf_event *event = BPF_CORE_READ(kctx, event);
 	__s64 count;
 
 	if (sp_percpu || !event || !period)
 		return 1;
+	/*
+	 * Whose counter it is, not who runs now: on a switch between a
+	 * thread and its clone whose counters are all inherited, the kernel
+	 * swaps their whole event contexts (perf_event_context_sched_out()),
+	 * so a covered thread may run on its clone's inherited counter.
+	 */
+	tid = BPF_CORE_READ(event, hw.target, pid);
 	if (BPF_CORE_READ(event, parent) &&
 	    bpf_map_lookup_elem(&sp_owned, &tid))
 		return 0;

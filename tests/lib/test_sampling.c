@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <sprofil/mapping.h>
 #include "lib_test.h"
@@ -246,6 +247,79 @@ static void four_threads_split_4_3_2_1_within_5_points(void **state)
 		free(p[k].pr_base);
 }
 
+/* A thread that hands the CPU back and forth with the main one, then waits. */
+struct pingpong {
+	int to[2], from[2];
+	int rounds;
+};
+
+static void *pingpong_main(void *arg)
+{
+	struct pingpong *pp = arg;
+	char c;
+
+	for (int k = 0; k <= pp->rounds; k++) {
+		if (read(pp->to[0], &c, 1) != 1)
+			break;
+		if (k < pp->rounds && write(pp->from[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * A thread created after the start (it inherits the counter on bpf) that
+ * takes turns with the main thread and then sleeps: the main thread's
+ * CPU must still be sampled.  On a switch between a thread and such a
+ * clone, the kernel may swap their perf contexts, after which the main
+ * thread runs on the clone's inherited counter; the bpf program once took
+ * that for a thread counted twice and dropped every sample of the main
+ * thread, in about half of the runs.  Several rounds, each with an odd
+ * or even number of switches.
+ */
+static void a_waiting_thread_leaves_the_busy_one_its_samples(void **state)
+{
+	const unsigned int flags = PROF_UINT;
+	struct prof p = lt_func_region(wl_work_a, flags);
+	struct sprofil_info i;
+	struct pingpong pp;
+	pthread_t t;
+	uint64_t period;
+	double c0;
+	char c = 0;
+
+	(void)state;
+	for (int round = 0; round < 6; round++) {
+		pp.rounds = round;
+		assert_int_equal(pipe(pp.to), 0);
+		assert_int_equal(pipe(pp.from), 0);
+		assert_int_equal(sprofil(&p, 1, NULL, flags), 0);
+		period = lt_info().period_ns;
+		assert_int_equal(pthread_create(&t, NULL, pingpong_main, &pp),
+				 0);
+		for (int k = 0; k < round; k++) {
+			assert_int_equal(write(pp.to[1], &c, 1), 1);
+			assert_int_equal(read(pp.from[0], &c, 1), 1);
+		}
+		c0 = wl_cpu_seconds();
+		wl_spin_cpu(wl_work_a, iters_for(1) / 8 + 1,
+			    lt_seconds_for(150));
+		i = stop_and_read();
+		c0 = wl_cpu_seconds() - c0;
+		assert_int_equal(write(pp.to[1], &c, 1), 1);
+		assert_int_equal(pthread_join(t, NULL), 0);
+		close(pp.to[0]);
+		close(pp.to[1]);
+		close(pp.from[0]);
+		close(pp.from[1]);
+		print_message("# round %d: %llu samples in wl_work_a\n", round,
+			      (unsigned long long)region_sum(&p, flags));
+		check_sampled_time(&i, period, c0);
+		memset(p.pr_base, 0, p.pr_size);
+	}
+	free(p.pr_base);
+}
+
 /*
  * Regions in the executable and in liblt_spin.so, given out of address
  * order, 16-bit: each counts its own function's time, and the region of a
@@ -444,6 +518,8 @@ int main(void)
 		cmocka_unit_test_teardown(a_3_to_1_split_lands_within_4_points,
 					  stop_profiling),
 		cmocka_unit_test_teardown(four_threads_split_4_3_2_1_within_5_points,
+					  stop_profiling),
+		cmocka_unit_test_teardown(a_waiting_thread_leaves_the_busy_one_its_samples,
 					  stop_profiling),
 		cmocka_unit_test_teardown(regions_in_executable_and_shared_library,
 					  stop_profiling),

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "st_pg.h"
@@ -48,18 +49,51 @@ static void *bg_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * The background thread runs on a stack of its own, never on one glibc
+ * reuses.  In a child, glibc hands out the stacks of the parent's threads
+ * again, so a new thread can have the pthread_t of one of them; gcc 12's
+ * ThreadSanitizer still holds those threads as running (it keeps a fork
+ * child's copy of its thread table) and aborts the pthread_join() of
+ * such a thread with "dup thread with used id" (docs/stress.md).  An
+ * mmap'd stack is a fresh address in every process of the tree.
+ */
+#define BG_STACK (1 << 20)
+
+static int start_bg(pthread_t *bg, void **stack)
+{
+	pthread_attr_t attr;
+	int err;
+
+	*stack = mmap(NULL, BG_STACK, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (*stack == MAP_FAILED) {
+		perror("st-forktree: mmap");
+		return 1;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, *stack, BG_STACK);
+	err = pthread_create(bg, &attr, bg_thread, NULL);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		dprintf(2, "st-forktree: pthread_create failed\n");
+		munmap(*stack, BG_STACK);
+		return 1;
+	}
+	return 0;
+}
+
 /* Runs one node at @level; @calls differs from node to node. */
 static int node(int level, int depth, int fanout, int calls)
 {
 	pid_t kids[16];
 	pthread_t bg;
+	void *stack;
 	int bad = 0, n = 0;
 
 	atomic_store(&bg_stop, 0);
-	if (pthread_create(&bg, NULL, bg_thread, NULL)) {
-		dprintf(2, "st-forktree: pthread_create failed\n");
+	if (start_bg(&bg, &stack))
 		return 1;
-	}
 	for (int i = 0; i < calls; i++)
 		node_work();
 	if (getenv("SPROFIL_SIGDUMP"))
@@ -81,6 +115,7 @@ static int node(int level, int depth, int fanout, int calls)
 	}
 	atomic_store(&bg_stop, 1);
 	pthread_join(bg, NULL);
+	munmap(stack, BG_STACK);
 	for (int i = 0; i < n; i++) {
 		int st;
 
