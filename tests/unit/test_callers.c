@@ -295,7 +295,17 @@ static void test_walk_stops_in_unknown_code(void **state)
 				  &len), 0);
 	assert_int_equal(len, 2);
 	assert_int_equal(chain[1], 0x7f0000001234);
-	/* A callback from qsort(): more lies beyond, untrusted: cut. */
+	/* libc's start code left data in the frame pointer: complete. */
+	frame(0, AT(4), 0x7f0000001234);
+	frame(4, 0x1234, 0x7f0000005678);
+	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8, chain,
+				  &len), 0);
+	assert_int_equal(len, 2);
+	/* The same with garbage that is no readable record. */
+	frame(0, 0x1234567, 0x7f0000001234);
+	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8, chain,
+				  &len), 0);
+	/* A callback from qsort(), which kept its caller's frame: cut. */
 	frame(0, AT(4), 0x7f0000001234);
 	frame(4, 0, 0x400300);
 	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8, chain,
