@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sprofil/gmon_format.h>
+
 #include "gprof.h"
 
 struct out {
@@ -89,7 +91,7 @@ static void put_gnu_hist(struct out *o, const struct hist_record *r,
 	if (!copies)
 		copies = 1;
 	for (c = 0; c < copies; c++) {
-		put(o, 0, 1);
+		put(o, GMF_GNU_TAG_TIME_HIST, 1);
 		put(o, lo, gmon_ptr_size);
 		put(o, hi, gmon_ptr_size);
 		put(o, r->num_bins, 4);
@@ -110,7 +112,7 @@ static void put_gnu_arc(struct out *o, uint64_t from, uint64_t self,
 	do {
 		uint64_t n = count > 0xffffffffu ? 0xffffffffu : count;
 
-		put(o, 1, 1);
+		put(o, GMF_GNU_TAG_CG_ARC, 1);
 		put(o, from, gmon_ptr_size);
 		put(o, self, gmon_ptr_size);
 		put(o, n, 4);
@@ -122,8 +124,8 @@ static void put_gnu_header(struct out *o)
 {
 	static const char zero[12];
 
-	put_bytes(o, "gmon", 4);
-	put(o, 1, 4);
+	put_bytes(o, GMF_COOKIE, 4);
+	put(o, GMF_GNU_VERSION, 4);
 	put_bytes(o, zero, 12);
 }
 
@@ -166,7 +168,7 @@ static void put_bsd(struct out *o)
 	put(o, r->highpc, gmon_ptr_size);
 	put(o, r->num_bins * 2 + header, 4);
 	if (bsd44) {
-		put(o, 0x00051879, 4);
+		put(o, GMF_BSD44_VERSION, 4);
 		put(o, (uint32_t)hz, 4);
 		put(o, 0, 4);
 		put(o, 0, 4);
@@ -210,7 +212,7 @@ static uint32_t file_module(unsigned int m)
 	unsigned int k;
 
 	if (modules[m].absolute)
-		return 0xffffffffu;
+		return GMF_NO_MODULE;
 	for (k = 0; k < m; k++)
 		index += !modules[k].absolute;
 	return index;
@@ -224,8 +226,8 @@ static void put_extension(struct out *o)
 	size_t j, narcs = 0;
 	struct arc *a;
 
-	put_bytes(o, "gmon", 4);
-	put_host(o, 0x53500001u, 4);
+	put_bytes(o, GMF_COOKIE, 4);
+	put_host(o, GMF_EXT_VERSION, 4);
 	put_bytes(o, zero, 12);
 	for (m = 0; m < nmodules; m++) {
 		const struct module *mod = &modules[m];
@@ -235,10 +237,10 @@ static void put_extension(struct out *o)
 
 		if (mod->absolute)
 			continue;
-		put_host(o, 1, 4);
-		put_host(o, 24 + n + mod->build_id_len, 8);
+		put_host(o, GMF_TAG_MODULE, 4);
+		put_host(o, GMF_MODULE_FIXED + n + mod->build_id_len, 8);
 		put_host(o, file_module(m), 4);
-		put_host(o, m == 0, 4);
+		put_host(o, m == 0 ? GMF_MODULE_MAIN : 0, 4);
 		put_host(o, mod->load_bias, 8);
 		put_host(o, n, 4);
 		put_host(o, mod->build_id_len, 4);
@@ -253,8 +255,8 @@ static void put_extension(struct out *o)
 
 		/* Records of one range add up when read, as in GNU files. */
 		for (c = 0; c < (copies ? copies : 1); c++) {
-			put_host(o, 2, 4);
-			put_host(o, 48 + r->num_bins * bs, 8);
+			put_host(o, GMF_TAG_HIST, 4);
+			put_host(o, GMF_HIST_FIXED + r->num_bins * bs, 8);
 			put_host(o, file_module(ADDR_MODULE(r->lowpc)), 4);
 			put_host(o, bs, 4);
 			put_host(o, r->scale ? r->scale : gnu_scale(r), 4);
@@ -274,8 +276,8 @@ static void put_extension(struct out *o)
 	for (j = 0; j < symtab.len; j++)
 		for (a = symtab.base[j].cg.children; a; a = a->next_child)
 			narcs++;
-	put_host(o, 3, 4);
-	put_host(o, 8 + 32 * narcs, 8);
+	put_host(o, GMF_TAG_ARCS, 4);
+	put_host(o, GMF_ARCS_FIXED + GMF_ARC_SIZE * narcs, 8);
 	put_host(o, narcs, 8);
 	for (j = 0; j < symtab.len; j++) {
 		for (a = symtab.base[j].cg.children; a; a = a->next_child) {

@@ -27,7 +27,8 @@ GPT_FUZZ_TIME ?= 80
 # -O1 -g PIE is the default build; the variants are named by suffix.
 GPT_PGFLAGS := -pg -O1 -g
 GPT_CORPUS := $(addprefix $(GPT_DIR)/,recur recur-nopie recur-fentry \
-	recur-O2 many sig clones cxx fwd back nodebug mm-main libmm.so)
+	recur-O2 many sig clones cxx fwd back nodebug mm-main libmm.so \
+	callers)
 
 $(GPT_DIR)/%: $(GPT_SRC)/corpus/%.c
 	@mkdir -p $(GPT_DIR)
@@ -74,7 +75,7 @@ $(GPT_DIR)/libmm.so: $(GPT_SRC)/corpus/mm_lib.c
 $(GPT_DIR)/mm-main: $(GPT_SRC)/corpus/mm_main.c $(GPT_DIR)/libmm.so
 	$(CC) -O1 -g -o $@ $< -L$(GPT_DIR) -lmm -Wl,-rpath,'$$ORIGIN'
 
-$(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c
+$(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c include/sprofil/gmon_format.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
@@ -89,7 +90,7 @@ GPROF_ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 GPROF_ASAN_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPROF_ASAN_DIR)/%.o)
 
-$(GPROF_ASAN_DIR)/%.o: gprof/%.c gprof/gprof.h
+$(GPROF_ASAN_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Igprof -I/usr/include/libiberty $(CFLAGS) \
 		$(GPROF_ASAN_FLAGS) -c -o $@ $<
@@ -104,7 +105,7 @@ GPT_FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=fuzzer-no-link,address,undefined
 GPT_FUZZ_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPT_FUZZ_DIR)/%.o)
 
-$(GPT_FUZZ_DIR)/%.o: gprof/%.c gprof/gprof.h
+$(GPT_FUZZ_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 	@mkdir -p $(dir $@)
 	clang $(CPPFLAGS) -Igprof -I/usr/include/libiberty -std=gnu11 \
 		-D_GNU_SOURCE -Dmain=gprof_main $(GPT_FUZZ_FLAGS) -c -o $@ $<
