@@ -11,6 +11,8 @@
  * and nothing is lost.  Arc counts above 32 bits are split the same way
  * (GNU adds up repeated arcs).  A profile GNU cannot represent (several
  * modules, profil-mapped buckets) is summed in sprofil's format.
+ * Caller samples are summed as one tree: a tag-4 record of the
+ * extension, or beside a GNU gmon.sum in gmon.sum.callers.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -218,13 +220,11 @@ static uint32_t file_module(unsigned int m)
 	return index;
 }
 
-/* Writes the sprofil extension: modules, histograms, arcs. */
-static void put_extension(struct out *o)
+/* The extension's header and a module record per module. */
+static void put_ext_modules(struct out *o)
 {
 	static const char zero[12];
-	unsigned int m, i;
-	size_t j, narcs = 0;
-	struct arc *a;
+	unsigned int m;
 
 	put_bytes(o, GMF_COOKIE, 4);
 	put_host(o, GMF_EXT_VERSION, 4);
@@ -247,6 +247,80 @@ static void put_extension(struct out *o)
 		put_bytes(o, name, n);
 		put_bytes(o, mod->build_id, mod->build_id_len);
 	}
+}
+
+/* Tag 4: the caller samples of every file read, as one tree. */
+static void put_callers(struct out *o)
+{
+	uint64_t samples = 0, truncated = 0;
+	size_t i;
+
+	for (i = 0; i < callers.len; i++) {
+		uint64_t c = callers.node[i].count;
+
+		samples += c;
+		if (caller_chain_truncated(i))
+			truncated += c;
+	}
+	put_host(o, GMF_TAG_CALLERS, 4);
+	put_host(o, GMF_CALLERS_FIXED +
+		 GMF_CALLER_NODE_SIZE * (uint64_t)callers.len, 8);
+	put_host(o, callers.len, 8);
+	put_host(o, callers.depth, 4);
+	put_host(o, 0, 4);
+	put_host(o, samples, 8);
+	put_host(o, truncated, 8);
+	put_host(o, callers.lost, 8);
+	put_host(o, callers.busy, 8);
+	put_host(o, callers.period_ns, 8);
+	/* Merged nodes, like the records', come after their parents. */
+	for (i = 0; i < callers.len; i++) {
+		const struct caller_node *n = &callers.node[i];
+
+		put_host(o, n->parent == CALLER_NONE ? GMF_CALLER_TOP :
+			 n->parent, 4);
+		put_host(o, n->module == CALLER_ABSOLUTE ? GMF_NO_MODULE :
+			 file_module(n->module), 4);
+		put_host(o, n->pc, 8);
+		put_host(o, n->count, 8);
+	}
+}
+
+/*
+ * A GNU file's caller samples go beside it (GMF_CALLERS_SUFFIX), so
+ * that GNU gprof reads the file itself; an older sidecar of that name
+ * would be read with the new file, so it goes when there are none (or
+ * the file is in the extension, which holds its own).
+ */
+static void put_sidecar(const char *path, bool gnu)
+{
+	size_t n = strlen(path);
+	char *side = xmalloc(n + sizeof(GMF_CALLERS_SUFFIX));
+	struct out o;
+
+	memcpy(side, path, n);
+	memcpy(side + n, GMF_CALLERS_SUFFIX, sizeof(GMF_CALLERS_SUFFIX));
+	if (!gnu || !callers.records) {
+		if (unlink(side) && errno != ENOENT)
+			fatal("%s: %s", side, strerror(errno));
+		free(side);
+		return;
+	}
+	open_out(&o, side);
+	put_ext_modules(&o);
+	put_callers(&o);
+	close_out(&o);
+	free(side);
+}
+
+/* Writes the sprofil extension: modules, histograms, arcs, callers. */
+static void put_extension(struct out *o)
+{
+	unsigned int i;
+	size_t j, narcs = 0;
+	struct arc *a;
+
+	put_ext_modules(o);
 	for (i = 0; i < num_hist_records; i++) {
 		const struct hist_record *r = &hist_records[i];
 		unsigned int bs = r->scale ? r->bucket_size : 2;
@@ -288,6 +362,8 @@ static void put_extension(struct out *o)
 			put_host(o, a->count, 8);
 		}
 	}
+	if (callers.records)
+		put_callers(o);
 }
 
 void gmon_out_write(const char *path)
@@ -320,6 +396,7 @@ void gmon_out_write(const char *path)
 			bb_write(o.f);
 	}
 	close_out(&o);
+	put_sidecar(path, gnu);
 }
 
 static unsigned int find_module(const char *spec)
@@ -383,6 +460,9 @@ void gmon_extract_module(const char *spec, const char *to)
 	}
 	put_gnu_arcs(&o, m, &dropped);
 	close_out(&o);
+	if (callers.records)
+		fprintf(stderr, "%s: --extract-module: the caller samples are not extracted\n",
+			whoami);
 	fprintf(stderr, "%s: module %u (%s) written to %s: %u histogram record%s",
 		whoami, m, name, to, nhist, nhist == 1 ? "" : "s");
 	if (dropped)

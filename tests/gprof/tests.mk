@@ -7,6 +7,10 @@
 #                 stdout compared byte for byte; hand-made GNU files too
 #   run-multimod  sprofil's multi-module extension (GNU cannot read it)
 #   run-export    --export=callgrind|dot|json against the text reports
+#   run-callers   caller samples: the measured call graph (exact numbers
+#                 on hand-made profiles), --estimated-times against GNU,
+#                 no -pg, exports, -s, corrupt tag-4 records; also under
+#                 ASan+UBSan (check-gprof-callers-asan)
 #   run-badinput  broken input: exit 1, one line naming the file; once
 #                 with ours and once with its ASan+UBSan build
 #   run-fuzz      the libFuzzer targets of the gmon reader and of the ELF,
@@ -121,6 +125,7 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
 	check-gprof-export check-gprof-badinput check-gprof-asan \
+	check-gprof-callers check-gprof-callers-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
@@ -151,6 +156,13 @@ check-gprof-export:
 
 check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
+
+check-gprof-callers:
+	$(call GPT_CHECK,callers,gprof-tests)
+
+check-gprof-callers-asan:
+	$(call GPT_CHECK,callers-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
+		$(GPT_SAN_ENV))
 
 # The bad input once more under ASan+UBSan (its own results file).
 check-gprof-asan:
@@ -195,6 +207,8 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-oracle
 	-@$(MAKE) --no-print-directory check-gprof-multimod
 	-@$(MAKE) --no-print-directory check-gprof-export
+	-@$(MAKE) --no-print-directory check-gprof-callers
+	-@$(MAKE) --no-print-directory check-gprof-callers-asan
 	-@$(MAKE) --no-print-directory check-gprof-badinput
 	-@$(MAKE) --no-print-directory check-gprof-asan
 	-@$(MAKE) --no-print-directory check-gprof-oracle-asan
