@@ -246,6 +246,19 @@ void callers_reset(void)
 	callers.truncated_top = CALLER_NONE;
 }
 
+void callers_totals(uint64_t *samples, uint64_t *truncated)
+{
+	size_t i;
+
+	*samples = *truncated = 0;
+	for (i = 0; i < callers.len; i++) {
+		*samples = add_sat(*samples, callers.node[i].count);
+		if (caller_chain_truncated(i))
+			*truncated = add_sat(*truncated,
+					     callers.node[i].count);
+	}
+}
+
 bool caller_chain_truncated(size_t i)
 {
 	const struct caller_node *n = &callers.node[i];

@@ -252,16 +252,10 @@ static void put_ext_modules(struct out *o)
 /* Tag 4: the caller samples of every file read, as one tree. */
 static void put_callers(struct out *o)
 {
-	uint64_t samples = 0, truncated = 0;
+	uint64_t samples, truncated;
 	size_t i;
 
-	for (i = 0; i < callers.len; i++) {
-		uint64_t c = callers.node[i].count;
-
-		samples += c;
-		if (caller_chain_truncated(i))
-			truncated += c;
-	}
+	callers_totals(&samples, &truncated);
 	put_host(o, GMF_TAG_CALLERS, 4);
 	put_host(o, GMF_CALLERS_FIXED +
 		 GMF_CALLER_NODE_SIZE * (uint64_t)callers.len, 8);

@@ -286,6 +286,8 @@ void callers_reset(void);
 bool caller_node_truncated(const struct caller_node *n);
 /* Whether node @i's chain hangs below the top node of cut chains. */
 bool caller_chain_truncated(size_t i);
+/* The samples of the tree, and of them those of cut chains (-s). */
+void callers_totals(uint64_t *samples, uint64_t *truncated);
 
 /*
  * --estimated-times: GNU's propagation by call counts even when the
