@@ -135,7 +135,10 @@ static const char bsd_blurb[] =
 	"\n"
 	"name      the child, and its index.\n"
 	"\n"
-	"          Time is split in proportion to calls.  Functions\n"
+	"          ";
+
+static const char bsd_blurb_tail[] =
+	"  Functions\n"
 	"          calling each other in a loop form a cycle, which\n"
 	"          has an entry of its own listing its callers and\n"
 	"          members; times of members are the cycle's.\n"
@@ -495,8 +498,14 @@ void cg_print(struct sym **timesortsym)
 	size_t i, n = symtab.len + num_cycles;
 	struct sym *s;
 
-	if (print_descriptions && bsd_style_output)
+	if (print_descriptions && bsd_style_output) {
 		fputs(bsd_blurb, stdout);
+		fputs(measured_times ?
+		      "Times are measured from the samples'\n"
+		      "          call chains, `-' marks calls not counted." :
+		      "Time is split in proportion to calls.", stdout);
+		fputs(bsd_blurb_tail, stdout);
+	}
 
 	print_header();
 
