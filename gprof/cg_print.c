@@ -72,7 +72,8 @@ static const char measured_blurb[] =
 	" The times of a cycle's members are the cycle's.  A name followed by\n"
 	" (N) rather than [N] has no entry of its own in this listing.  `-' in\n"
 	" the called column: an arc seen only in the call chains, whose calls\n"
-	" were not counted (code built without -pg).\n";
+	" were not counted (code built without -pg); a function reached by no\n"
+	" counted call leaves its column blank.\n";
 
 static const char cycle_blurb[] =
 	"\n"
@@ -183,7 +184,7 @@ static void print_measured_header(void)
 		printf("%llu samples with no frame in a known function left out\n",
 		       (unsigned long long)cs->unknown);
 	if (!cs->has_counts)
-		printf("no call counts (not built with -pg): `-' in the called column\n");
+		printf("no call counts (not built with -pg): `-' for the calls of an arc\n");
 	printf("\n");
 }
 
@@ -255,8 +256,9 @@ static void print_entry_times(const struct sym *s)
 /* " calls+self" of a cycle or cycle member, self blank when none. */
 static void print_cycle_calls(const struct sym *s)
 {
+	/* Blank, as GNU leaves a function no counted call reached. */
 	if (sym_calls_unknown(s)) {
-		printf(" %7s %7.7s", "-", "");
+		printf(" %7.7s %7.7s", "", "");
 		return;
 	}
 	printf(" %7lu", (unsigned long)s->ncalls);
@@ -478,7 +480,7 @@ static void print_line(struct sym *s)
 {
 	print_entry_times(s);
 	if (sym_calls_unknown(s)) {
-		printf(" %7s %7.7s ", "-", "");
+		printf(" %7.7s %7.7s ", "", "");
 	} else if (s->ncalls + s->cg.self_calls != 0) {
 		printf(" %7lu", (unsigned long)s->ncalls);
 		if (s->cg.self_calls != 0)
