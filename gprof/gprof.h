@@ -485,6 +485,8 @@ struct elf_symbols {
  */
 const char *elf_symbols_read(Elf *elf, Elf_Scn *scn,
 			     struct elf_symbols *out);
+/* The .symtab of @elf, checked as above; false if it has none. */
+bool elf_symtab(Elf *elf, struct elf_symbols *es);
 
 /* Reads the executable (module 0) and every module the profile named. */
 void core_init(const char *a_out);
