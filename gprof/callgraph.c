@@ -807,9 +807,13 @@ struct sym **cg_assemble(void)
 
 	top = top_sort();
 	propagate_flags(top);
-	cycle_time();
-	for (i = 0; i < symtab.len; i++)
-		propagate_time(top[i]);
+	if (measured_times) {
+		cg_measured_times();
+	} else {
+		cycle_time();
+		for (i = 0; i < symtab.len; i++)
+			propagate_time(top[i]);
+	}
 	free(top);
 
 	n = symtab.len + num_cycles;

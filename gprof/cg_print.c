@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Printing the call graph (FSF layout, or BSD's with -T), its index by
- * name, and the suggested function (-r) and object file (-R) orders.
+ * Printing the call graph (FSF layout, or BSD's with -T) and its index
+ * by name; the suggested orders (-r, -R) are in cg_order.c.
  *
  * Every number, column and tie order is GNU gprof 2.40's, since tools
  * parse this text; the explanations printed without -b are our own.
@@ -53,12 +53,29 @@ static const char fsf_blurb[] =
 	"     called\tcalls made by this function, `/', all calls of the\n"
 	"\t\tcallee other than recursive ones.\n"
 	"     name\tthe callee and its index.\n"
-	"\n"
+	"\n";
+
+/* How the times were found: GNU's estimate, or measured. */
+static const char estimated_blurb[] =
 	" Time is shared out along arcs in proportion to call counts, which\n"
 	" assumes every call of a function costs the same.  Within a cycle\n"
 	" that cannot be done, so the times shown are those of the cycle as a\n"
 	" whole.  A name followed by (N) rather than [N] has no entry of its\n"
-	" own in this listing.\n"
+	" own in this listing.\n";
+
+static const char measured_blurb[] =
+	" The times are measured: every sample recorded its call chain, and\n"
+	" the time on an arc is that of the samples taken below that caller,\n"
+	" whatever the call counts.  A function's total counts each sample it\n"
+	" appears in once, at its outermost call, so recursion counts nothing\n"
+	" twice.  Frames in code without symbols are charged to their caller.\n"
+	" The times of a cycle's members are the cycle's.  A name followed by\n"
+	" (N) rather than [N] has no entry of its own in this listing.  `-' in\n"
+	" the called column: an arc seen only in the call chains, whose calls\n"
+	" were not counted (code built without -pg); a function reached by no\n"
+	" counted call leaves its column blank.\n";
+
+static const char cycle_blurb[] =
 	"\n"
 	" Each cycle (functions calling each other in a loop) has an entry of\n"
 	" its own, `<cycle N as a whole>': its callers are listed above it and\n"
@@ -119,7 +136,10 @@ static const char bsd_blurb[] =
 	"\n"
 	"name      the child, and its index.\n"
 	"\n"
-	"          Time is split in proportion to calls.  Functions\n"
+	"          ";
+
+static const char bsd_blurb_tail[] =
+	"  Functions\n"
 	"          calling each other in a loop form a cycle, which\n"
 	"          has an entry of its own listing its callers and\n"
 	"          members; times of members are the cycle's.\n"
@@ -148,6 +168,26 @@ static long granularity(void)
 	return (long)hist_records[0].bin_scale * 2;
 }
 
+/*
+ * What a measured graph is made of: the samples by their chains, and
+ * those the recording or the symbols lost.
+ */
+static void print_measured_header(void)
+{
+	const struct caller_stats *cs = &caller_stats;
+
+	printf("times measured from caller samples: %llu with a complete chain, %llu truncated, %llu lost\n",
+	       (unsigned long long)cs->complete,
+	       (unsigned long long)cs->truncated,
+	       (unsigned long long)(cs->lost + cs->busy));
+	if (cs->unknown)
+		printf("%llu samples with no frame in a known function left out\n",
+		       (unsigned long long)cs->unknown);
+	if (!cs->has_counts)
+		printf("no call counts (not built with -pg): `-' for the calls of an arc\n");
+	printf("\n");
+}
+
 static void print_header(void)
 {
 	if (first_output)
@@ -172,6 +212,8 @@ static void print_header(void)
 		/* Every numerator is 0 then; avoid dividing by zero. */
 		print_time = 1.0;
 	}
+	if (measured_times)
+		print_measured_header();
 
 	if (bsd_style_output) {
 		printf("%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n",
@@ -214,6 +256,11 @@ static void print_entry_times(const struct sym *s)
 /* " calls+self" of a cycle or cycle member, self blank when none. */
 static void print_cycle_calls(const struct sym *s)
 {
+	/* Blank, as GNU leaves a function no counted call reached. */
+	if (sym_calls_unknown(s)) {
+		printf(" %7.7s %7.7s", "", "");
+		return;
+	}
 	printf(" %7lu", (unsigned long)s->ncalls);
 	if (s->cg.self_calls != 0)
 		printf("+%-7lu", (unsigned long)s->cg.self_calls);
@@ -377,7 +424,13 @@ static void print_arc_line(struct arc *a, struct sym *other, bool inside,
 			   uint64_t total)
 {
 	printf("%6.6s %5.5s", "", "");
-	if (inside) {
+	if (a->uncounted) {
+		if (inside)
+			print_blank_times();
+		else
+			print_times(a->time, a->child_time);
+		printf(" %7s %7.7s     ", "-", "");
+	} else if (inside) {
 		print_blank_times();
 		printf(" %7lu %7.7s     ", (unsigned long)a->count, "");
 	} else {
@@ -426,7 +479,9 @@ static void print_children(struct sym *parent)
 static void print_line(struct sym *s)
 {
 	print_entry_times(s);
-	if (s->ncalls + s->cg.self_calls != 0) {
+	if (sym_calls_unknown(s)) {
+		printf(" %7.7s %7.7s ", "", "");
+	} else if (s->ncalls + s->cg.self_calls != 0) {
 		printf(" %7lu", (unsigned long)s->ncalls);
 		if (s->cg.self_calls != 0)
 			printf("+%-7lu ", (unsigned long)s->cg.self_calls);
@@ -445,8 +500,14 @@ void cg_print(struct sym **timesortsym)
 	size_t i, n = symtab.len + num_cycles;
 	struct sym *s;
 
-	if (print_descriptions && bsd_style_output)
+	if (print_descriptions && bsd_style_output) {
 		fputs(bsd_blurb, stdout);
+		fputs(measured_times ?
+		      "Times are measured from the samples'\n"
+		      "          call chains, `-' marks calls not counted." :
+		      "Time is split in proportion to calls.", stdout);
+		fputs(bsd_blurb_tail, stdout);
+	}
 
 	print_header();
 
@@ -474,8 +535,12 @@ void cg_print(struct sym **timesortsym)
 			printf("\n");
 	}
 
-	if (print_descriptions && !bsd_style_output)
+	if (print_descriptions && !bsd_style_output) {
 		fputs(fsf_blurb, stdout);
+		fputs(measured_times ? measured_blurb : estimated_blurb,
+		      stdout);
+		fputs(cycle_blurb, stdout);
+	}
 }
 
 /* ---- the index ---- */
@@ -549,7 +614,10 @@ void cg_print_index(void)
 	v = xmalloc((symtab.len + num_cycles + 1) * sizeof(*v));
 	for (i = 0; i < symtab.len; i++) {
 		s = &symtab.base[i];
-		if (ignore_zeros && s->ncalls == 0 && s->hist.time == 0)
+		/* A measured graph shows functions by their time too. */
+		if (ignore_zeros && s->ncalls == 0 && s->hist.time == 0 &&
+		    !(measured_times &&
+		      s->cg.prop.self + s->cg.prop.child != 0))
 			continue;
 		v[nnames++] = s;
 	}
@@ -571,556 +639,4 @@ void cg_print_index(void)
 		printf("\n");
 	}
 	free(v);
-}
-
-/* ---- suggested orders: functions (-r) and object files (-R) ---- */
-
-struct function_map *symbol_map;
-unsigned int symbol_map_count;
-
-/* The file names of the map live in one block, which marks them. */
-static char *map_names;
-static size_t map_names_len;
-
-/*
- * Placement state of the symbols, which struct sym does not carry: one
- * slot per symbol of the table, then one per other symbol an arc names
- * (arcs the symspecs made between their own symbols), found by address.
- */
-struct place {
-	struct sym *next, *prev;
-	bool placed;
-	/*
-	 * GNU walks a chain to find its ends, which is quadratic in long
-	 * chains.  Chains only ever grow by one lone symbol at an end, so
-	 * a chain instead numbers its symbols (pos) and its first symbol's
-	 * slot (rep) keeps the ends and their numbers.
-	 */
-	struct place *rep;	/* NULL while the symbol is alone */
-	long pos, lo, hi;
-	struct sym *head, *tail;
-};
-
-static struct place *places;
-static struct sym **extra_syms;	/* sorted by pointer */
-static size_t num_extra;
-
-static int cmp_ptr(const void *l, const void *r)
-{
-	uintptr_t a = (uintptr_t)*(void *const *)l;
-	uintptr_t b = (uintptr_t)*(void *const *)r;
-
-	return a < b ? -1 : a > b;
-}
-
-static bool sym_in_table(const struct sym *s)
-{
-	return s >= symtab.base && s < symtab.base + symtab.len;
-}
-
-static struct place *pl(const struct sym *s)
-{
-	size_t lo = 0, hi = num_extra;
-
-	if (sym_in_table(s))
-		return &places[s - symtab.base];
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if ((uintptr_t)extra_syms[mid] < (uintptr_t)s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return &places[symtab.len + lo];
-}
-
-static void places_init(void)
-{
-	size_t i, n = 0;
-
-	extra_syms = xmalloc((2 * numarcs + 1) * sizeof(*extra_syms));
-	for (i = 0; i < numarcs; i++) {
-		if (!sym_in_table(arcs[i]->parent))
-			extra_syms[n++] = arcs[i]->parent;
-		if (!sym_in_table(arcs[i]->child))
-			extra_syms[n++] = arcs[i]->child;
-	}
-	qsort(extra_syms, n, sizeof(*extra_syms), cmp_ptr);
-	num_extra = 0;
-	for (i = 0; i < n; i++)
-		if (!num_extra || extra_syms[num_extra - 1] != extra_syms[i])
-			extra_syms[num_extra++] = extra_syms[i];
-	places = xcalloc(symtab.len + num_extra + 1, sizeof(*places));
-}
-
-static void places_free(void)
-{
-	free(places);
-	free(extra_syms);
-	places = NULL;
-	extra_syms = NULL;
-	num_extra = 0;
-}
-
-/* The slot holding the ends of the chain of @s. */
-static struct place *chain_of(struct sym *s)
-{
-	struct place *p = pl(s);
-
-	if (!p->rep) {
-		p->rep = p;
-		p->pos = p->lo = p->hi = 0;
-		p->head = p->tail = s;
-	}
-	return p->rep;
-}
-
-/* The far end of the chain through @s, and how many steps away it is. */
-static struct sym *chain_end(struct sym *s, bool forward, long *steps)
-{
-	struct place *r = chain_of(s);
-
-	*steps = forward ? r->hi - pl(s)->pos : pl(s)->pos - r->lo;
-	return forward ? r->tail : r->head;
-}
-
-/* Puts the lone @b right after (or before) @a, an end of its chain. */
-static void chain_add(struct sym *a, struct sym *b, bool after)
-{
-	struct place *r = chain_of(a), *pa = pl(a), *pb = pl(b);
-
-	pb->rep = r;
-	if (after) {
-		pa->next = b;
-		pb->prev = a;
-		pb->pos = ++r->hi;
-		r->tail = b;
-	} else {
-		pa->prev = b;
-		pb->next = a;
-		pb->pos = --r->lo;
-		r->head = b;
-	}
-}
-
-/*
- * GNU's greedy placement: arcs, most used first, glue their parent and
- * child into chains of functions; the chains are printed, and what
- * could not be placed is handed back in @unplaced.  Without @all only
- * the arcs making up the first 99% of the calls are used.
- */
-static void order_and_dump(struct arc **v, size_t n, bool all,
-			   struct arc **unplaced, size_t *num_unplaced)
-{
-	unsigned long long total = 0, sofar = 0;
-	size_t i;
-
-	if (!all)
-		for (i = 0; i < n; i++)
-			total += v[i]->count;
-
-	for (i = 0; i < n; i++) {
-		struct sym *child = v[i]->child, *parent = v[i]->parent;
-		struct place *pp, *cp;
-		struct sym *end1, *end2;
-		long nsteps, psteps;
-
-		sofar += v[i]->count;
-		if (v[i]->has_been_placed)
-			continue;
-		pp = pl(parent);
-		cp = pl(child);
-		if ((!all && (double)sofar / (double)total > 0.99) ||
-		    cp->placed || pp->placed) {
-			unplaced[(*num_unplaced)++] = v[i];
-			continue;
-		}
-		if (pp->next && pp->prev && cp->next && cp->prev) {
-			unplaced[(*num_unplaced)++] = v[i];
-			continue;
-		}
-
-		/* A lone end joins the nearer end of the other's chain. */
-		if (!pp->next && !pp->prev) {
-			struct sym *next = chain_end(child, true, &nsteps);
-			struct sym *prev = chain_end(child, false, &psteps);
-
-			child = nsteps < psteps ? next : prev;
-		} else if (!cp->next && !cp->prev) {
-			struct sym *next = chain_end(parent, true, &nsteps);
-			struct sym *prev = chain_end(parent, false, &psteps);
-
-			parent = psteps < nsteps ? prev : next;
-		} else {
-			unplaced[(*num_unplaced)++] = v[i];
-			continue;
-		}
-		pp = pl(parent);
-		cp = pl(child);
-
-		/* Never close a chain into a ring. */
-		end1 = chain_end(parent, pp->next != NULL, &nsteps);
-		end2 = chain_end(child, cp->next != NULL, &nsteps);
-		if (end1 == child && end2 == parent) {
-			unplaced[(*num_unplaced)++] = v[i];
-			continue;
-		}
-
-		/* One of the two is alone and joins the other's end. */
-		if (pp->next)
-			chain_add(parent, child, false);
-		else if (pp->prev)
-			chain_add(parent, child, true);
-		else if (cp->prev)
-			chain_add(child, parent, true);
-		else
-			chain_add(child, parent, false);
-		v[i]->has_been_placed = 1;
-	}
-
-	for (i = 0; i < n; i++) {
-		struct sym *s = v[i]->parent;
-
-		if (pl(v[i]->parent)->placed || pl(v[i]->child)->placed)
-			continue;
-		/* Not on any chain: a rare arc, left for later. */
-		if (!pl(s)->next && !pl(s)->prev)
-			continue;
-		for (s = chain_of(s)->head; s; s = pl(s)->next) {
-			pl(s)->placed = true;
-			printf("%s\n", s->name);
-		}
-	}
-
-	if (!all)
-		return;
-	for (i = 0; i < n; i++) {
-		struct sym *s = v[i]->parent;
-
-		if (pl(v[i]->parent)->placed || pl(v[i]->child)->placed)
-			continue;
-		pl(s)->placed = true;
-		printf("%s\n", s->name);
-	}
-}
-
-static int cmp_arc_count(const void *lp, const void *rp)
-{
-	uint64_t l = (*(const struct arc *const *)lp)->count;
-	uint64_t r = (*(const struct arc *const *)rp)->count;
-
-	return (l < r) - (l > r);	/* most used first */
-}
-
-static int cmp_fun_nuses(const void *lp, const void *rp)
-{
-	int l = (*(const struct sym *const *)lp)->nuses;
-	int r = (*(const struct sym *const *)rp)->nuses;
-
-	return (l < r) - (l > r);	/* most uses first */
-}
-
-/* Collects the arcs of @s (not self-calls) and marks them placed. */
-static void take_arcs(struct sym *s, struct arc **scratch, size_t *n)
-{
-	struct arc *a;
-
-	for (a = s->cg.children; a; a = a->next_child) {
-		if (a->parent != a->child)
-			scratch[(*n)++] = a;
-		a->has_been_placed = 1;
-	}
-	for (a = s->cg.parents; a; a = a->next_parent) {
-		if (a->parent != a->child)
-			scratch[(*n)++] = a;
-		a->has_been_placed = 1;
-	}
-}
-
-/*
- * -r: functions never called go last; functions called from many places
- * by the busiest arcs go first; the rest are chained greedily.  The
- * steps and their thresholds are GNU's, so the list is the same.
- */
-void cg_print_function_ordering(void)
-{
-	size_t n = symtab.len, i, used = 0, unused = 0, top = 0;
-	size_t num_high = 0, num_scratch = 0, num_unplaced = 0;
-	struct sym **used_syms, **unused_syms, **scratch_syms;
-	struct arc **high, **scratch, **unplaced;
-	unsigned long long total = 0, sofar = 0;
-
-	places_init();
-	used_syms = xmalloc((n + 1) * sizeof(*used_syms));
-	unused_syms = xmalloc((n + 1) * sizeof(*unused_syms));
-	scratch_syms = xmalloc((n + 1) * sizeof(*scratch_syms));
-	/* An arc is taken at most once from each end. */
-	high = xmalloc((2 * numarcs + 1) * sizeof(*high));
-	scratch = xmalloc((2 * numarcs + 1) * sizeof(*scratch));
-	unplaced = xmalloc((2 * numarcs + 1) * sizeof(*unplaced));
-
-	for (i = 0; i < n; i++) {
-		struct sym *s = &symtab.base[i];
-
-		if (s->ncalls == 0) {
-			unused_syms[unused++] = s;
-			places[i].placed = true;
-		} else {
-			used_syms[used++] = s;
-			s->nuses = 0;
-		}
-	}
-
-	cg_sort(arcs, numarcs, cmp_arc_count);
-	for (i = 0; i < numarcs; i++) {
-		total += arcs[i]->count;
-		arcs[i]->has_been_placed = 0;
-	}
-
-	/* How many of the busiest arcs (90% of calls) enter each function. */
-	for (i = 0; i < numarcs; i++) {
-		sofar += arcs[i]->count;
-		if ((double)sofar / (double)total > 0.90)
-			break;
-		arcs[i]->child->nuses++;
-	}
-
-	memcpy(scratch_syms, used_syms, used * sizeof(*used_syms));
-	cg_sort(scratch_syms, used, cmp_fun_nuses);
-
-	/* Up to 1.25% of the used functions (GNU stops at exactly 5). */
-	for (i = 0; i < used / 80; i++) {
-		struct sym *s = scratch_syms[i];
-
-		if (s->nuses == 5)
-			break;
-		take_arcs(s, scratch, &num_scratch);
-		top = i;
-		pl(s)->placed = true;
-	}
-
-	/* Arcs between two of them are placed by the main algorithm. */
-	for (i = 0; i < num_scratch; i++) {
-		struct arc *a = scratch[i];
-
-		if (pl(a->child)->placed && pl(a->parent)->placed) {
-			high[num_high++] = a;
-			pl(a->child)->placed = false;
-			pl(a->parent)->placed = false;
-		}
-	}
-	for (i = 0; i < top; i++)
-		if (pl(scratch_syms[i])->placed)
-			printf("%s\n", scratch_syms[i]->name);
-
-	cg_sort(high, num_high, cmp_arc_count);
-	order_and_dump(high, num_high, true, unplaced, &num_unplaced);
-	order_and_dump(arcs, numarcs, false, unplaced, &num_unplaced);
-	num_scratch = 0;
-	order_and_dump(unplaced, num_unplaced, true, scratch, &num_scratch);
-
-	for (i = 0; i < used; i++)
-		if (!pl(used_syms[i])->placed)
-			printf("%s\n", used_syms[i]->name);
-	for (i = 0; i < unused; i++)
-		printf("%s\n", unused_syms[i]->name);
-
-	free(used_syms);
-	free(unused_syms);
-	free(scratch_syms);
-	free(high);
-	free(scratch);
-	free(unplaced);
-	places_free();
-}
-
-bool sym_is_mapped(const struct sym *s)
-{
-	uintptr_t p = (uintptr_t)s->name, lo = (uintptr_t)map_names;
-
-	return map_names && p >= lo && p < lo + map_names_len;
-}
-
-static int cmp_map_function(const void *l, const void *r)
-{
-	return strcmp(((const struct function_map *)l)->function_name,
-		      ((const struct function_map *)r)->function_name);
-}
-
-static int cmp_map_file(const void *l, const void *r)
-{
-	return strcmp(((const struct function_map *)l)->file_name,
-		      ((const struct function_map *)r)->file_name);
-}
-
-/* As glibc's bsearch, so duplicate names give GNU's pick. */
-struct function_map *symbol_map_find(const char *name)
-{
-	size_t lo = 0, hi = symbol_map_count;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int c = strcmp(name, symbol_map[mid].function_name);
-
-		if (c < 0)
-			hi = mid;
-		else if (c > 0)
-			lo = mid + 1;
-		else
-			return &symbol_map[mid];
-	}
-	return NULL;
-}
-
-/*
- * Sorts an array of structs stably (glibc's qsort is a merge sort) by
- * going through an array of pointers to them.
- */
-static void sort_map(int (*cmp)(const void *, const void *))
-{
-	struct function_map *copy, **v;
-	unsigned int i;
-
-	if (symbol_map_count < 2)
-		return;
-	v = xmalloc(symbol_map_count * sizeof(*v));
-	copy = xmalloc(symbol_map_count * sizeof(*copy));
-	memcpy(copy, symbol_map, symbol_map_count * sizeof(*copy));
-	for (i = 0; i < symbol_map_count; i++)
-		v[i] = &copy[i];
-	cg_sort(v, symbol_map_count, cmp);
-	for (i = 0; i < symbol_map_count; i++)
-		symbol_map[i] = *v[i];
-	free(copy);
-	free(v);
-}
-
-/* Element comparisons through the pointers cg_sort hands over. */
-static int cmp_map_function_p(const void *l, const void *r)
-{
-	return cmp_map_function(*(void *const *)l, *(void *const *)r);
-}
-
-static int cmp_map_file_p(const void *l, const void *r)
-{
-	return cmp_map_file(*(void *const *)l, *(void *const *)r);
-}
-
-#define MAP_LINE 1024
-
-/*
- * Reads one "FILE:...FUNCTION" entry the way GNU's two fscanf calls do;
- * returns 0 for a "No symbols in" line, 1 for an entry, exits on junk.
- */
-static int read_map_entry(FILE *f, const char *path, char *file, char *rest)
-{
-	if (!fscanf(f, "%1023[^\n:]", file))
-		fatal("unable to parse mapping file %s.", path);
-	if (!strncmp(file, "No symbols in ", 14)) {
-		if (fscanf(f, "\n") == EOF)
-			fatal("unable to parse mapping file %s.", path);
-		return 0;
-	}
-	if (!fscanf(f, "%1023[^\n]\n", rest))
-		fatal("unable to parse mapping file %s.", path);
-	return 1;
-}
-
-void read_function_mappings(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char file[MAP_LINE] = "", rest[MAP_LINE] = "";
-	size_t count = 0, names = 0, off = 0, i;
-
-	if (!f)
-		fatal("could not open %s.", path);
-
-	/* First pass: how many entries, and room for their file names. */
-	while (!feof(f)) {
-		if (read_map_entry(f, path, file, rest)) {
-			count++;
-			names += strlen(file) + 1;
-		}
-	}
-	symbol_map = xcalloc(count + 1, sizeof(*symbol_map));
-	map_names = xmalloc(names + 1);
-	map_names_len = names + 1;
-	rewind(f);
-
-	count = 0;
-	while (!feof(f)) {
-		const char *fn;
-
-		if (!read_map_entry(f, path, file, rest))
-			continue;
-		if (off + strlen(file) + 1 > map_names_len)
-			fatal("mapping file %s changed while read", path);
-		symbol_map[count].file_name = strcpy(map_names + off, file);
-		off += strlen(file) + 1;
-		fn = strrchr(rest, ' ');
-		fn = fn ? fn + 1 : rest;
-		symbol_map[count].function_name = xstrdup(fn);
-		count++;
-	}
-	fclose(f);
-	symbol_map_count = (unsigned int)count;
-
-	for (i = 0; i < count; i++)
-		symbol_map[i].is_first = i == 0 ||
-			strcmp(symbol_map[i].file_name,
-			       symbol_map[i - 1].file_name) != 0;
-	sort_map(cmp_map_function_p);
-}
-
-static int cmp_str(const void *l, const void *r)
-{
-	return strcmp(*(const char *const *)l, *(const char *const *)r);
-}
-
-/*
- * -R: an order of the object files for the link line.  Symbols stand for
- * their files here (see read_function_mappings()), so it is the function
- * placement again, then the files it did not place, then those that had
- * no text symbol at all.
- */
-void cg_print_file_ordering(void)
-{
-	struct arc **scratch;
-	size_t num_scratch = 0, i, nhave = 0;
-	const char *last = NULL, **have;
-
-	places_init();
-	scratch = xmalloc((numarcs + 1) * sizeof(*scratch));
-	for (i = 0; i < numarcs; i++)
-		if (!sym_is_mapped(arcs[i]->parent) ||
-		    !sym_is_mapped(arcs[i]->child))
-			arcs[i]->has_been_placed = 1;
-
-	order_and_dump(arcs, numarcs, false, scratch, &num_scratch);
-
-	for (i = 0; i < symtab.len; i++)
-		if (sym_is_mapped(&symtab.base[i]) && !places[i].placed)
-			printf("%s\n", symtab.base[i].name);
-
-	/* The files with a symbol, sorted, to find the others quickly. */
-	have = xmalloc((symtab.len + 1) * sizeof(*have));
-	for (i = 0; i < symtab.len; i++)
-		if (sym_is_mapped(&symtab.base[i]))
-			have[nhave++] = symtab.base[i].name;
-	qsort(have, nhave, sizeof(*have), cmp_str);
-
-	sort_map(cmp_map_file_p);
-	for (i = 0; i < symbol_map_count; i++) {
-		const char *file = symbol_map[i].file_name;
-
-		if (last && !strcmp(last, file))
-			continue;
-		if (!bsearch(&file, have, nhave, sizeof(*have), cmp_str))
-			printf("%s\n", file);
-		last = file;
-	}
-	free(have);
-	free(scratch);
-	places_free();
 }

@@ -15,7 +15,11 @@
  *              call graph.
  *
  * The numbers are those of the call graph (-q), so the same options
- * (symspecs, -z) shape them.
+ * (symspecs, -z) shape them.  When the profile has caller samples they
+ * are the measured ones (cg_measured.c): a function's self cost is then
+ * the call graph's (its samples' sampled pcs), so that inclusive costs
+ * add up, and an arc seen only in the chains has no call count (0 in
+ * callgrind's calls=, null in JSON, "-" in dot).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +59,12 @@ static long long us(double ticks)
 	return hz > 0 ? (long long)(ticks / hz * 1e6 + 0.5) : 0;
 }
 
+/* A function's own time: the flat profile's, or the measured graph's. */
+static double self_ticks(const struct sym *s)
+{
+	return measured_times ? s->cg.prop.self : s->hist.time;
+}
+
 static void callgrind(void)
 {
 	long long sum = 0;
@@ -63,7 +73,7 @@ static void callgrind(void)
 	/* The summary is the total of the self costs written below. */
 	for (i = 0; i < symtab.len; i++)
 		if (shown(&symtab.base[i]))
-			sum += us(symtab.base[i].hist.time);
+			sum += us(self_ticks(&symtab.base[i]));
 	printf("# callgrind format\nversion: 1\ncreator: sprofil-gprof\n");
 	printf("cmd: %s\npositions: line\nevents: us\n", a_out_name);
 	printf("summary: %lld\n\n", sum);
@@ -78,7 +88,7 @@ static void callgrind(void)
 		name = display_name(s);
 		printf("ob=%s\nfl=%s\nfn=%s\n%d %lld\n", module_name(s->module),
 		       s->file ? s->file->name : "???", name, s->line_num,
-		       us(s->hist.time));
+		       us(self_ticks(s)));
 		free(name);
 		for (a = s->cg.children; a; a = a->next_child) {
 			struct sym *c = a->child;
@@ -144,10 +154,13 @@ static void dot(void)
 		printf("\tf%zu [label=\"", i);
 		escaped(name);
 		free(name);
-		printf("\\n%.2f%% (%.2f%% self)\\n%llu calls\", fillcolor=\"#ff%02x%02x\"];\n",
-		       pct, print_time > 0 ?
-		       100 * s->cg.prop.self / print_time : 0.0,
-		       (unsigned long long)s->ncalls, shade, shade);
+		printf("\\n%.2f%% (%.2f%% self)\\n", pct, print_time > 0 ?
+		       100 * s->cg.prop.self / print_time : 0.0);
+		if (sym_calls_unknown(s))
+			printf("calls not counted");
+		else
+			printf("%llu calls", (unsigned long long)s->ncalls);
+		printf("\", fillcolor=\"#ff%02x%02x\"];\n", shade, shade);
 	}
 	for (i = 0; i < symtab.len; i++) {
 		struct sym *s = &symtab.base[i];
@@ -155,13 +168,32 @@ static void dot(void)
 
 		if (!shown(s))
 			continue;
-		for (a = s->cg.children; a; a = a->next_child)
-			if (shown(a->child))
-				printf("\tf%zu -> f%zu [label=\"%llu\"];\n", i,
-				       (size_t)(a->child - symtab.base),
-				       (unsigned long long)a->count);
+		for (a = s->cg.children; a; a = a->next_child) {
+			if (!shown(a->child))
+				continue;
+			printf("\tf%zu -> f%zu [label=\"", i,
+			       (size_t)(a->child - symtab.base));
+			if (a->uncounted)
+				printf("-");
+			else
+				printf("%llu", (unsigned long long)a->count);
+			/* Measured: the time below the arc. */
+			if (measured_times && a->child != s)
+				printf("\\n%.2fs", hz > 0 ?
+				       (a->time + a->child_time) / hz : 0.0);
+			printf("\"];\n");
+		}
 	}
 	printf("}\n");
+}
+
+/* A call count, or null when no call was counted (no -pg). */
+static void json_count(bool unknown, uint64_t count)
+{
+	if (unknown)
+		printf("null");
+	else
+		printf("%llu", (unsigned long long)count);
 }
 
 static void json(void)
@@ -172,8 +204,18 @@ static void json(void)
 
 	printf("{\"version\":1,\"creator\":\"sprofil-gprof\",\"executable\":");
 	quoted(a_out_name);
-	printf(",\"hz\":%.17g,\"total_seconds\":%.17g,\"modules\":[",
-	       hz, hz > 0 ? total_time / hz : 0.0);
+	printf(",\"hz\":%.17g,\"total_seconds\":%.17g,\"times\":\"%s\"",
+	       hz, hz > 0 ? total_time / hz : 0.0,
+	       measured_times ? "measured" : "estimated");
+	if (measured_times)
+		printf(",\"caller_samples\":{\"complete\":%llu,\"truncated\":%llu,\"lost\":%llu,\"busy\":%llu,\"unknown\":%llu,\"call_counts\":%s}",
+		       (unsigned long long)caller_stats.complete,
+		       (unsigned long long)caller_stats.truncated,
+		       (unsigned long long)caller_stats.lost,
+		       (unsigned long long)caller_stats.busy,
+		       (unsigned long long)caller_stats.unknown,
+		       caller_stats.has_counts ? "true" : "false");
+	printf(",\"modules\":[");
 	for (m = 0; m < nmodules; m++) {
 		printf("%s{\"index\":%u,\"name\":", m ? "," : "", m);
 		quoted(module_name(m));
@@ -204,10 +246,11 @@ static void json(void)
 			quoted(s->file->name);
 		else
 			printf("null");
-		printf(",\"line\":%d,\"self_seconds\":%.17g,\"children_seconds\":%.17g,\"calls\":%llu,\"self_calls\":%llu,\"cycle\":%d,\"graph_index\":%d}",
+		printf(",\"line\":%d,\"self_seconds\":%.17g,\"children_seconds\":%.17g,\"calls\":",
 		       s->line_num, hz > 0 ? s->cg.prop.self / hz : 0.0,
-		       hz > 0 ? s->cg.prop.child / hz : 0.0,
-		       (unsigned long long)s->ncalls,
+		       hz > 0 ? s->cg.prop.child / hz : 0.0);
+		json_count(sym_calls_unknown(s), s->ncalls);
+		printf(",\"self_calls\":%llu,\"cycle\":%d,\"graph_index\":%d}",
 		       (unsigned long long)s->cg.self_calls, s->cg.cyc.num,
 		       s->cg.index);
 		sep = ",";
@@ -223,9 +266,10 @@ static void json(void)
 		for (a = s->cg.children; a; a = a->next_child) {
 			if (!shown(a->child))
 				continue;
-			printf("%s{\"caller\":%zu,\"callee\":%zu,\"count\":%llu,\"self_seconds\":%.17g,\"children_seconds\":%.17g}",
-			       sep, i, (size_t)(a->child - symtab.base),
-			       (unsigned long long)a->count,
+			printf("%s{\"caller\":%zu,\"callee\":%zu,\"count\":",
+			       sep, i, (size_t)(a->child - symtab.base));
+			json_count(a->uncounted, a->count);
+			printf(",\"self_seconds\":%.17g,\"children_seconds\":%.17g}",
 			       hz > 0 ? a->time / hz : 0.0,
 			       hz > 0 ? a->child_time / hz : 0.0);
 			sep = ",";

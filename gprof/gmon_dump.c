@@ -8,6 +8,9 @@
  *   module <index> <main|lib> bias <hex> build-id <hex|-> <name>
  *   hist <module> <bucket_size> <low> <high> <nbuckets> samples <sum>
  *   arc <module>:<from> -> <module>:<self> <count>
+ *   callers <nnodes> depth <d> samples <s> truncated <t> lost <l> busy <b>
+ *	period <ns>
+ *   node <index> <parent|top> <module>:<pc> <count>
  *
  * <module> is a module's name ("-" for none; GNU files: "exe").  Exits 1
  * with one line on stderr for a malformed file.
@@ -16,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sprofil/gmon_format.h>
 
 static const unsigned char *buf, *end;
 static const char *file;
@@ -52,25 +57,25 @@ static void gnu(void)
 	while (buf < end) {
 		unsigned int tag = get(1);
 
-		if (tag == 0) {
+		if (tag == GMF_GNU_TAG_TIME_HIST) {
 			uint64_t low = get(ptr), high = get(ptr), sum = 0;
 			uint32_t n = get(4), i;
 
 			get(4);
-			take(16);
+			take(GMF_GNU_DIMEN_LEN + 1);
 			for (i = 0; i < n; i++)
 				sum += get(2);
 			printf("hist exe 2 0x%llx 0x%llx %u samples %llu\n",
 			       (unsigned long long)low, (unsigned long long)high,
 			       n, (unsigned long long)sum);
-		} else if (tag == 1) {
+		} else if (tag == GMF_GNU_TAG_CG_ARC) {
 			uint64_t from = get(ptr), self = get(ptr);
 			uint32_t count = get(4);
 
 			printf("arc exe:0x%llx -> exe:0x%llx %u\n",
 			       (unsigned long long)from,
 			       (unsigned long long)self, count);
-		} else if (tag == 2) {
+		} else if (tag == GMF_GNU_TAG_BB_COUNT) {
 			uint32_t n = get(4);
 
 			take((uint64_t)n * 2 * ptr);
@@ -85,11 +90,45 @@ static char *modname[MAXMOD];
 
 static const char *mname(uint32_t i)
 {
-	if (i == 0xffffffffu)
+	if (i == GMF_NO_MODULE)
 		return "-";
 	if (i >= MAXMOD || !modname[i])
 		bad("reference to a module not yet defined");
 	return modname[i];
+}
+
+/* Tag 4: the calling context tree, one line a node. */
+static void callers(uint64_t size, const unsigned char *rend)
+{
+	uint64_t n, i, v[5];
+	uint32_t depth;
+
+	if (size < GMF_CALLERS_FIXED)
+		bad("short callers record");
+	n = get(8);
+	depth = get(4);
+	get(4);
+	for (i = 0; i < 5; i++)
+		v[i] = get(8);
+	if (n > (uint64_t)(rend - buf) / GMF_CALLER_NODE_SIZE)
+		bad("caller nodes past their record");
+	printf("callers %llu depth %u samples %llu truncated %llu lost %llu busy %llu period %llu\n",
+	       (unsigned long long)n, depth, (unsigned long long)v[0],
+	       (unsigned long long)v[1], (unsigned long long)v[2],
+	       (unsigned long long)v[3], (unsigned long long)v[4]);
+	for (i = 0; i < n; i++) {
+		uint32_t parent = get(4), mod = get(4);
+		uint64_t pc = get(8), count = get(8);
+
+		if (parent != GMF_CALLER_TOP && parent >= i)
+			bad("caller node before its parent");
+		if (parent == GMF_CALLER_TOP)
+			printf("node %llu top", (unsigned long long)i);
+		else
+			printf("node %llu %u", (unsigned long long)i, parent);
+		printf(" %s:0x%llx %llu\n", mname(mod),
+		       (unsigned long long)pc, (unsigned long long)count);
+	}
 }
 
 static void ext(void)
@@ -101,12 +140,12 @@ static void ext(void)
 		const unsigned char *rec = take(size), *rend = buf;
 
 		buf = rec;
-		if (tag == 1) {
+		if (tag == GMF_TAG_MODULE) {
 			uint32_t idx, flags, nl, bl, i;
 			uint64_t bias;
 			const unsigned char *id;
 
-			if (size < 24)
+			if (size < GMF_MODULE_FIXED)
 				bad("short module record");
 			idx = get(4);
 			flags = get(4);
@@ -120,16 +159,16 @@ static void ext(void)
 			modname[idx] = strndup((const char *)take(nl), nl);
 			id = take(bl);
 			printf("module %u %s bias 0x%llx build-id ", idx,
-			       flags & 1 ? "main" : "lib",
+			       flags & GMF_MODULE_MAIN ? "main" : "lib",
 			       (unsigned long long)bias);
 			for (i = 0; i < bl; i++)
 				printf("%02x", id[i]);
 			printf("%s %s\n", bl ? "" : "-", modname[idx]);
-		} else if (tag == 2) {
+		} else if (tag == GMF_TAG_HIST) {
 			uint32_t mod, bsize;
 			uint64_t low, high, n, i, sum = 0;
 
-			if (size < 48)
+			if (size < GMF_HIST_FIXED)
 				bad("short histogram record");
 			mod = get(4);
 			bsize = get(4);
@@ -149,13 +188,13 @@ static void ext(void)
 			       mname(mod), bsize, (unsigned long long)low,
 			       (unsigned long long)high, (unsigned long long)n,
 			       (unsigned long long)sum);
-		} else if (tag == 3) {
+		} else if (tag == GMF_TAG_ARCS) {
 			uint64_t n, i;
 
-			if (size < 8)
+			if (size < GMF_ARCS_FIXED)
 				bad("short arc record");
 			n = get(8);
-			if (n > (uint64_t)(rend - buf) / 32)
+			if (n > (uint64_t)(rend - buf) / GMF_ARC_SIZE)
 				bad("arcs past their record");
 			for (i = 0; i < n; i++) {
 				uint32_t fm = get(4), sm = get(4);
@@ -167,6 +206,8 @@ static void ext(void)
 				       mname(sm), (unsigned long long)self,
 				       (unsigned long long)count);
 			}
+		} else if (tag == GMF_TAG_CALLERS) {
+			callers(size, rend);
 		}
 		/* Unknown tags, and fields of later revisions, are skipped. */
 		buf = rend;
@@ -194,13 +235,13 @@ int main(int argc, char **argv)
 	fclose(f);
 	buf = data;
 	end = data + len;
-	if (len < 20 || memcmp(data, "gmon", 4))
+	if (len < GMF_HEADER_SIZE || memcmp(data, GMF_COOKIE, 4))
 		bad("no gmon header");
 	memcpy(&version, data + 4, 4);
-	buf += 20;
-	if (version == 1)
+	buf += GMF_HEADER_SIZE;
+	if (version == GMF_GNU_VERSION)
 		gnu();
-	else if ((version >> 16) == 0x5350)
+	else if ((version >> 16) == (GMF_EXT_VERSION >> 16))
 		ext();
 	else
 		bad("unknown version");

@@ -11,19 +11,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gprof.h"
+#include <sprofil/gmon_format.h>
 
-#define GMON_VERSION 1
-#define SP_VERSION 0x53500001u
-#define SP_VERSION_SWAPPED 0x01005053u
-#define BSD44_VERSION 0x00051879u
-#define SP_NO_MODULE 0xffffffffu
+#include "gmon_cursor.h"
+#include "gprof.h"
 
 unsigned int gmon_ptr_size = 8;
 bool gmon_big_endian;
@@ -47,65 +43,13 @@ static bool have_gnu_hist;
 
 struct profile_file {
 	const char *name;
+	char *sidecar_name;	/* the name, when made here (a sidecar) */
 	unsigned char *buf;
 	size_t len;
 };
 
 static struct profile_file *files;
 static int nfiles;
-
-/* A cursor over one file's bytes; @err is set on the first problem. */
-struct cursor {
-	const unsigned char *p, *end;
-	bool swap;
-	char *err;
-	size_t errlen;
-	bool failed;
-};
-
-static void cursor_fail(struct cursor *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void cursor_fail(struct cursor *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->failed)
-		return;
-	c->failed = true;
-	va_start(ap, fmt);
-	vsnprintf(c->err, c->errlen, fmt, ap);
-	va_end(ap);
-}
-
-static bool take(struct cursor *c, size_t n, const unsigned char **out)
-{
-	if (c->failed)
-		return false;
-	if ((size_t)(c->end - c->p) < n) {
-		cursor_fail(c, "unexpected end of file");
-		return false;
-	}
-	*out = c->p;
-	c->p += n;
-	return true;
-}
-
-static uint64_t get_uint(struct cursor *c, unsigned int n)
-{
-	const unsigned char *b;
-	uint64_t v = 0;
-	unsigned int i;
-
-	if (!take(c, n, &b))
-		return 0;
-	for (i = 0; i < n; i++) {
-		unsigned int k = c->swap ? i : n - 1 - i;
-
-		v = v << 8 | b[k];
-	}
-	return v;
-}
 
 /* GNU files are in the executable's byte order. */
 static bool gnu_swap(void)
@@ -124,11 +68,11 @@ static bool is_extension(const unsigned char *buf, size_t len, bool *swap)
 {
 	uint32_t v;
 
-	if (len < 20 || memcmp(buf, "gmon", 4))
+	if (len < GMF_HEADER_SIZE || memcmp(buf, GMF_COOKIE, 4))
 		return false;
 	memcpy(&v, buf + 4, 4);
-	if (v == SP_VERSION || v == SP_VERSION_SWAPPED) {
-		*swap = v == SP_VERSION_SWAPPED;
+	if (v == GMF_EXT_VERSION || v == GMF_EXT_VERSION_SWAPPED) {
+		*swap = v == GMF_EXT_VERSION_SWAPPED;
 		return true;
 	}
 	return false;
@@ -213,7 +157,7 @@ static void note_hist_range(struct cursor *b, const unsigned int *map,
 	b->p += b->end - b->p >= 20 ? 20 : 0;
 	low = get_uint(b, 8);
 	high = get_uint(b, 8);
-	if (b->failed || index == SP_NO_MODULE || index >= nmap)
+	if (b->failed || index == GMF_NO_MODULE || index >= nmap)
 		return;
 	widen_hist_range(map[index], low, high);
 }
@@ -239,11 +183,11 @@ static bool scan_modules(struct cursor *c, unsigned int **map,
 		b = *c;
 		b.p = body;
 		b.end = body + size;
-		if (tag == 2) {
+		if (tag == GMF_TAG_HIST) {
 			note_hist_range(&b, *map, *nmap);
 			continue;
 		}
-		if (tag != 1)
+		if (tag != GMF_TAG_MODULE)
 			continue;
 		index = get_uint(&b, 4);
 		flags = get_uint(&b, 4);
@@ -306,6 +250,61 @@ static void load_one(struct profile_file *f)
 	close(fd);
 }
 
+/*
+ * The caller samples of a GNU file (or an old BSD one) are beside it,
+ * in "<name>.callers" (GMF_CALLERS_SUFFIX), so that GNU gprof still
+ * reads the file itself.  Returns that name if such a regular file
+ * exists and the command line does not name it too, else NULL.
+ */
+static char *sidecar_of(const char *name, const char *const *names, int n)
+{
+	size_t len = strlen(name);
+	char *path;
+	struct stat st;
+	int i;
+
+	if (!strcmp(name, "-"))
+		return NULL;
+	path = xmalloc(len + sizeof(GMF_CALLERS_SUFFIX));
+	memcpy(path, name, len);
+	memcpy(path + len, GMF_CALLERS_SUFFIX, sizeof(GMF_CALLERS_SUFFIX));
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], path))
+			break;
+	if (i == n && !stat(path, &st) && S_ISREG(st.st_mode))
+		return path;
+	free(path);
+	return NULL;
+}
+
+/*
+ * Loads one file into @f and, for the extension, registers the modules
+ * it names; returns whether it is in the extension format.
+ */
+static bool load_profile(struct profile_file *f, const char *name,
+			 char *sidecar_name)
+{
+	unsigned int *map = NULL, nmap = 0;
+	char err[256];
+	struct cursor c = { .err = err, .errlen = sizeof(err) };
+
+	f->name = name;
+	f->sidecar_name = sidecar_name;
+	load_one(f);
+	if (!is_extension(f->buf, f->len, &c.swap)) {
+		if (sidecar_name)
+			fatal("%s: caller samples beside a GNU profile must be in sprofil's format (docs/gmon-format.md)",
+			      name);
+		return false;
+	}
+	c.p = f->buf + GMF_HEADER_SIZE;
+	c.end = f->buf + f->len;
+	if (!scan_modules(&c, &map, &nmap))
+		fatal("%s: %s", f->name, err);
+	free(map);
+	return true;
+}
+
 void gmon_load_files(const char *const *names, int n)
 {
 	static const char *const fallback[] = { "gmon.out" };
@@ -316,23 +315,17 @@ void gmon_load_files(const char *const *names, int n)
 		names = fallback;
 		n = 1;
 	}
-	files = xcalloc(n, sizeof(*files));
-	nfiles = n;
+	/* Each file may bring its sidecar. */
+	files = xcalloc(2 * (size_t)n, sizeof(*files));
+	nfiles = 0;
 	for (i = 0; i < n; i++) {
-		struct profile_file *f = &files[i];
-		unsigned int *map = NULL, nmap = 0;
-		char err[256];
-		struct cursor c = { .err = err, .errlen = sizeof(err) };
+		char *side;
 
-		f->name = names[i];
-		load_one(f);
-		if (!is_extension(f->buf, f->len, &c.swap))
+		if (load_profile(&files[nfiles++], names[i], NULL))
 			continue;
-		c.p = f->buf + 20;
-		c.end = f->buf + f->len;
-		if (!scan_modules(&c, &map, &nmap))
-			fatal("%s: %s", f->name, err);
-		free(map);
+		side = sidecar_of(names[i], names, n);
+		if (side)
+			load_profile(&files[nfiles++], side, side);
 	}
 }
 
@@ -508,7 +501,7 @@ static void gnu_bb_record(struct cursor *c)
 }
 
 struct file_counts {
-	int nhist, narcs, nbbs;
+	int nhist, narcs, nbbs, ncallers;
 	unsigned int version;
 };
 
@@ -518,12 +511,12 @@ static void parse_gnu(struct cursor *c, struct file_counts *fc)
 		unsigned int tag = *c->p++;
 
 		switch (tag) {
-		case 0:
+		case GMF_GNU_TAG_TIME_HIST:
 			fc->nhist++;
 			gmon_input |= INPUT_HISTOGRAM;
 			gnu_hist_record(c);
 			break;
-		case 1: {
+		case GMF_GNU_TAG_CG_ARC: {
 			uint64_t from = get_vma(c), self = get_vma(c);
 			uint64_t count = get_uint(c, 4);
 
@@ -537,7 +530,7 @@ static void parse_gnu(struct cursor *c, struct file_counts *fc)
 			cg_tally(from, self, count);
 			break;
 		}
-		case 2:
+		case GMF_GNU_TAG_BB_COUNT:
 			fc->nbbs++;
 			gmon_input |= INPUT_BB_COUNTS;
 			gnu_bb_record(c);
@@ -567,7 +560,7 @@ static void parse_bsd(struct cursor *c, const unsigned char *start,
 		cursor_fail(c, "file too short to be a gmon file");
 		return;
 	}
-	if (version == BSD44_VERSION) {
+	if (version == GMF_BSD44_VERSION) {
 		uint32_t rate = get_uint(c, 4);
 
 		if (!num_hist_records)
@@ -687,7 +680,7 @@ void gmon_check_match(const char *name)
 static unsigned int ext_module(struct cursor *c, const unsigned int *map,
 			       unsigned int nmap, uint32_t index)
 {
-	if (index == SP_NO_MODULE)
+	if (index == GMF_NO_MODULE)
 		return module_outside();
 	if (index >= nmap) {
 		cursor_fail(c, "record names module %u, which no module record defined",
@@ -769,7 +762,7 @@ static void ext_arcs(struct cursor *c, const unsigned int *map,
 
 	if (c->failed)
 		return;
-	if (narcs > (uint64_t)(c->end - c->p) / 32) {
+	if (narcs > (uint64_t)(c->end - c->p) / GMF_ARC_SIZE) {
 		cursor_fail(c, "arc record announces %llu arcs but holds fewer",
 			    (unsigned long long)narcs);
 		return;
@@ -814,12 +807,16 @@ static void parse_extension(struct cursor *c, struct file_counts *fc)
 		b.p = body;
 		b.end = body + size;
 		switch (tag) {
-		case 2:
+		case GMF_TAG_HIST:
 			fc->nhist++;
 			ext_hist(&b, map, nmap);
 			break;
-		case 3:
+		case GMF_TAG_ARCS:
 			ext_arcs(&b, map, nmap, fc);
+			break;
+		case GMF_TAG_CALLERS:
+			fc->ncallers++;
+			callers_parse(&b, map, nmap);
 			break;
 		default:
 			/* Modules were mapped; newer records are skipped. */
@@ -838,15 +835,15 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 	struct cursor c = { .p = buf, .end = buf + len, .err = err,
 			    .errlen = errlen };
 	struct file_counts fc = { 0 };
-	bool magic = len >= 4 && !memcmp(buf, "gmon", 4);
+	bool magic = len >= 4 && !memcmp(buf, GMF_COOKIE, 4);
 
 	if (is_extension(buf, len, &c.swap)) {
-		c.p = buf + 20;
-		fc.version = SP_VERSION;
+		c.p = buf + GMF_HEADER_SIZE;
+		fc.version = GMF_EXT_VERSION;
 		parse_extension(&c, &fc);
 	} else if (file_format == FF_MAGIC ||
 		   (file_format == FF_AUTO && magic)) {
-		if (len < 20) {
+		if (len < GMF_HEADER_SIZE) {
 			cursor_fail(&c, "file too short to be a gmon file");
 			return -1;
 		}
@@ -857,11 +854,11 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 		c.swap = gnu_swap();
 		c.p = buf + 4;
 		fc.version = get_uint(&c, 4);
-		if (fc.version != GMON_VERSION && fc.version != 0) {
+		if (fc.version != GMF_GNU_VERSION && fc.version != 0) {
 			cursor_fail(&c, "unsupported version %u", fc.version);
 			return -1;
 		}
-		c.p = buf + 20;
+		c.p = buf + GMF_HEADER_SIZE;
 		parse_gnu(&c, &fc);
 	} else {
 		c.swap = gnu_swap();
@@ -877,6 +874,11 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 		       "\t%d call-graph records\n", fc.narcs);
 		printf(fc.nbbs == 1 ? "\t%d basic-block count record\n" :
 		       "\t%d basic-block count records\n", fc.nbbs);
+		/* Only files that have them say so: GNU's lines stay. */
+		if (fc.ncallers)
+			printf(fc.ncallers == 1 ?
+			       "\t%d caller-sample record\n" :
+			       "\t%d caller-sample records\n", fc.ncallers);
 		first_output = false;
 	}
 	return 0;
@@ -913,6 +915,7 @@ void profile_reset(void)
 	have_gnu_hist = false;
 	hz = 0;
 	gmon_input = 0;
+	callers_reset();
 	for (s = 0; s < symtab.len; s++) {
 		struct sym *sym = &symtab.base[s];
 
@@ -942,8 +945,10 @@ void modules_reset(void)
 	nmodules = 0;
 	multi_module = false;
 	outside = 0;
-	for (i = 0; i < nfiles; i++)
+	for (i = 0; i < nfiles; i++) {
 		free(files[i].buf);
+		free(files[i].sidecar_name);
+	}
 	free(files);
 	files = NULL;
 	nfiles = 0;

@@ -11,11 +11,15 @@
  * and nothing is lost.  Arc counts above 32 bits are split the same way
  * (GNU adds up repeated arcs).  A profile GNU cannot represent (several
  * modules, profil-mapped buckets) is summed in sprofil's format.
+ * Caller samples are summed as one tree: a tag-4 record of the
+ * extension, or beside a GNU gmon.sum in gmon.sum.callers.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sprofil/gmon_format.h>
 
 #include "gprof.h"
 
@@ -89,7 +93,7 @@ static void put_gnu_hist(struct out *o, const struct hist_record *r,
 	if (!copies)
 		copies = 1;
 	for (c = 0; c < copies; c++) {
-		put(o, 0, 1);
+		put(o, GMF_GNU_TAG_TIME_HIST, 1);
 		put(o, lo, gmon_ptr_size);
 		put(o, hi, gmon_ptr_size);
 		put(o, r->num_bins, 4);
@@ -110,7 +114,7 @@ static void put_gnu_arc(struct out *o, uint64_t from, uint64_t self,
 	do {
 		uint64_t n = count > 0xffffffffu ? 0xffffffffu : count;
 
-		put(o, 1, 1);
+		put(o, GMF_GNU_TAG_CG_ARC, 1);
 		put(o, from, gmon_ptr_size);
 		put(o, self, gmon_ptr_size);
 		put(o, n, 4);
@@ -122,8 +126,8 @@ static void put_gnu_header(struct out *o)
 {
 	static const char zero[12];
 
-	put_bytes(o, "gmon", 4);
-	put(o, 1, 4);
+	put_bytes(o, GMF_COOKIE, 4);
+	put(o, GMF_GNU_VERSION, 4);
 	put_bytes(o, zero, 12);
 }
 
@@ -166,7 +170,7 @@ static void put_bsd(struct out *o)
 	put(o, r->highpc, gmon_ptr_size);
 	put(o, r->num_bins * 2 + header, 4);
 	if (bsd44) {
-		put(o, 0x00051879, 4);
+		put(o, GMF_BSD44_VERSION, 4);
 		put(o, (uint32_t)hz, 4);
 		put(o, 0, 4);
 		put(o, 0, 4);
@@ -210,22 +214,20 @@ static uint32_t file_module(unsigned int m)
 	unsigned int k;
 
 	if (modules[m].absolute)
-		return 0xffffffffu;
+		return GMF_NO_MODULE;
 	for (k = 0; k < m; k++)
 		index += !modules[k].absolute;
 	return index;
 }
 
-/* Writes the sprofil extension: modules, histograms, arcs. */
-static void put_extension(struct out *o)
+/* The extension's header and a module record per module. */
+static void put_ext_modules(struct out *o)
 {
 	static const char zero[12];
-	unsigned int m, i;
-	size_t j, narcs = 0;
-	struct arc *a;
+	unsigned int m;
 
-	put_bytes(o, "gmon", 4);
-	put_host(o, 0x53500001u, 4);
+	put_bytes(o, GMF_COOKIE, 4);
+	put_host(o, GMF_EXT_VERSION, 4);
 	put_bytes(o, zero, 12);
 	for (m = 0; m < nmodules; m++) {
 		const struct module *mod = &modules[m];
@@ -235,16 +237,84 @@ static void put_extension(struct out *o)
 
 		if (mod->absolute)
 			continue;
-		put_host(o, 1, 4);
-		put_host(o, 24 + n + mod->build_id_len, 8);
+		put_host(o, GMF_TAG_MODULE, 4);
+		put_host(o, GMF_MODULE_FIXED + n + mod->build_id_len, 8);
 		put_host(o, file_module(m), 4);
-		put_host(o, m == 0, 4);
+		put_host(o, m == 0 ? GMF_MODULE_MAIN : 0, 4);
 		put_host(o, mod->load_bias, 8);
 		put_host(o, n, 4);
 		put_host(o, mod->build_id_len, 4);
 		put_bytes(o, name, n);
 		put_bytes(o, mod->build_id, mod->build_id_len);
 	}
+}
+
+/* Tag 4: the caller samples of every file read, as one tree. */
+static void put_callers(struct out *o)
+{
+	uint64_t samples, truncated;
+	size_t i;
+
+	callers_totals(&samples, &truncated);
+	put_host(o, GMF_TAG_CALLERS, 4);
+	put_host(o, GMF_CALLERS_FIXED +
+		 GMF_CALLER_NODE_SIZE * (uint64_t)callers.len, 8);
+	put_host(o, callers.len, 8);
+	put_host(o, callers.depth, 4);
+	put_host(o, 0, 4);
+	put_host(o, samples, 8);
+	put_host(o, truncated, 8);
+	put_host(o, callers.lost, 8);
+	put_host(o, callers.busy, 8);
+	put_host(o, callers.period_ns, 8);
+	/* Merged nodes, like the records', come after their parents. */
+	for (i = 0; i < callers.len; i++) {
+		const struct caller_node *n = &callers.node[i];
+
+		put_host(o, n->parent == CALLER_NONE ? GMF_CALLER_TOP :
+			 n->parent, 4);
+		put_host(o, n->module == CALLER_ABSOLUTE ? GMF_NO_MODULE :
+			 file_module(n->module), 4);
+		put_host(o, n->pc, 8);
+		put_host(o, n->count, 8);
+	}
+}
+
+/*
+ * A GNU file's caller samples go beside it (GMF_CALLERS_SUFFIX), so
+ * that GNU gprof reads the file itself; an older sidecar of that name
+ * would be read with the new file, so it goes when there are none (or
+ * the file is in the extension, which holds its own).
+ */
+static void put_sidecar(const char *path, bool gnu)
+{
+	size_t n = strlen(path);
+	char *side = xmalloc(n + sizeof(GMF_CALLERS_SUFFIX));
+	struct out o;
+
+	memcpy(side, path, n);
+	memcpy(side + n, GMF_CALLERS_SUFFIX, sizeof(GMF_CALLERS_SUFFIX));
+	if (!gnu || !callers.records) {
+		if (unlink(side) && errno != ENOENT)
+			fatal("%s: %s", side, strerror(errno));
+		free(side);
+		return;
+	}
+	open_out(&o, side);
+	put_ext_modules(&o);
+	put_callers(&o);
+	close_out(&o);
+	free(side);
+}
+
+/* Writes the sprofil extension: modules, histograms, arcs, callers. */
+static void put_extension(struct out *o)
+{
+	unsigned int i;
+	size_t j, narcs = 0;
+	struct arc *a;
+
+	put_ext_modules(o);
 	for (i = 0; i < num_hist_records; i++) {
 		const struct hist_record *r = &hist_records[i];
 		unsigned int bs = r->scale ? r->bucket_size : 2;
@@ -253,8 +323,8 @@ static void put_extension(struct out *o)
 
 		/* Records of one range add up when read, as in GNU files. */
 		for (c = 0; c < (copies ? copies : 1); c++) {
-			put_host(o, 2, 4);
-			put_host(o, 48 + r->num_bins * bs, 8);
+			put_host(o, GMF_TAG_HIST, 4);
+			put_host(o, GMF_HIST_FIXED + r->num_bins * bs, 8);
 			put_host(o, file_module(ADDR_MODULE(r->lowpc)), 4);
 			put_host(o, bs, 4);
 			put_host(o, r->scale ? r->scale : gnu_scale(r), 4);
@@ -274,8 +344,8 @@ static void put_extension(struct out *o)
 	for (j = 0; j < symtab.len; j++)
 		for (a = symtab.base[j].cg.children; a; a = a->next_child)
 			narcs++;
-	put_host(o, 3, 4);
-	put_host(o, 8 + 32 * narcs, 8);
+	put_host(o, GMF_TAG_ARCS, 4);
+	put_host(o, GMF_ARCS_FIXED + GMF_ARC_SIZE * narcs, 8);
 	put_host(o, narcs, 8);
 	for (j = 0; j < symtab.len; j++) {
 		for (a = symtab.base[j].cg.children; a; a = a->next_child) {
@@ -286,6 +356,8 @@ static void put_extension(struct out *o)
 			put_host(o, a->count, 8);
 		}
 	}
+	if (callers.records)
+		put_callers(o);
 }
 
 void gmon_out_write(const char *path)
@@ -318,6 +390,7 @@ void gmon_out_write(const char *path)
 			bb_write(o.f);
 	}
 	close_out(&o);
+	put_sidecar(path, gnu);
 }
 
 static unsigned int find_module(const char *spec)
@@ -381,6 +454,9 @@ void gmon_extract_module(const char *spec, const char *to)
 	}
 	put_gnu_arcs(&o, m, &dropped);
 	close_out(&o);
+	if (callers.records)
+		fprintf(stderr, "%s: --extract-module: the caller samples are not extracted\n",
+			whoami);
 	fprintf(stderr, "%s: module %u (%s) written to %s: %u histogram record%s",
 		whoami, m, name, to, nhist, nhist == 1 ? "" : "s");
 	if (dropped)

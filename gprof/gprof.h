@@ -177,7 +177,10 @@ extern char hist_dimension[16];
 extern char hist_dimension_abbrev;
 
 /* Which kinds of data the profile files held. */
-enum { INPUT_HISTOGRAM = 1, INPUT_CALL_GRAPH = 2, INPUT_BB_COUNTS = 4 };
+enum {
+	INPUT_HISTOGRAM = 1, INPUT_CALL_GRAPH = 2, INPUT_BB_COUNTS = 4,
+	INPUT_CALLERS = 8,	/* caller samples (tag-4 records) */
+};
 extern int gmon_input;
 
 /* ---- call graph ---- */
@@ -191,6 +194,7 @@ struct arc {
 	struct arc *next_parent;	/* next arc into the same child */
 	struct arc *next_child;	/* next arc out of the same parent */
 	int has_been_placed;	/* -r */
+	bool uncounted;		/* seen only in caller samples: no count */
 };
 
 extern unsigned int num_cycles;
@@ -243,6 +247,76 @@ void read_function_mappings(const char *path);
 /* The map line of function @name, or NULL (GNU's bsearch). */
 struct function_map *symbol_map_find(const char *name);
 bool sym_is_mapped(const struct sym *s);
+
+/* ---- caller samples (caller_tree.c, cg_measured.c) ---- */
+
+#define CALLER_NONE UINT32_MAX		/* caller_node.parent of a top node */
+#define CALLER_ABSOLUTE UINT32_MAX	/* caller_node.module: in no module */
+
+/* One calling context of the merged tree; parents come first. */
+struct caller_node {
+	uint64_t pc;		/* link-time in module, else absolute */
+	uint32_t module;	/* module index, or CALLER_ABSOLUTE */
+	uint32_t parent;	/* node index, or CALLER_NONE */
+	uint64_t count;		/* samples whose chain ends here */
+};
+
+/* The caller samples of every profile file read, summed. */
+struct caller_tree {
+	struct caller_node *node;
+	size_t len, cap;
+	uint32_t truncated_top;	/* the top node of cut chains, or NONE */
+	uint64_t lost, busy;	/* samples the writers could not file */
+	uint64_t period_ns;	/* the sampling period of every record */
+	unsigned int depth;	/* the largest depth of a record */
+	unsigned int records;	/* tag-4 records read */
+};
+
+extern struct caller_tree callers;
+struct cursor;
+/*
+ * Merges the tag-4 record under @c into the tree; @map gives the
+ * analyzer's module of each module record of the file.  A problem
+ * fails @c with one line.
+ */
+void callers_parse(struct cursor *c, const unsigned int *map,
+		   unsigned int nmap);
+void callers_reset(void);
+/* The top node of cut chains (module absolute, pc 1, no parent). */
+bool caller_node_truncated(const struct caller_node *n);
+/* Whether node @i's chain hangs below the top node of cut chains. */
+bool caller_chain_truncated(size_t i);
+/* The samples of the tree, and of them those of cut chains (-s). */
+void callers_totals(uint64_t *samples, uint64_t *truncated);
+
+/*
+ * --estimated-times: GNU's propagation by call counts even when the
+ * profile has caller samples (measured_times is false then).
+ */
+extern bool estimated_times;
+/* The call graph's times come from the caller samples. */
+extern bool measured_times;
+/* What the measured call graph was made of, for its header. */
+struct caller_stats {
+	uint64_t complete, truncated;	/* samples by their chain */
+	uint64_t lost, busy;		/* samples the writers lost */
+	uint64_t unknown;	/* samples with no frame in a known function */
+	bool has_counts;	/* the profile has call counts (-pg) */
+};
+extern struct caller_stats caller_stats;
+/*
+ * Before cg_assemble(): decides measured_times and adds the arcs the
+ * chains show that the call counts did not (count 0, uncounted);
+ * @has_counts: the profile had call counts (-pg's arcs).
+ */
+void cg_measured_arcs(bool has_counts);
+/*
+ * In cg_assemble(), after the cycles are known and the flags
+ * propagated: sets every time of the graph from the caller samples.
+ */
+void cg_measured_times(void);
+/* Whether @s's calls are unknown: all its callers are uncounted arcs. */
+bool sym_calls_unknown(const struct sym *s);
 
 /* ---- symspecs (-e -E -f -F -k -n -N -p -P -q -Q -A -J -C -Z) ---- */
 
@@ -411,6 +485,8 @@ struct elf_symbols {
  */
 const char *elf_symbols_read(Elf *elf, Elf_Scn *scn,
 			     struct elf_symbols *out);
+/* The .symtab of @elf, checked as above; false if it has none. */
+bool elf_symtab(Elf *elf, struct elf_symbols *es);
 
 /* Reads the executable (module 0) and every module the profile named. */
 void core_init(const char *a_out);

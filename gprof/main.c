@@ -131,6 +131,7 @@ enum {
 	OPTION_EXTRACT_MODULE,
 	OPTION_EXTRACT_TO,
 	OPTION_EXPORT,
+	OPTION_ESTIMATED_TIMES,
 };
 
 static const struct option long_options[] = {
@@ -173,6 +174,7 @@ static const struct option long_options[] = {
 	{ "extract-module", required_argument, NULL, OPTION_EXTRACT_MODULE },
 	{ "extract-to", required_argument, NULL, OPTION_EXTRACT_TO },
 	{ "export", required_argument, NULL, OPTION_EXPORT },
+	{ "estimated-times", no_argument, NULL, OPTION_ESTIMATED_TIMES },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -192,7 +194,7 @@ static void usage(FILE *f, int status)
 "\t[--version] [--width=n] [--ignore-non-functions]\n"
 "\t[--demangle[=STYLE]] [--no-demangle] [--external-symbol-table=name]\n"
 "\t[--extract-module=MODULE [--extract-to=FILE]]\n"
-"\t[--export=callgrind|dot|json] [@FILE]\n"
+"\t[--export=callgrind|dot|json] [--estimated-times] [@FILE]\n"
 "\t[image-file] [profile-file...]\n"
 "Reads GNU gmon.out (also the BSD formats) and sprofil's multi-module\n"
 "profiles; see docs/gprof.md.\n", whoami);
@@ -222,6 +224,7 @@ int main(int argc, char **argv)
 {
 	const char *const *ex;
 	struct sym **cg = NULL;
+	bool counted;
 	int ch, user_specified = 0;
 	const char *env;
 
@@ -420,6 +423,9 @@ int main(int argc, char **argv)
 				      optarg);
 			export_format = optarg;
 			break;
+		case OPTION_ESTIMATED_TIMES:
+			estimated_times = true;
+			break;
 		default:
 			usage(stderr, 1);
 		}
@@ -473,6 +479,17 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	/*
+	 * Caller samples give a call graph of their own (measured), unless
+	 * GNU's estimate is asked for, which needs -pg's call counts.
+	 */
+	if ((gmon_input & INPUT_CALLERS) && estimated_times &&
+	    !(gmon_input & INPUT_CALL_GRAPH))
+		fatal("--estimated-times: the profile has no call counts to estimate from (its program was not built with -pg); leave the option out for the call graph its caller samples measure");
+	counted = (gmon_input & INPUT_CALL_GRAPH) != 0;
+	if ((gmon_input & INPUT_CALLERS) && !estimated_times)
+		gmon_input |= INPUT_CALL_GRAPH;
+
 	if (output_style == 0) {
 		if (gmon_input & (INPUT_HISTOGRAM | INPUT_CALL_GRAPH)) {
 			if (gmon_input & INPUT_HISTOGRAM)
@@ -490,6 +507,8 @@ int main(int argc, char **argv)
 
 	if (gmon_input & INPUT_HISTOGRAM)
 		hist_assign_samples();
+	if (gmon_input & INPUT_CALLERS)
+		cg_measured_arcs(counted);
 	if ((gmon_input & INPUT_CALL_GRAPH) || export_format)
 		cg = cg_assemble();
 	if (export_format) {

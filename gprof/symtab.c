@@ -730,3 +730,15 @@ struct sym *sym_lookup(const struct sym_table *t, uint64_t addr)
 		return NULL;
 	return &t->base[lo - 1];
 }
+
+/* The .symtab of @elf, checked against the file; false if none. */
+bool elf_symtab(Elf *elf, struct elf_symbols *es)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return !elf_symbols_read(elf, scn, es);
+	return false;
+}

@@ -5,6 +5,8 @@
  * profile file from scratch.  gmon_parse() must return 0 or -1 with a
  * message, never crash, hang, leak memory growing without bound, or exit
  * (fatal() from inside the reader would end the fuzzer: a finding too).
+ * A profile with caller samples is then analyzed (the measured call
+ * graph of cg_measured.c), which must not fail either.
  *
  * The executable is FUZZ_GMON_EXE from the environment, else the path
  * compiled in (FUZZ_EXE, tests.mk: build/tests/gprof/recur).
@@ -40,8 +42,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	profile_reset();
 	err[0] = '\0';
-	if (gmon_parse(data, size, "fuzz.out", err, sizeof(err)) &&
-	    !err[0])
-		abort();	/* a failure must say why */
+	if (gmon_parse(data, size, "fuzz.out", err, sizeof(err))) {
+		if (!err[0])
+			abort();	/* a failure must say why */
+		return 0;
+	}
+	/* Caller samples that were read are analyzed too. */
+	if (gmon_input & INPUT_CALLERS) {
+		cg_measured_arcs(gmon_input & INPUT_CALL_GRAPH);
+		free(cg_assemble());
+	}
 	return 0;
 }

@@ -25,6 +25,15 @@
  *   module INDEX FLAGS BIAS NAME [BUILDID]      extension tag 1
  *   ehist MODULE BSIZE SCALE PERIOD_NS LOW NBUCKETS BIN...  tag 2
  *   earcs FMOD:FROM:SMOD:SELF:COUNT...          tag 3
+ *   callers PERIOD_NS [DEPTH [LOST [BUSY]]]     starts a tag-4 record
+ *   chain COUNT [cut] FRAME...        one chain of it, innermost frame
+ *                                     first; FRAME is MOD:PC, MOD x for
+ *                                     none; cut files it as truncated
+ *   endcallers                        writes the record: the chains as a
+ *                                     tree, prefixes shared, parents first
+ *   crec SIZE NNODES DEPTH SAMPLES TRUNC LOST BUSY PERIOD
+ *                                     a raw tag-4 head (corrupt files)
+ *   cnode PARENT MOD PC COUNT         a raw caller node
  *   erec TAG SIZE                     a record of SIZE zero bytes
  *   byte B...                         raw bytes
  *   truncate N                        cut the file to N bytes
@@ -40,6 +49,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sprofil/gmon_format.h>
 
 static unsigned char *out;
 static size_t len, cap;
@@ -279,6 +290,89 @@ static void earcs(void)
 	}
 }
 
+/* The tag-4 record being built by chain directives. */
+struct cnode {
+	uint32_t parent, mod;
+	uint64_t pc, count;
+};
+
+static struct cnode cnodes[1 << 16];
+static uint32_t ncnodes;
+static uint64_t c_period, c_depth, c_lost, c_busy, c_samples, c_trunc;
+static int in_callers;
+
+static uint32_t cnode_add(uint32_t parent, uint32_t mod, uint64_t pc)
+{
+	for (uint32_t i = 0; i < ncnodes; i++)
+		if (cnodes[i].parent == parent && cnodes[i].mod == mod &&
+		    cnodes[i].pc == pc)
+			return i;
+	if (ncnodes == sizeof(cnodes) / sizeof(cnodes[0]))
+		die("too many caller nodes");
+	cnodes[ncnodes] = (struct cnode){ parent, mod, pc, 0 };
+	return ncnodes++;
+}
+
+static void chain(void)
+{
+	uint64_t count = num(tok[1]);
+	uint32_t parent = GMF_CALLER_TOP;
+	int first = 2, cut = ntok > 2 && !strcmp(tok[2], "cut");
+
+	if (!in_callers)
+		die("chain outside callers ... endcallers");
+	if (cut) {
+		parent = cnode_add(GMF_CALLER_TOP, GMF_NO_MODULE, 1);
+		first++;
+		c_trunc += count;
+	}
+	if (first >= ntok)
+		die("chain COUNT [cut] FRAME...");
+	for (int i = ntok - 1; i >= first; i--) {
+		char *colon = strchr(tok[i], ':');
+		uint32_t mod;
+
+		if (!colon)
+			die("FRAME wants MOD:PC");
+		*colon = '\0';
+		mod = !strcmp(tok[i], "x") ? GMF_NO_MODULE : num(tok[i]);
+		parent = cnode_add(parent, mod, num(colon + 1));
+	}
+	cnodes[parent].count += count;
+	c_samples += count;
+}
+
+static void callers_head(uint64_t size, uint64_t nnodes, uint64_t depth,
+			 uint64_t samples, uint64_t trunc, uint64_t lost,
+			 uint64_t busy, uint64_t period)
+{
+	ext_record(GMF_TAG_CALLERS, size);
+	put_le(nnodes, 8);
+	put_le(depth, 4);
+	put_le(0, 4);
+	put_le(samples, 8);
+	put_le(trunc, 8);
+	put_le(lost, 8);
+	put_le(busy, 8);
+	put_le(period, 8);
+}
+
+static void end_callers(void)
+{
+	if (!in_callers)
+		die("endcallers without callers");
+	callers_head(GMF_CALLERS_FIXED +
+		     (uint64_t)ncnodes * GMF_CALLER_NODE_SIZE, ncnodes,
+		     c_depth, c_samples, c_trunc, c_lost, c_busy, c_period);
+	for (uint32_t i = 0; i < ncnodes; i++) {
+		put_le(cnodes[i].parent, 4);
+		put_le(cnodes[i].mod, 4);
+		put_le(cnodes[i].pc, 8);
+		put_le(cnodes[i].count, 8);
+	}
+	in_callers = 0;
+}
+
 static void directive(void)
 {
 	const char *d = tok[0];
@@ -320,6 +414,27 @@ static void directive(void)
 		ehist();
 	} else if (!strcmp(d, "earcs")) {
 		earcs();
+	} else if (!strcmp(d, "callers") && ntok >= 2 && ntok <= 5) {
+		in_callers = 1;
+		ncnodes = 0;
+		c_samples = c_trunc = 0;
+		c_period = num(tok[1]);
+		c_depth = ntok > 2 ? num(tok[2]) : 64;
+		c_lost = ntok > 3 ? num(tok[3]) : 0;
+		c_busy = ntok > 4 ? num(tok[4]) : 0;
+	} else if (!strcmp(d, "chain") && ntok >= 3) {
+		chain();
+	} else if (!strcmp(d, "endcallers") && ntok == 1) {
+		end_callers();
+	} else if (!strcmp(d, "crec") && ntok == 9) {
+		callers_head(num(tok[1]), num(tok[2]), num(tok[3]),
+			     num(tok[4]), num(tok[5]), num(tok[6]),
+			     num(tok[7]), num(tok[8]));
+	} else if (!strcmp(d, "cnode") && ntok == 5) {
+		put_le(num(tok[1]), 4);
+		put_le(num(tok[2]), 4);
+		put_le(num(tok[3]), 8);
+		put_le(num(tok[4]), 8);
 	} else if (!strcmp(d, "erec") && ntok == 3) {
 		uint64_t size = num(tok[2]);
 

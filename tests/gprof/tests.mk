@@ -7,6 +7,10 @@
 #                 stdout compared byte for byte; hand-made GNU files too
 #   run-multimod  sprofil's multi-module extension (GNU cannot read it)
 #   run-export    --export=callgrind|dot|json against the text reports
+#   run-callers   caller samples: the measured call graph (exact numbers
+#                 on hand-made profiles), --estimated-times against GNU,
+#                 no -pg, exports, -s, corrupt tag-4 records; also under
+#                 ASan+UBSan (check-gprof-callers-asan)
 #   run-badinput  broken input: exit 1, one line naming the file; once
 #                 with ours and once with its ASan+UBSan build
 #   run-fuzz      the libFuzzer targets of the gmon reader and of the ELF,
@@ -27,7 +31,8 @@ GPT_FUZZ_TIME ?= 80
 # -O1 -g PIE is the default build; the variants are named by suffix.
 GPT_PGFLAGS := -pg -O1 -g
 GPT_CORPUS := $(addprefix $(GPT_DIR)/,recur recur-nopie recur-fentry \
-	recur-O2 many sig clones cxx fwd back nodebug mm-main libmm.so)
+	recur-O2 many sig clones cxx fwd back nodebug mm-main libmm.so \
+	callers)
 
 $(GPT_DIR)/%: $(GPT_SRC)/corpus/%.c
 	@mkdir -p $(GPT_DIR)
@@ -74,7 +79,7 @@ $(GPT_DIR)/libmm.so: $(GPT_SRC)/corpus/mm_lib.c
 $(GPT_DIR)/mm-main: $(GPT_SRC)/corpus/mm_main.c $(GPT_DIR)/libmm.so
 	$(CC) -O1 -g -o $@ $< -L$(GPT_DIR) -lmm -Wl,-rpath,'$$ORIGIN'
 
-$(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c
+$(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c include/sprofil/gmon_format.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
@@ -89,7 +94,7 @@ GPROF_ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
 GPROF_ASAN_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPROF_ASAN_DIR)/%.o)
 
-$(GPROF_ASAN_DIR)/%.o: gprof/%.c gprof/gprof.h
+$(GPROF_ASAN_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Igprof -I/usr/include/libiberty $(CFLAGS) \
 		$(GPROF_ASAN_FLAGS) -c -o $@ $<
@@ -104,7 +109,7 @@ GPT_FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=fuzzer-no-link,address,undefined
 GPT_FUZZ_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPT_FUZZ_DIR)/%.o)
 
-$(GPT_FUZZ_DIR)/%.o: gprof/%.c gprof/gprof.h
+$(GPT_FUZZ_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 	@mkdir -p $(dir $@)
 	clang $(CPPFLAGS) -Igprof -I/usr/include/libiberty -std=gnu11 \
 		-D_GNU_SOURCE -Dmain=gprof_main $(GPT_FUZZ_FLAGS) -c -o $@ $<
@@ -120,6 +125,7 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
 	check-gprof-export check-gprof-badinput check-gprof-asan \
+	check-gprof-callers check-gprof-callers-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
@@ -150,6 +156,13 @@ check-gprof-export:
 
 check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
+
+check-gprof-callers:
+	$(call GPT_CHECK,callers,gprof-tests)
+
+check-gprof-callers-asan:
+	$(call GPT_CHECK,callers-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
+		$(GPT_SAN_ENV))
 
 # The bad input once more under ASan+UBSan (its own results file).
 check-gprof-asan:
@@ -194,6 +207,8 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-oracle
 	-@$(MAKE) --no-print-directory check-gprof-multimod
 	-@$(MAKE) --no-print-directory check-gprof-export
+	-@$(MAKE) --no-print-directory check-gprof-callers
+	-@$(MAKE) --no-print-directory check-gprof-callers-asan
 	-@$(MAKE) --no-print-directory check-gprof-badinput
 	-@$(MAKE) --no-print-directory check-gprof-asan
 	-@$(MAKE) --no-print-directory check-gprof-oracle-asan

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Caller samples: the calling context trees of the profile files' tag-4
+ * records (docs/gmon-format.md, include/sprofil/gmon_format.h), merged
+ * into one tree (gmon_write.c writes it back for -s).
+ *
+ * A file's record is a tree whose nodes come after their parents; each
+ * node is (parent, module, link-time pc, count).  Merging keys a node by
+ * (merged parent, module, pc), so the same calling context in several
+ * files (or twice in one) becomes one node whose count is the sum, and
+ * every node of the merged tree still comes after its parent.
+ *
+ * Nothing in a record is trusted: its size against the node count, each
+ * parent index against the node's own (it must come first, which also
+ * rules out loops), each module against the file's module records, each
+ * chain's length against the record's depth (so that the analysis walks
+ * at most SPROFIL_MAX_DEPTH + 1 frames per chain), the counters against
+ * each other.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/sprofil.h>
+#include <sprofil/gmon_format.h>
+
+#include "gmon_cursor.h"
+#include "gprof.h"
+
+/* The pc of the top node holding the chains that were cut short. */
+#define PC_TRUNCATED 1ull	/* SPC_PC_TRUNCATED of sprofil/callers.h */
+
+struct caller_tree callers = { .truncated_top = CALLER_NONE };
+
+/* Merged nodes by (parent, module, pc): indices + 1, 0 for free. */
+static uint32_t *node_hash;
+static size_t node_hash_size;	/* a power of two, or 0 */
+
+static size_t node_slot(uint32_t parent, uint32_t module, uint64_t pc)
+{
+	uint64_t k = pc * UINT64_C(0x9e3779b97f4a7c15);
+
+	k ^= ((uint64_t)parent << 32 | module) + (k >> 29);
+	k *= UINT64_C(0xbf58476d1ce4e5b9);
+	k ^= k >> 32;
+	return (size_t)k & (node_hash_size - 1);
+}
+
+static void node_hash_put(uint32_t i)
+{
+	const struct caller_node *n = &callers.node[i];
+	size_t s = node_slot(n->parent, n->module, n->pc);
+
+	while (node_hash[s])
+		s = (s + 1) & (node_hash_size - 1);
+	node_hash[s] = i + 1;
+}
+
+static void node_hash_grow(void)
+{
+	size_t i;
+
+	free(node_hash);
+	node_hash_size = node_hash_size ? node_hash_size * 2 : 1024;
+	node_hash = xcalloc(node_hash_size, sizeof(*node_hash));
+	for (i = 0; i < callers.len; i++)
+		node_hash_put((uint32_t)i);
+}
+
+/* The merged node (@parent, @module, @pc), added if new. */
+static uint32_t node_find_add(uint32_t parent, uint32_t module, uint64_t pc)
+{
+	struct caller_node *n;
+	size_t s;
+
+	if (node_hash_size) {
+		for (s = node_slot(parent, module, pc); node_hash[s];
+		     s = (s + 1) & (node_hash_size - 1)) {
+			n = &callers.node[node_hash[s] - 1];
+			if (n->parent == parent && n->module == module &&
+			    n->pc == pc)
+				return node_hash[s] - 1;
+		}
+	}
+	if (callers.len >= CALLER_NONE - 1)
+		fatal("more than %u distinct calling contexts in the profiles",
+		      CALLER_NONE - 1);
+	if (callers.len == callers.cap) {
+		callers.cap = callers.cap ? callers.cap * 2 : 256;
+		callers.node = xreallocarray(callers.node, callers.cap,
+					     sizeof(*callers.node));
+	}
+	n = &callers.node[callers.len];
+	n->parent = parent;
+	n->module = module;
+	n->pc = pc;
+	n->count = 0;
+	if ((callers.len + 1) * 2 > node_hash_size)
+		node_hash_grow();
+	node_hash_put((uint32_t)callers.len);
+	return (uint32_t)callers.len++;
+}
+
+bool caller_node_truncated(const struct caller_node *n)
+{
+	return n->parent == CALLER_NONE && n->module == CALLER_ABSOLUTE &&
+	       n->pc == PC_TRUNCATED;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The fixed part of a record, checked; false after cursor_fail(). */
+struct record_head {
+	uint64_t nnodes, samples, truncated, lost, busy, period_ns;
+	uint32_t depth;
+};
+
+static bool read_head(struct cursor *c, struct record_head *h)
+{
+	h->nnodes = get_uint(c, 8);
+	h->depth = get_uint(c, 4);
+	get_uint(c, 4);		/* reserved */
+	h->samples = get_uint(c, 8);
+	h->truncated = get_uint(c, 8);
+	h->lost = get_uint(c, 8);
+	h->busy = get_uint(c, 8);
+	h->period_ns = get_uint(c, 8);
+	if (c->failed) {
+		c->failed = false;
+		cursor_fail(c, "callers record shorter than its %d-byte fixed part",
+			    GMF_CALLERS_FIXED);
+		return false;
+	}
+	if (h->nnodes > (uint64_t)(c->end - c->p) / GMF_CALLER_NODE_SIZE) {
+		cursor_fail(c, "callers record announces %llu nodes but holds fewer",
+			    (unsigned long long)h->nnodes);
+		return false;
+	}
+	if (h->depth < 1 || h->depth > SPROFIL_MAX_DEPTH) {
+		cursor_fail(c, "callers record of depth %u (1 to %d expected)",
+			    h->depth, SPROFIL_MAX_DEPTH);
+		return false;
+	}
+	if (h->truncated > h->samples || !h->period_ns) {
+		cursor_fail(c, "malformed callers record (%llu samples, %llu truncated, period %llu ns)",
+			    (unsigned long long)h->samples,
+			    (unsigned long long)h->truncated,
+			    (unsigned long long)h->period_ns);
+		return false;
+	}
+	if (callers.period_ns && callers.period_ns != h->period_ns) {
+		cursor_fail(c, "caller samples of different periods (%llu ns, then %llu ns) cannot be summed",
+			    (unsigned long long)callers.period_ns,
+			    (unsigned long long)h->period_ns);
+		return false;
+	}
+	return true;
+}
+
+void callers_parse(struct cursor *c, const unsigned int *map,
+		   unsigned int nmap)
+{
+	struct record_head h;
+	uint32_t *merged;
+	uint8_t *depth;
+	uint64_t i;
+
+	if (!read_head(c, &h))
+		return;
+	/* Bounded by the record's bytes, checked above. */
+	merged = xmallocarray(h.nnodes ? h.nnodes : 1, sizeof(*merged));
+	depth = xmallocarray(h.nnodes ? h.nnodes : 1, sizeof(*depth));
+	for (i = 0; i < h.nnodes && !c->failed; i++) {
+		uint32_t parent = get_uint(c, 4), fmod = get_uint(c, 4);
+		uint64_t pc = get_uint(c, 8), count = get_uint(c, 8);
+		uint32_t module, mparent = CALLER_NONE;
+		unsigned int d = 1;
+
+		if (parent != GMF_CALLER_TOP) {
+			if (parent >= i) {
+				cursor_fail(c, "caller node %llu names parent %u, which does not come before it",
+					    (unsigned long long)i, parent);
+				break;
+			}
+			mparent = merged[parent];
+			d = depth[parent] + 1u;
+		}
+		if (fmod == GMF_NO_MODULE) {
+			module = CALLER_ABSOLUTE;
+			/* The marker of cut chains is no frame. */
+			if (pc == PC_TRUNCATED) {
+				if (parent != GMF_CALLER_TOP) {
+					cursor_fail(c, "caller node %llu: the mark of truncated chains below the top",
+						    (unsigned long long)i);
+					break;
+				}
+				d = 0;
+			}
+		} else if (fmod < nmap) {
+			module = map[fmod];
+		} else {
+			cursor_fail(c, "caller node %llu names module %u, which no module record defined",
+				    (unsigned long long)i, fmod);
+			break;
+		}
+		if (d > h.depth) {
+			cursor_fail(c, "caller node %llu is %u frames deep, more than the record's depth %u",
+				    (unsigned long long)i, d, h.depth);
+			break;
+		}
+		if (module != CALLER_ABSOLUTE && pc > ADDR_LINK(~0ull)) {
+			cursor_fail(c, "caller node %llu: pc 0x%llx beyond any module",
+				    (unsigned long long)i,
+				    (unsigned long long)pc);
+			break;
+		}
+		depth[i] = (uint8_t)d;
+		merged[i] = node_find_add(mparent, module, pc);
+		callers.node[merged[i]].count =
+			add_sat(callers.node[merged[i]].count, count);
+		if (d == 0)
+			callers.truncated_top = merged[i];
+	}
+	free(merged);
+	free(depth);
+	if (c->failed)
+		return;
+	callers.period_ns = h.period_ns;
+	callers.lost = add_sat(callers.lost, h.lost);
+	callers.busy = add_sat(callers.busy, h.busy);
+	if (h.depth > callers.depth)
+		callers.depth = h.depth;
+	callers.records++;
+	gmon_input |= INPUT_CALLERS;
+}
+
+void callers_reset(void)
+{
+	free(callers.node);
+	free(node_hash);
+	node_hash = NULL;
+	node_hash_size = 0;
+	memset(&callers, 0, sizeof(callers));
+	callers.truncated_top = CALLER_NONE;
+}
+
+void callers_totals(uint64_t *samples, uint64_t *truncated)
+{
+	size_t i;
+
+	*samples = *truncated = 0;
+	for (i = 0; i < callers.len; i++) {
+		*samples = add_sat(*samples, callers.node[i].count);
+		if (caller_chain_truncated(i))
+			*truncated = add_sat(*truncated,
+					     callers.node[i].count);
+	}
+}
+
+bool caller_chain_truncated(size_t i)
+{
+	const struct caller_node *n = &callers.node[i];
+	unsigned int hops = 0;
+
+	/* Depth is bounded when read; the bound keeps a bad tree finite. */
+	while (n->parent != CALLER_NONE && hops++ <= SPROFIL_MAX_DEPTH + 1)
+		n = &callers.node[n->parent];
+	return caller_node_truncated(n);
+}

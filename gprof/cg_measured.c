@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The measured call graph: when the profile carries caller samples
+ * (each sample's call chain, caller_tree.c), the time below every arc is
+ * counted from the chains instead of being shared out by call counts as
+ * GNU gprof estimates it ("Estimating children times" in its manual).
+ *
+ * The rules, hiprof's (Tru64), per sample of chain f0 <- f1 <- ... <- fn
+ * (f0 the sampled function, fn the outermost frame):
+ *  - a function's total is the samples it appears in, counted once per
+ *    sample however often it appears: only its outermost activation is
+ *    timed, so no total exceeds 100 %;
+ *  - its self time is the samples whose f0 it is; its children time the
+ *    rest of its total;
+ *  - the arc into a function's outermost activation, from the frame
+ *    above it, carries that sample: as the arc's self time if the
+ *    function is f0, else as its children time.  Arcs into inner
+ *    activations (recursion) carry nothing;
+ *  - a cycle (functions that call each other, found from the arcs as
+ *    GNU does) is one unit for the rules above: its total is the samples
+ *    any member appears in, the arcs from outside into it carry the
+ *    cycle's times, and each member has the self time of its own samples
+ *    and the children time of the calls that leave the cycle from it;
+ *  - frames in no known function (code without symbols, a library the
+ *    profile does not cover) are skipped: their time and their calls are
+ *    charged to the known caller above them, as hiprof does for code it
+ *    does not instrument.
+ *
+ * The chains also give arcs: an arc seen in a chain that no call count
+ * (-pg's mcount) recorded is added with no count, so a program built
+ * without -pg gets a call graph too, its arcs marked as uncounted.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/sprofil.h>
+
+#include "gprof.h"
+
+bool estimated_times;
+bool measured_times;
+struct caller_stats caller_stats;
+
+/*
+ * The function of each node of the tree, NULL for an unknown frame: as
+ * a caller's frame (its pc a return address), and as a sampled pc (the
+ * innermost frame of the node's own samples).  A pc may be both.
+ */
+static struct sym **node_caller, **node_leaf;
+/* The nearest known caller frame at or above each node, or NULL. */
+static struct sym **node_known;
+
+/*
+ * The function holding a node's pc.  A return address follows its call,
+ * so it may lie past the end of a function that ends with a call (one
+ * that does not return): the byte before it is the call's.
+ */
+static struct sym *frame_function(const struct caller_node *n, bool leaf)
+{
+	uint64_t pc = n->pc;
+	struct sym *s;
+
+	if (n->module == CALLER_ABSOLUTE || n->module >= nmodules ||
+	    (!leaf && pc == 0))
+		return NULL;
+	pc += MODULE_BASE(n->module);
+	s = sym_lookup(&symtab, leaf ? pc : pc - 1);
+	/* With -l the symbols are lines: a frame is its function's. */
+	while (s && s > symtab.base && !s->is_func)
+		s--;
+	return s && s->is_func ? s : NULL;
+}
+
+static void resolve_nodes(void)
+{
+	size_t i, n = callers.len ? callers.len : 1;
+
+	free(node_caller);
+	free(node_leaf);
+	free(node_known);
+	node_caller = xcalloc(n, sizeof(*node_caller));
+	node_leaf = xcalloc(n, sizeof(*node_leaf));
+	node_known = xcalloc(n, sizeof(*node_known));
+	for (i = 0; i < callers.len; i++) {
+		const struct caller_node *c = &callers.node[i];
+		uint32_t p = c->parent;
+
+		if (caller_node_truncated(c))
+			continue;
+		node_caller[i] = frame_function(c, false);
+		if (c->count)
+			node_leaf[i] = frame_function(c, true);
+		node_known[i] = node_caller[i] ? node_caller[i] :
+				p != CALLER_NONE ? node_known[p] : NULL;
+	}
+}
+
+/* The same filters as cg_tally()'s for the arcs of the call counts. */
+static bool arc_wanted(struct sym *parent, struct sym *child)
+{
+	return sym_id_arc_is_present(&syms[INCL_ARCS], parent, child) ||
+	       (syms[INCL_ARCS].len == 0 &&
+		!sym_id_arc_is_present(&syms[EXCL_ARCS], parent, child));
+}
+
+/* An arc the chains show, with no count unless mcount counted it. */
+static void add_arc(struct sym *parent, struct sym *child)
+{
+	if (!child || arc_lookup(parent, child) ||
+	    !arc_wanted(parent, child))
+		return;
+	arc_add(parent, child, 0);
+	arc_lookup(parent, child)->uncounted = true;
+}
+
+void cg_measured_arcs(bool has_counts)
+{
+	bool *has_child;
+	size_t i;
+
+	memset(&caller_stats, 0, sizeof(caller_stats));
+	caller_stats.has_counts = has_counts;
+	caller_stats.lost = callers.lost;
+	caller_stats.busy = callers.busy;
+	measured_times = !estimated_times && (gmon_input & INPUT_CALLERS);
+	if (!measured_times)
+		return;
+	resolve_nodes();
+	has_child = xcalloc(callers.len ? callers.len : 1, sizeof(*has_child));
+	for (i = 0; i < callers.len; i++)
+		if (callers.node[i].parent != CALLER_NONE)
+			has_child[callers.node[i].parent] = true;
+	for (i = 0; i < callers.len; i++) {
+		uint32_t p = callers.node[i].parent;
+
+		if (p == CALLER_NONE || !node_known[p])
+			continue;
+		if (has_child[i])
+			add_arc(node_known[p], node_caller[i]);
+		add_arc(node_known[p], node_leaf[i]);
+	}
+	free(has_child);
+}
+
+/* A function, or the cycle it is a member of: one unit of the rules. */
+static struct sym *unit_of(struct sym *s)
+{
+	return s->cg.cyc.head;
+}
+
+static size_t unit_ix(const struct sym *u)
+{
+	if (u >= symtab.base && u < symtab.base + symtab.len)
+		return (size_t)(u - symtab.base);
+	return symtab.len + (size_t)u->cg.cyc.num;
+}
+
+static bool in_table(enum table_id t, const struct sym *s)
+{
+	return sym_lookup(&syms[t], s->addr) != NULL;
+}
+
+/*
+ * -e/-E/-f/-F in measured terms: a sample counts unless its sampled
+ * function's time is excluded (-E), and with -F only if the chain holds
+ * one of the functions named.
+ */
+static bool sample_counts(struct sym *const *chain, size_t n)
+{
+	size_t j;
+
+	if (syms[INCL_TIME].len) {
+		for (j = 0; j < n; j++)
+			if (in_table(INCL_TIME, chain[j]))
+				return true;
+		return false;
+	}
+	return !in_table(EXCL_TIME, chain[0]);
+}
+
+/* Files one chain's @t ticks by the rules at the top of this file. */
+static void file_sample(struct sym *const *chain, size_t n, double t,
+			uint64_t *stamp, uint64_t serial)
+{
+	struct sym *leaf_unit = unit_of(chain[0]);
+	size_t j = n;
+
+	print_time += t;
+	if (chain[0] != leaf_unit)
+		chain[0]->cg.prop.self += t;	/* a cycle member's own */
+	while (j-- > 0) {
+		struct sym *f = chain[j], *u = unit_of(f), *p;
+		struct arc *a;
+
+		if (stamp[unit_ix(u)] == serial)
+			continue;	/* an inner activation */
+		stamp[unit_ix(u)] = serial;
+		if (u == leaf_unit)
+			u->cg.prop.self += t;
+		else
+			u->cg.prop.child += t;
+		if (j + 1 == n)
+			continue;
+		p = chain[j + 1];
+		a = arc_lookup(p, f);
+		if (a) {
+			if (u == leaf_unit)
+				a->time += t;
+			else
+				a->child_time += t;
+		}
+		/* The call that leaves p's cycle: p's own children time. */
+		if (unit_of(p) != p)
+			p->cg.prop.child += t;
+	}
+}
+
+void cg_measured_times(void)
+{
+	size_t n = callers.len, i, k, units = symtab.len + num_cycles + 1;
+	uint64_t *stamp = xcalloc(units, sizeof(*stamp)), serial = 0;
+	struct sym *chain[SPROFIL_MAX_DEPTH + 2];
+	bool *cut = xcalloc(n ? n : 1, sizeof(*cut));
+	double tick;
+
+	if (hz <= 0)
+		hz = 1e9 / (double)callers.period_ns;
+	/* A sample stands for its period, in the histogram's ticks. */
+	tick = (double)callers.period_ns * 1e-9 * hz;
+	print_time = 0.0;
+	for (i = 0; i < symtab.len; i++) {
+		struct sym *s = &symtab.base[i];
+		struct arc *a;
+
+		s->cg.prop.self = s->cg.prop.child = s->cg.child_time = 0;
+		for (a = s->cg.children; a; a = a->next_child)
+			a->time = a->child_time = 0;
+	}
+	for (i = 1; i <= num_cycles; i++) {
+		cycle_header[i].cg.prop.self = 0;
+		cycle_header[i].cg.prop.child = 0;
+	}
+	for (i = 0; i < n; i++) {
+		const struct caller_node *c = &callers.node[i];
+		size_t len = 0;
+
+		cut[i] = c->parent == CALLER_NONE ? caller_node_truncated(c) :
+			 cut[c->parent];
+		if (!c->count)
+			continue;
+		if (cut[i])
+			caller_stats.truncated += c->count;
+		else
+			caller_stats.complete += c->count;
+		/* Depths were checked when read: the walk ends in time. */
+		if (node_leaf[i])
+			chain[len++] = node_leaf[i];
+		for (k = c->parent; k != CALLER_NONE &&
+		     len < SPROFIL_MAX_DEPTH + 2; k = callers.node[k].parent)
+			if (node_caller[k])
+				chain[len++] = node_caller[k];
+		if (!len) {
+			caller_stats.unknown += c->count;
+			continue;
+		}
+		if (!sample_counts(chain, len))
+			continue;
+		file_sample(chain, len, (double)c->count * tick, stamp,
+			    ++serial);
+	}
+	for (i = 0; i < symtab.len; i++)
+		symtab.base[i].cg.child_time = symtab.base[i].cg.prop.child;
+	for (i = 1; i <= num_cycles; i++)
+		cycle_header[i].cg.child_time = cycle_header[i].cg.prop.child;
+	free(stamp);
+	free(cut);
+	free(node_caller);
+	free(node_leaf);
+	free(node_known);
+	node_caller = node_leaf = node_known = NULL;
+}
+
+bool sym_calls_unknown(const struct sym *s)
+{
+	const struct sym *m;
+	const struct arc *a;
+	bool any = false;
+
+	if (!measured_times || s->ncalls || s->cg.self_calls)
+		return false;
+	/* A cycle's calls are those into its members from outside. */
+	for (m = s->name ? s : s->cg.cyc.next; m;
+	     m = s->name ? NULL : m->cg.cyc.next) {
+		for (a = m->cg.parents; a; a = a->next_parent) {
+			if (!a->uncounted)
+				return false;
+			any = true;
+		}
+	}
+	return any;
+}

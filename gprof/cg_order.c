@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The suggested orders of GNU gprof: of the functions (-r,
+ * --function-ordering), greedily chaining the busiest arcs, and of the
+ * object files (-R, --file-ordering) through the map file that names
+ * the file of each function.  Every step and threshold is GNU 2.40's,
+ * so the lists are the same.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gprof.h"
+
+struct function_map *symbol_map;
+unsigned int symbol_map_count;
+
+/* The file names of the map live in one block, which marks them. */
+static char *map_names;
+static size_t map_names_len;
+
+/*
+ * Placement state of the symbols, which struct sym does not carry: one
+ * slot per symbol of the table, then one per other symbol an arc names
+ * (arcs the symspecs made between their own symbols), found by address.
+ */
+struct place {
+	struct sym *next, *prev;
+	bool placed;
+	/*
+	 * GNU walks a chain to find its ends, which is quadratic in long
+	 * chains.  Chains only ever grow by one lone symbol at an end, so
+	 * a chain instead numbers its symbols (pos) and its first symbol's
+	 * slot (rep) keeps the ends and their numbers.
+	 */
+	struct place *rep;	/* NULL while the symbol is alone */
+	long pos, lo, hi;
+	struct sym *head, *tail;
+};
+
+static struct place *places;
+static struct sym **extra_syms;	/* sorted by pointer */
+static size_t num_extra;
+
+static int cmp_ptr(const void *l, const void *r)
+{
+	uintptr_t a = (uintptr_t)*(void *const *)l;
+	uintptr_t b = (uintptr_t)*(void *const *)r;
+
+	return a < b ? -1 : a > b;
+}
+
+static bool sym_in_table(const struct sym *s)
+{
+	return s >= symtab.base && s < symtab.base + symtab.len;
+}
+
+static struct place *pl(const struct sym *s)
+{
+	size_t lo = 0, hi = num_extra;
+
+	if (sym_in_table(s))
+		return &places[s - symtab.base];
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if ((uintptr_t)extra_syms[mid] < (uintptr_t)s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &places[symtab.len + lo];
+}
+
+static void places_init(void)
+{
+	size_t i, n = 0;
+
+	extra_syms = xmalloc((2 * numarcs + 1) * sizeof(*extra_syms));
+	for (i = 0; i < numarcs; i++) {
+		if (!sym_in_table(arcs[i]->parent))
+			extra_syms[n++] = arcs[i]->parent;
+		if (!sym_in_table(arcs[i]->child))
+			extra_syms[n++] = arcs[i]->child;
+	}
+	qsort(extra_syms, n, sizeof(*extra_syms), cmp_ptr);
+	num_extra = 0;
+	for (i = 0; i < n; i++)
+		if (!num_extra || extra_syms[num_extra - 1] != extra_syms[i])
+			extra_syms[num_extra++] = extra_syms[i];
+	places = xcalloc(symtab.len + num_extra + 1, sizeof(*places));
+}
+
+static void places_free(void)
+{
+	free(places);
+	free(extra_syms);
+	places = NULL;
+	extra_syms = NULL;
+	num_extra = 0;
+}
+
+/* The slot holding the ends of the chain of @s. */
+static struct place *chain_of(struct sym *s)
+{
+	struct place *p = pl(s);
+
+	if (!p->rep) {
+		p->rep = p;
+		p->pos = p->lo = p->hi = 0;
+		p->head = p->tail = s;
+	}
+	return p->rep;
+}
+
+/* The far end of the chain through @s, and how many steps away it is. */
+static struct sym *chain_end(struct sym *s, bool forward, long *steps)
+{
+	struct place *r = chain_of(s);
+
+	*steps = forward ? r->hi - pl(s)->pos : pl(s)->pos - r->lo;
+	return forward ? r->tail : r->head;
+}
+
+/* Puts the lone @b right after (or before) @a, an end of its chain. */
+static void chain_add(struct sym *a, struct sym *b, bool after)
+{
+	struct place *r = chain_of(a), *pa = pl(a), *pb = pl(b);
+
+	pb->rep = r;
+	if (after) {
+		pa->next = b;
+		pb->prev = a;
+		pb->pos = ++r->hi;
+		r->tail = b;
+	} else {
+		pa->prev = b;
+		pb->next = a;
+		pb->pos = --r->lo;
+		r->head = b;
+	}
+}
+
+/*
+ * GNU's greedy placement: arcs, most used first, glue their parent and
+ * child into chains of functions; the chains are printed, and what
+ * could not be placed is handed back in @unplaced.  Without @all only
+ * the arcs making up the first 99% of the calls are used.
+ */
+static void order_and_dump(struct arc **v, size_t n, bool all,
+			   struct arc **unplaced, size_t *num_unplaced)
+{
+	unsigned long long total = 0, sofar = 0;
+	size_t i;
+
+	if (!all)
+		for (i = 0; i < n; i++)
+			total += v[i]->count;
+
+	for (i = 0; i < n; i++) {
+		struct sym *child = v[i]->child, *parent = v[i]->parent;
+		struct place *pp, *cp;
+		struct sym *end1, *end2;
+		long nsteps, psteps;
+
+		sofar += v[i]->count;
+		if (v[i]->has_been_placed)
+			continue;
+		pp = pl(parent);
+		cp = pl(child);
+		if ((!all && (double)sofar / (double)total > 0.99) ||
+		    cp->placed || pp->placed) {
+			unplaced[(*num_unplaced)++] = v[i];
+			continue;
+		}
+		if (pp->next && pp->prev && cp->next && cp->prev) {
+			unplaced[(*num_unplaced)++] = v[i];
+			continue;
+		}
+
+		/* A lone end joins the nearer end of the other's chain. */
+		if (!pp->next && !pp->prev) {
+			struct sym *next = chain_end(child, true, &nsteps);
+			struct sym *prev = chain_end(child, false, &psteps);
+
+			child = nsteps < psteps ? next : prev;
+		} else if (!cp->next && !cp->prev) {
+			struct sym *next = chain_end(parent, true, &nsteps);
+			struct sym *prev = chain_end(parent, false, &psteps);
+
+			parent = psteps < nsteps ? prev : next;
+		} else {
+			unplaced[(*num_unplaced)++] = v[i];
+			continue;
+		}
+		pp = pl(parent);
+		cp = pl(child);
+
+		/* Never close a chain into a ring. */
+		end1 = chain_end(parent, pp->next != NULL, &nsteps);
+		end2 = chain_end(child, cp->next != NULL, &nsteps);
+		if (end1 == child && end2 == parent) {
+			unplaced[(*num_unplaced)++] = v[i];
+			continue;
+		}
+
+		/* One of the two is alone and joins the other's end. */
+		if (pp->next)
+			chain_add(parent, child, false);
+		else if (pp->prev)
+			chain_add(parent, child, true);
+		else if (cp->prev)
+			chain_add(child, parent, true);
+		else
+			chain_add(child, parent, false);
+		v[i]->has_been_placed = 1;
+	}
+
+	for (i = 0; i < n; i++) {
+		struct sym *s = v[i]->parent;
+
+		if (pl(v[i]->parent)->placed || pl(v[i]->child)->placed)
+			continue;
+		/* Not on any chain: a rare arc, left for later. */
+		if (!pl(s)->next && !pl(s)->prev)
+			continue;
+		for (s = chain_of(s)->head; s; s = pl(s)->next) {
+			pl(s)->placed = true;
+			printf("%s\n", s->name);
+		}
+	}
+
+	if (!all)
+		return;
+	for (i = 0; i < n; i++) {
+		struct sym *s = v[i]->parent;
+
+		if (pl(v[i]->parent)->placed || pl(v[i]->child)->placed)
+			continue;
+		pl(s)->placed = true;
+		printf("%s\n", s->name);
+	}
+}
+
+static int cmp_arc_count(const void *lp, const void *rp)
+{
+	uint64_t l = (*(const struct arc *const *)lp)->count;
+	uint64_t r = (*(const struct arc *const *)rp)->count;
+
+	return (l < r) - (l > r);	/* most used first */
+}
+
+static int cmp_fun_nuses(const void *lp, const void *rp)
+{
+	int l = (*(const struct sym *const *)lp)->nuses;
+	int r = (*(const struct sym *const *)rp)->nuses;
+
+	return (l < r) - (l > r);	/* most uses first */
+}
+
+/* Collects the arcs of @s (not self-calls) and marks them placed. */
+static void take_arcs(struct sym *s, struct arc **scratch, size_t *n)
+{
+	struct arc *a;
+
+	for (a = s->cg.children; a; a = a->next_child) {
+		if (a->parent != a->child)
+			scratch[(*n)++] = a;
+		a->has_been_placed = 1;
+	}
+	for (a = s->cg.parents; a; a = a->next_parent) {
+		if (a->parent != a->child)
+			scratch[(*n)++] = a;
+		a->has_been_placed = 1;
+	}
+}
+
+/*
+ * -r: functions never called go last; functions called from many places
+ * by the busiest arcs go first; the rest are chained greedily.  The
+ * steps and their thresholds are GNU's, so the list is the same.
+ */
+void cg_print_function_ordering(void)
+{
+	size_t n = symtab.len, i, used = 0, unused = 0, top = 0;
+	size_t num_high = 0, num_scratch = 0, num_unplaced = 0;
+	struct sym **used_syms, **unused_syms, **scratch_syms;
+	struct arc **high, **scratch, **unplaced;
+	unsigned long long total = 0, sofar = 0;
+
+	places_init();
+	used_syms = xmalloc((n + 1) * sizeof(*used_syms));
+	unused_syms = xmalloc((n + 1) * sizeof(*unused_syms));
+	scratch_syms = xmalloc((n + 1) * sizeof(*scratch_syms));
+	/* An arc is taken at most once from each end. */
+	high = xmalloc((2 * numarcs + 1) * sizeof(*high));
+	scratch = xmalloc((2 * numarcs + 1) * sizeof(*scratch));
+	unplaced = xmalloc((2 * numarcs + 1) * sizeof(*unplaced));
+
+	for (i = 0; i < n; i++) {
+		struct sym *s = &symtab.base[i];
+
+		if (s->ncalls == 0) {
+			unused_syms[unused++] = s;
+			places[i].placed = true;
+		} else {
+			used_syms[used++] = s;
+			s->nuses = 0;
+		}
+	}
+
+	cg_sort(arcs, numarcs, cmp_arc_count);
+	for (i = 0; i < numarcs; i++) {
+		total += arcs[i]->count;
+		arcs[i]->has_been_placed = 0;
+	}
+
+	/* How many of the busiest arcs (90% of calls) enter each function. */
+	for (i = 0; i < numarcs; i++) {
+		sofar += arcs[i]->count;
+		if ((double)sofar / (double)total > 0.90)
+			break;
+		arcs[i]->child->nuses++;
+	}
+
+	memcpy(scratch_syms, used_syms, used * sizeof(*used_syms));
+	cg_sort(scratch_syms, used, cmp_fun_nuses);
+
+	/* Up to 1.25% of the used functions (GNU stops at exactly 5). */
+	for (i = 0; i < used / 80; i++) {
+		struct sym *s = scratch_syms[i];
+
+		if (s->nuses == 5)
+			break;
+		take_arcs(s, scratch, &num_scratch);
+		top = i;
+		pl(s)->placed = true;
+	}
+
+	/* Arcs between two of them are placed by the main algorithm. */
+	for (i = 0; i < num_scratch; i++) {
+		struct arc *a = scratch[i];
+
+		if (pl(a->child)->placed && pl(a->parent)->placed) {
+			high[num_high++] = a;
+			pl(a->child)->placed = false;
+			pl(a->parent)->placed = false;
+		}
+	}
+	for (i = 0; i < top; i++)
+		if (pl(scratch_syms[i])->placed)
+			printf("%s\n", scratch_syms[i]->name);
+
+	cg_sort(high, num_high, cmp_arc_count);
+	order_and_dump(high, num_high, true, unplaced, &num_unplaced);
+	order_and_dump(arcs, numarcs, false, unplaced, &num_unplaced);
+	num_scratch = 0;
+	order_and_dump(unplaced, num_unplaced, true, scratch, &num_scratch);
+
+	for (i = 0; i < used; i++)
+		if (!pl(used_syms[i])->placed)
+			printf("%s\n", used_syms[i]->name);
+	for (i = 0; i < unused; i++)
+		printf("%s\n", unused_syms[i]->name);
+
+	free(used_syms);
+	free(unused_syms);
+	free(scratch_syms);
+	free(high);
+	free(scratch);
+	free(unplaced);
+	places_free();
+}
+
+bool sym_is_mapped(const struct sym *s)
+{
+	uintptr_t p = (uintptr_t)s->name, lo = (uintptr_t)map_names;
+
+	return map_names && p >= lo && p < lo + map_names_len;
+}
+
+static int cmp_map_function(const void *l, const void *r)
+{
+	return strcmp(((const struct function_map *)l)->function_name,
+		      ((const struct function_map *)r)->function_name);
+}
+
+static int cmp_map_file(const void *l, const void *r)
+{
+	return strcmp(((const struct function_map *)l)->file_name,
+		      ((const struct function_map *)r)->file_name);
+}
+
+/* As glibc's bsearch, so duplicate names give GNU's pick. */
+struct function_map *symbol_map_find(const char *name)
+{
+	size_t lo = 0, hi = symbol_map_count;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(name, symbol_map[mid].function_name);
+
+		if (c < 0)
+			hi = mid;
+		else if (c > 0)
+			lo = mid + 1;
+		else
+			return &symbol_map[mid];
+	}
+	return NULL;
+}
+
+/*
+ * Sorts an array of structs stably (glibc's qsort is a merge sort) by
+ * going through an array of pointers to them.
+ */
+static void sort_map(int (*cmp)(const void *, const void *))
+{
+	struct function_map *copy, **v;
+	unsigned int i;
+
+	if (symbol_map_count < 2)
+		return;
+	v = xmalloc(symbol_map_count * sizeof(*v));
+	copy = xmalloc(symbol_map_count * sizeof(*copy));
+	memcpy(copy, symbol_map, symbol_map_count * sizeof(*copy));
+	for (i = 0; i < symbol_map_count; i++)
+		v[i] = &copy[i];
+	cg_sort(v, symbol_map_count, cmp);
+	for (i = 0; i < symbol_map_count; i++)
+		symbol_map[i] = *v[i];
+	free(copy);
+	free(v);
+}
+
+/* Element comparisons through the pointers cg_sort hands over. */
+static int cmp_map_function_p(const void *l, const void *r)
+{
+	return cmp_map_function(*(void *const *)l, *(void *const *)r);
+}
+
+static int cmp_map_file_p(const void *l, const void *r)
+{
+	return cmp_map_file(*(void *const *)l, *(void *const *)r);
+}
+
+#define MAP_LINE 1024
+
+/*
+ * Reads one "FILE:...FUNCTION" entry the way GNU's two fscanf calls do;
+ * returns 0 for a "No symbols in" line, 1 for an entry, exits on junk.
+ */
+static int read_map_entry(FILE *f, const char *path, char *file, char *rest)
+{
+	if (!fscanf(f, "%1023[^\n:]", file))
+		fatal("unable to parse mapping file %s.", path);
+	if (!strncmp(file, "No symbols in ", 14)) {
+		if (fscanf(f, "\n") == EOF)
+			fatal("unable to parse mapping file %s.", path);
+		return 0;
+	}
+	if (!fscanf(f, "%1023[^\n]\n", rest))
+		fatal("unable to parse mapping file %s.", path);
+	return 1;
+}
+
+void read_function_mappings(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char file[MAP_LINE] = "", rest[MAP_LINE] = "";
+	size_t count = 0, names = 0, off = 0, i;
+
+	if (!f)
+		fatal("could not open %s.", path);
+
+	/* First pass: how many entries, and room for their file names. */
+	while (!feof(f)) {
+		if (read_map_entry(f, path, file, rest)) {
+			count++;
+			names += strlen(file) + 1;
+		}
+	}
+	symbol_map = xcalloc(count + 1, sizeof(*symbol_map));
+	map_names = xmalloc(names + 1);
+	map_names_len = names + 1;
+	rewind(f);
+
+	count = 0;
+	while (!feof(f)) {
+		const char *fn;
+
+		if (!read_map_entry(f, path, file, rest))
+			continue;
+		if (off + strlen(file) + 1 > map_names_len)
+			fatal("mapping file %s changed while read", path);
+		symbol_map[count].file_name = strcpy(map_names + off, file);
+		off += strlen(file) + 1;
+		fn = strrchr(rest, ' ');
+		fn = fn ? fn + 1 : rest;
+		symbol_map[count].function_name = xstrdup(fn);
+		count++;
+	}
+	fclose(f);
+	symbol_map_count = (unsigned int)count;
+
+	for (i = 0; i < count; i++)
+		symbol_map[i].is_first = i == 0 ||
+			strcmp(symbol_map[i].file_name,
+			       symbol_map[i - 1].file_name) != 0;
+	sort_map(cmp_map_function_p);
+}
+
+static int cmp_str(const void *l, const void *r)
+{
+	return strcmp(*(const char *const *)l, *(const char *const *)r);
+}
+
+/*
+ * -R: an order of the object files for the link line.  Symbols stand for
+ * their files here (see read_function_mappings()), so it is the function
+ * placement again, then the files it did not place, then those that had
+ * no text symbol at all.
+ */
+void cg_print_file_ordering(void)
+{
+	struct arc **scratch;
+	size_t num_scratch = 0, i, nhave = 0;
+	const char *last = NULL, **have;
+
+	places_init();
+	scratch = xmalloc((numarcs + 1) * sizeof(*scratch));
+	for (i = 0; i < numarcs; i++)
+		if (!sym_is_mapped(arcs[i]->parent) ||
+		    !sym_is_mapped(arcs[i]->child))
+			arcs[i]->has_been_placed = 1;
+
+	order_and_dump(arcs, numarcs, false, scratch, &num_scratch);
+
+	for (i = 0; i < symtab.len; i++)
+		if (sym_is_mapped(&symtab.base[i]) && !places[i].placed)
+			printf("%s\n", symtab.base[i].name);
+
+	/* The files with a symbol, sorted, to find the others quickly. */
+	have = xmalloc((symtab.len + 1) * sizeof(*have));
+	for (i = 0; i < symtab.len; i++)
+		if (sym_is_mapped(&symtab.base[i]))
+			have[nhave++] = symtab.base[i].name;
+	qsort(have, nhave, sizeof(*have), cmp_str);
+
+	sort_map(cmp_map_file_p);
+	for (i = 0; i < symbol_map_count; i++) {
+		const char *file = symbol_map[i].file_name;
+
+		if (last && !strcmp(last, file))
+			continue;
+		if (!bsearch(&file, have, nhave, sizeof(*have), cmp_str))
+			printf("%s\n", file);
+		last = file;
+	}
+	free(have);
+	free(scratch);
+	places_free();
+}
