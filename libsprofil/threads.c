@@ -41,6 +41,8 @@ static void *sp_thread_main(void *p)
 	void *ret;
 
 	free(p);
+	/* Where its caller chains may be read, whenever it is sampled. */
+	sp_callers_thread_stack();
 	/* On failure the thread runs unsampled: better than not at all. */
 	sp_signal_thread_started();
 	pthread_cleanup_push(sp_thread_exit, (void *)s.fn);
