@@ -21,6 +21,7 @@
 #include <sprofil/callers.h>
 #include "backend.h"
 #include "fork.h"
+#include "gmon_callers.h"
 
 static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t sp_once = PTHREAD_ONCE_INIT;
@@ -343,6 +344,17 @@ int sprofil_callers(void *table, size_t bytes, unsigned int depth)
 	sp_callers_next.depth = depth;
 	pthread_mutex_unlock(&sp_lock);
 	return 0;
+}
+
+int sp_front_callers(struct sp_callers *c)
+{
+	int found;
+
+	pthread_mutex_lock(&sp_lock);
+	*c = sp_running.callers.table ? sp_running.callers : sp_callers_next;
+	found = c->table != NULL;
+	pthread_mutex_unlock(&sp_lock);
+	return found;
 }
 
 int profil(unsigned short *buf, size_t bufsiz, size_t offset,
