@@ -20,6 +20,9 @@
 typedef int (*sp_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
 			    void *(*fn)(void *arg), void *arg);
 
+/* thread_start.S: fn(arg) with the frame pointer zero (outermost). */
+void *sp_call_outermost(void *(*fn)(void *), void *arg);
+
 struct sp_start {
 	void *(*fn)(void *);
 	void *arg;
@@ -46,7 +49,7 @@ static void *sp_thread_main(void *p)
 	/* On failure the thread runs unsampled: better than not at all. */
 	sp_signal_thread_started();
 	pthread_cleanup_push(sp_thread_exit, (void *)s.fn);
-	ret = s.fn(s.arg);
+	ret = sp_call_outermost(s.fn, s.arg);
 	pthread_cleanup_pop(1);
 	return ret;
 }

@@ -124,7 +124,8 @@ uint64_t ct_arc(const struct ct_tree *t, struct ct_span caller,
 	return sum;
 }
 
-uint64_t ct_below(const struct ct_tree *t, struct ct_span s)
+static uint64_t below(const struct ct_tree *t, struct ct_span s,
+		      int complete_only)
 {
 	uint64_t chain[CT_MAX_CHAIN], sum = 0;
 	int cut;
@@ -135,10 +136,20 @@ uint64_t ct_below(const struct ct_tree *t, struct ct_span s)
 		if (!t->count[i])
 			continue;
 		len = ct_chain(t, i, chain, &cut);
-		if (ct_frames_in(chain, len, s))
+		if (ct_frames_in(chain, len, s) && !(complete_only && cut))
 			sum += t->count[i];
 	}
 	return sum;
+}
+
+uint64_t ct_below(const struct ct_tree *t, struct ct_span s)
+{
+	return below(t, s, 0);
+}
+
+uint64_t ct_complete_below(const struct ct_tree *t, struct ct_span s)
+{
+	return below(t, s, 1);
 }
 
 uint64_t ct_leaf(const struct ct_tree *t, struct ct_span s, uint64_t *cut)

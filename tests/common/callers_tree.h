@@ -63,6 +63,9 @@ uint64_t ct_arc(const struct ct_tree *t, struct ct_span caller,
 /* Samples with a frame anywhere in @s, each counted once. */
 uint64_t ct_below(const struct ct_tree *t, struct ct_span s);
 
+/* Of those, the samples whose chain is complete (not truncated). */
+uint64_t ct_complete_below(const struct ct_tree *t, struct ct_span s);
+
 /* Samples whose sampled pc lies in @s; of them, *@cut were truncated. */
 uint64_t ct_leaf(const struct ct_tree *t, struct ct_span s, uint64_t *cut);
 
