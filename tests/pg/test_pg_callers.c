@@ -403,6 +403,106 @@ static void pg_depth_sets_the_frames_kept(void **state)
 	ct_free(&t);
 }
 
+/*
+ * The samples of @t (read from @f) by the return address in main that
+ * they are below (chain[len - 2]: main's caller in libc is the outermost
+ * frame), link-time in the executable: one call site of main per piece
+ * of pg-sigdump's work.  Fills @ra/@n with
+ * at most @max distinct sites, returns how many.
+ */
+static int by_main_site(const struct ct_tree *t, const struct ct_file *f,
+			uint64_t *ra, uint64_t *n, int max)
+{
+	uint64_t chain[CT_MAX_CHAIN], site, mod;
+	int sites = 0, cut, k;
+
+	for (size_t i = 0; i < t->n; i++) {
+		size_t len;
+
+		if (!t->count[i])
+			continue;
+		len = ct_chain(t, i, chain, &cut);
+		if (len < 3)
+			continue;
+		/* Link-time in the executable: comparable across files. */
+		mod = chain[len - 2] >> 48;
+		if (!mod || !(f->module[mod - 1].flags & GMF_MODULE_MAIN))
+			continue;
+		site = chain[len - 2] & ((1ull << 48) - 1);
+		for (k = 0; k < sites && ra[k] != site; k++)
+			;
+		if (k == sites) {
+			if (sites == max)
+				continue;
+			ra[sites] = site;
+			n[sites++] = 0;
+		}
+		n[k] += t->count[i];
+	}
+	return sites;
+}
+
+static uint64_t samples_at(const uint64_t *ra, const uint64_t *n, int sites,
+			   uint64_t site)
+{
+	for (int k = 0; k < sites; k++)
+		if (ra[k] == site)
+			return n[k];
+	return 0;
+}
+
+/*
+ * SPROFIL_SIGDUMP: work A, dump 1, work B, dump 2, work C, exit.  Each
+ * dump takes the chains: the call site of each piece of work (in main)
+ * is in its own dump's chains and in no other, so no sample is in two
+ * dumps, and none is missing from its own.
+ */
+static void pg_sigdump_dumps_hold_each_chain_once(void **state)
+{
+	static const char *const file[3] = {
+		"gmon.out.1" GMF_CALLERS_SUFFIX, "gmon.out.2" GMF_CALLERS_SUFFIX,
+		"gmon.out" GMF_CALLERS_SUFFIX,
+	};
+	const char *args[] = { "gmon.out", NULL };
+	const char *env[] = { "SPROFIL_SIGDUMP=USR1", NULL };
+	uint64_t ra[3][32], n[3][32], top[3];
+	int sites[3];
+	struct ct_tree t;
+	struct ct_file f;
+
+	(void)state;
+	ran_ok(run("pg-sigdump", args, env));
+	for (int d = 0; d < 3; d++) {
+		uint64_t best = 0;
+
+		assert_int_equal(ct_from_file(&t, &f, file[d]), 0);
+		assert_true(f.has_callers);
+		sites[d] = by_main_site(&t, &f, ra[d], n[d], 32);
+		for (int k = 0; k < sites[d]; k++) {
+			if (n[d][k] > best) {
+				best = n[d][k];
+				top[d] = ra[d][k];
+			}
+		}
+		print_message("#   %s: %llu samples, %llu below main's busiest call site %#llx\n",
+			      file[d], (unsigned long long)t.samples,
+			      (unsigned long long)best,
+			      (unsigned long long)top[d]);
+		/* 0.2 s of work at 1000 Hz. */
+		assert_true(best >= 100);
+		ct_free(&t);
+	}
+	for (int d = 0; d < 3; d++) {
+		for (int e = 0; e < 3; e++) {
+			if (d == e)
+				continue;
+			assert_true(top[d] != top[e]);
+			assert_int_equal(samples_at(ra[e], n[e], sites[e],
+						    top[d]), 0);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +515,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(pg_callers_off_writes_no_sidecar_and_removes_a_stale_one,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(pg_depth_sets_the_frames_kept,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(pg_sigdump_dumps_hold_each_chain_once,
 						setup, teardown),
 	};
 
