@@ -562,6 +562,9 @@ void sp_gmon_monitor_started(void)
 			memset((void *)gm_mods[i].hist.buckets, 0,
 			       gm_mods[i].hist.nbuckets *
 			       gm_mods[i].hist.bucket_size);
+		/* Its chains too: the monitor session files its own there. */
+		if (gm_callers.table)
+			sp_callers_reset(&gm_callers);
 	}
 	pthread_mutex_unlock(&gm_lock);
 }

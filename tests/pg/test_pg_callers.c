@@ -119,7 +119,8 @@ static int run(const char *prog, const char *const *args,
 	out[len] = '\0';
 	close(fd[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	print_message("# ran %s %s: status %#x\n", prog, args[0], status);
+	print_message("# ran %s %s: status %#x\n", prog,
+		      args[0] ? args[0] : "", status);
 	for (char *l = out; *l; ) {
 		size_t ll = strcspn(l, "\n");
 
@@ -503,6 +504,38 @@ static void pg_sigdump_dumps_hold_each_chain_once(void **state)
 	}
 }
 
+/*
+ * smonitor() in a -pg program: its dump holds the chains of its session
+ * (work A, one call site of main), the runtime's earlier ones discarded
+ * as its samples are; the dump at exit (the arcs of work B, unsampled:
+ * an extension file, no histogram) has a callers record with none.
+ */
+static void pg_smonitor_dump_holds_its_sessions_chains(void **state)
+{
+	const char *args[] = { NULL };
+	uint64_t ra[32], n[32];
+	struct ct_tree t;
+	struct ct_file f;
+	int sites;
+
+	(void)state;
+	ran_ok(run("pg-smonitor", args, NULL));
+	assert_int_equal(ct_from_file(&t, &f, "gmon.out" GMF_CALLERS_SUFFIX),
+			 0);
+	assert_true(f.has_callers);
+	sites = by_main_site(&t, &f, ra, n, 32);
+	print_message("#   gmon.out.callers: %llu samples, %d call sites of main\n",
+		      (unsigned long long)t.samples, sites);
+	/* 0.3 s of work at 1000 Hz, all below work_a's call site. */
+	assert_int_equal(sites, 1);
+	assert_true(n[0] >= 150);
+	ct_free(&t);
+	assert_int_equal(ct_from_file(&t, &f, "gmon.out.1"), 0);
+	assert_true(f.has_callers);
+	assert_int_equal(t.samples, 0);
+	ct_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +550,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(pg_depth_sets_the_frames_kept,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(pg_sigdump_dumps_hold_each_chain_once,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(pg_smonitor_dump_holds_its_sessions_chains,
 						setup, teardown),
 	};
 
