@@ -136,7 +136,12 @@ void sp_callers_forget_stack(void)
 	atomic_store(&sp_main_pid, 0);
 }
 
-/* Inside [sp, stack end): the walk checked it (spc_frame_readable()). */
+/*
+ * Inside [sp, stack end): the walk checked it (spc_frame_readable()).
+ * Saved registers, never a sanitizer's redzone; still not instrumented,
+ * as the frames read are other functions'.
+ */
+__attribute__((no_sanitize_address))
 static inline int sp_read_frame(__u64 fp, __u64 rec[2])
 {
 	const __u64 *p = (const __u64 *)(uintptr_t)fp;
