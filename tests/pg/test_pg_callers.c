@@ -93,6 +93,7 @@ static int run(const char *prog, const char *const *args,
 
 	snprintf(path, sizeof(path), "%s/%s", bindir, prog);
 	argv[0] = path;
+	argv[1] = NULL;
 	for (int i = 0; args[i] && i < 6; i++)
 		argv[i + 1] = (char *)args[i], argv[i + 2] = NULL;
 	for (char **e = environ; *e && n < 40; e++)
@@ -536,6 +537,73 @@ static void pg_smonitor_dump_holds_its_sessions_chains(void **state)
 	ct_free(&t);
 }
 
+/* The pid printed after @role in the program's output, or -1. */
+static int role_pid(const char *role)
+{
+	const char *at = out;
+	size_t len = strlen(role);
+	int pid;
+
+	while (at && *at) {
+		if (!strncmp(at, role, len) && at[len] == ' ' &&
+		    sscanf(at + len + 1, "%d", &pid) == 1)
+			return pid;
+		at = strchr(at, '\n');
+		at = at ? at + 1 : NULL;
+	}
+	return -1;
+}
+
+/*
+ * fork: the parent works 0.6 s in parent_work, then forks child B.  B's
+ * table is a copy of the parent's, with its counts taken to zero: B's
+ * chains hold none of the parent's work (main's parent_work call site),
+ * and neither do A's (forked before it).
+ */
+static void pg_fork_child_chains_start_from_zero(void **state)
+{
+	const char *args[] = { NULL };
+	char file[3][64];
+	uint64_t ra[3][32], n[3][32], top[3];
+	int sites[3], pid[2];
+	struct ct_tree t;
+	struct ct_file f;
+
+	(void)state;
+	ran_ok(run("pg-fork", args, NULL));
+	pid[0] = role_pid("a");
+	pid[1] = role_pid("b");
+	assert_true(pid[0] > 0 && pid[1] > 0);
+	snprintf(file[0], sizeof(file[0]), "gmon.out" GMF_CALLERS_SUFFIX);
+	snprintf(file[1], sizeof(file[1]), "gmon.out.%d" GMF_CALLERS_SUFFIX,
+		 pid[0]);
+	snprintf(file[2], sizeof(file[2]), "gmon.out.%d" GMF_CALLERS_SUFFIX,
+		 pid[1]);
+	for (int d = 0; d < 3; d++) {
+		uint64_t best = 0;
+
+		assert_int_equal(ct_from_file(&t, &f, file[d]), 0);
+		sites[d] = by_main_site(&t, &f, ra[d], n[d], 32);
+		for (int k = 0; k < sites[d]; k++) {
+			if (n[d][k] > best) {
+				best = n[d][k];
+				top[d] = ra[d][k];
+			}
+		}
+		print_message("#   %s: %llu samples, %llu below main's busiest call site %#llx\n",
+			      file[d], (unsigned long long)t.samples,
+			      (unsigned long long)best,
+			      (unsigned long long)top[d]);
+		assert_true(best >= 100);
+		ct_free(&t);
+	}
+	/* The parent's parent_work is in neither child's chains. */
+	for (int d = 1; d < 3; d++) {
+		assert_true(top[d] != top[0]);
+		assert_int_equal(samples_at(ra[d], n[d], sites[d], top[0]), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +620,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(pg_sigdump_dumps_hold_each_chain_once,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(pg_smonitor_dump_holds_its_sessions_chains,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(pg_fork_child_chains_start_from_zero,
 						setup, teardown),
 	};
 
