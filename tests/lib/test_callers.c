@@ -13,6 +13,7 @@
  * leaves and the buckets agree exactly.  The tree is read directly
  * (tests/common/callers_tree.c), not through the analyzer.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <math.h>
@@ -28,6 +29,8 @@
 #include <cmocka.h>
 #include <sprofil/callers.h>
 #include <sprofil/mapping.h>
+#include <sprofil/gmon_format.h>
+#include "callers_file.h"
 #include "callers_tree.h"
 #include "lib_test.h"
 
@@ -832,6 +835,73 @@ static void hostile_frame_pointers_never_fault(void **state)
 	session_free(&s);
 }
 
+/*
+ * smonitor() in a program that is not -pg, with a caller table of its
+ * own: the dump writes the chains too, beside its GNU gmon.out, link-time
+ * in the executable, and takes them (the table's counts are zero after).
+ */
+static void smonitor_dump_writes_the_chains_beside_gnu_file(void **state)
+{
+	static uint16_t buf[1 << 16];
+	struct ct_span text = text_of((void *)caller_a);
+	struct text_region r = {
+		.text_start = text.start, .text_end = text.end,
+		.name = "test_callers",
+	};
+	struct ct_span callee, caller;
+	void *table = malloc(TABLE_BYTES);
+	uint64_t arc, bias;
+	struct ct_tree t, after;
+	struct ct_file f;
+	Dl_info info;
+	int exe = -1;
+
+	(void)state;
+	assert_non_null(table);
+	assert_int_equal(wl_enter_tmpdir("test_callers"), 0);
+	assert_int_equal(sprofil_callers(table, TABLE_BYTES, DEPTH), 0);
+	errno = 0;
+	smonitor(&r, 1, buf, sizeof(buf), 0, PROF_USHORT);
+	if (errno == EOPNOTSUPP) {
+		print_message("# SKIP: backend %s does not record caller chains yet\n",
+			      lt_info().backend);
+		sprofil_callers(NULL, 0, 0);
+		free(table);
+		wl_leave_tmpdir();
+		skip();
+	}
+	wl_spin_cpu(caller_b, iters_for(1) / 4 + 1, lt_seconds_for(300));
+	smonitor(0, 0, 0, 0, 0, 0);
+	assert_int_equal(ct_from_file(&t, &f, "gmon.out" GMF_CALLERS_SUFFIX),
+			 0);
+	assert_true(f.has_callers);
+	for (uint32_t k = 0; k < f.nmodules; k++)
+		if (f.module[k].flags & GMF_MODULE_MAIN)
+			exe = (int)k;
+	assert_true(exe >= 0);
+	assert_non_null(dladdr((void *)caller_b, &info));
+	bias = (uintptr_t)info.dli_fbase;
+	callee = span_of((void *)ct_spin);
+	caller = span_of((void *)caller_b);
+	callee = (struct ct_span){ CT_PC(exe, callee.start - bias),
+				   CT_PC(exe, callee.end - bias) };
+	caller = (struct ct_span){ CT_PC(exe, caller.start - bias),
+				   CT_PC(exe, caller.end - bias) };
+	arc = ct_arc(&t, caller, callee);
+	print_message("#   gmon.out.callers: %llu samples, %llu below caller_b -> ct_spin\n",
+		      (unsigned long long)t.samples, (unsigned long long)arc);
+	assert_true(arc >= 150);
+	assert_true(arc >= 0.9 * t.samples);
+	ct_free(&t);
+	/* Taken by the dump: what stays in the table is zero. */
+	assert_int_equal(ct_from_table(&after, table), 0);
+	assert_int_equal(ct_total(&after), 0);
+	ct_free(&after);
+	sprofil_callers(NULL, 0, 0);
+	free(table);
+	assert_int_equal(wl_leave_tmpdir(), 0);
+}
+
 /* sprofil_callers() refuses bad tables and changes nothing then. */
 static void bad_tables_are_refused(void **state)
 {
@@ -882,6 +952,8 @@ int main(void)
 		cmocka_unit_test_teardown(chain_crosses_a_shared_library,
 					  stop_profiling),
 		cmocka_unit_test_teardown(hostile_frame_pointers_never_fault,
+					  stop_profiling),
+		cmocka_unit_test_teardown(smonitor_dump_writes_the_chains_beside_gnu_file,
 					  stop_profiling),
 	};
 

@@ -24,11 +24,13 @@ $(LT_DIR)/test_%: tests/lib/test_%.c $(LT_COMMON)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_LIBS)
 
 # Caller chains are walked through frame pointers: the test keeps them.
+LT_CALLERS_SRC := tests/common/callers_tree.c tests/common/callers_file.c
 $(LT_DIR)/test_callers: tests/lib/test_callers.c $(LT_COMMON) \
-		tests/common/callers_tree.c tests/common/callers_tree.h
+		$(LT_CALLERS_SRC) tests/common/callers_tree.h \
+		tests/common/callers_file.h
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -fno-omit-frame-pointer \
 		-mno-omit-leaf-frame-pointer \
-		-rdynamic -o $@ $< $(LT_COMMON_SRC) tests/common/callers_tree.c \
+		-rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_CALLERS_SRC) \
 		$(LT_LIBS)
 
 $(LT_DIR)/helper_%: tests/lib/helper_%.c $(LT_COMMON)
