@@ -790,8 +790,8 @@ static int write_atomic(const char *path, const struct sp_file *f)
 /*
  * The caller chains beside a GNU file: "<path>.callers", an extension
  * file with module records and the callers record only.  Without chains
- * to write, a sidecar left there by an earlier dump is removed, so that
- * it is never read as this file's.
+ * to write, or when they cannot be written, a sidecar left there by an
+ * earlier dump is removed, so that it is never read as this file's.
  */
 static int write_sidecar(const char *path, const struct sp_file *main)
 {
@@ -803,16 +803,19 @@ static int write_sidecar(const char *path, const struct sp_file *main)
 		.p = &side_p, .cmod = main->cmod, .gnu = false,
 	};
 	char side_path[PATH_MAX + sizeof(GMF_CALLERS_SUFFIX)];
+	int ret = 0;
 
 	snprintf(side_path, sizeof(side_path), "%s%s", path,
 		 GMF_CALLERS_SUFFIX);
-	if (!main->gnu || !main->p->callers) {
-		if (unlink(side_path) && errno != ENOENT)
-			fprintf(stderr, "libsprofil: %s: cannot remove the caller data of an earlier profile: %s\n",
-				side_path, strerror(errno));
-		return 0;
+	if (main->gnu && main->p->callers) {
+		ret = write_atomic(side_path, &side);
+		if (!ret)
+			return 0;
 	}
-	return write_atomic(side_path, &side);
+	if (unlink(side_path) && errno != ENOENT)
+		fprintf(stderr, "libsprofil: %s: cannot remove the caller data of an earlier profile: %s\n",
+			side_path, strerror(errno));
+	return ret;
 }
 
 /* sp_gmon_dump_arcs(), wr_lock held. */
@@ -824,7 +827,7 @@ static int sp_gmon_dump_locked(const struct sp_profile *p,
 	struct sp_module *mod, *amod = NULL, *cmod = NULL, last = { 0 };
 	struct sp_file f = { .p = p, .arcs = arcs, .narcs = narcs };
 	size_t i;
-	int ret;
+	int ret, side_ret;
 
 	ret = sp_gmon_path_free(path, sizeof(path), p->seq);
 	if (ret == 1)
@@ -860,12 +863,16 @@ static int sp_gmon_dump_locked(const struct sp_profile *p,
 	f.amod = amod;
 	f.cmod = cmod;
 	f.gnu = gnu_readable(p, mod, amod, narcs);
-	/* The chains first: a new GNU file never sits beside old ones. */
-	ret = write_sidecar(path, &f);
-	if (!ret)
-		ret = write_atomic(path, &f);
+	/*
+	 * The chains first: a new GNU file never sits beside old ones.  If
+	 * they cannot be written the profile still is (the error said).
+	 */
+	side_ret = write_sidecar(path, &f);
+	ret = write_atomic(path, &f);
 	if (!ret)
 		wr_remember(path);
+	if (!ret)
+		ret = side_ret;
 out:
 	free(mod);
 	free(amod);

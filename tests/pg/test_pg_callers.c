@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -382,6 +383,24 @@ static void pg_callers_off_writes_no_sidecar_and_removes_a_stale_one(void **stat
 	gprof_reads("pg-callers", "gmon.out", "pg_spin");
 }
 
+/*
+ * The sidecar cannot be written (a directory has its name): the GNU
+ * profile is still written, and the error said.
+ */
+static void pg_sidecar_error_keeps_the_profile(void **state)
+{
+	const char *args[] = { "one", "0.2", NULL };
+
+	(void)state;
+	assert_int_equal(mkdir("gmon.out" GMF_CALLERS_SUFFIX, 0755), 0);
+	ran_ok(run("pg-callers", args, NULL));
+	assert_non_null(strstr(out, "libsprofil: gmon.out" GMF_CALLERS_SUFFIX
+				    ": rename: Is a directory"));
+	assert_int_equal(file_version("gmon.out"), GMF_GNU_VERSION);
+	gprof_reads("pg-callers", "gmon.out", "pg_spin");
+	assert_int_equal(rmdir("gmon.out" GMF_CALLERS_SUFFIX), 0);
+}
+
 /* SPROFIL_DEPTH=3: the record says so and no chain is longer. */
 static void pg_depth_sets_the_frames_kept(void **state)
 {
@@ -616,6 +635,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(pg_callers_off_writes_no_sidecar_and_removes_a_stale_one,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(pg_depth_sets_the_frames_kept,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(pg_sidecar_error_keeps_the_profile,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(pg_sigdump_dumps_hold_each_chain_once,
 						setup, teardown),
