@@ -36,8 +36,8 @@ static unsigned char *slurp(const char *path, size_t *len)
 
 	if (!f)
 		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 &&
-	    !fseek(f, 0, SEEK_SET)) {
+	n = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+	if (n >= 0 && !fseek(f, 0, SEEK_SET)) {
 		buf = malloc(n + 1);
 		if (buf && fread(buf, 1, n, f) != (size_t)n) {
 			free(buf);
