@@ -103,3 +103,14 @@ bench-gprof: $(GPROF_DIR)/gprof $(GPROF_DIR)/gmon-dump
 	$(if $(BENCH_ROUNDS),BENCH_GPROF_ROUNDS=$(BENCH_ROUNDS)) \
 		$(if $(BENCH_GPROF_SKIP_SLOW),BENCH_GPROF_SKIP_SLOW=$(BENCH_GPROF_SKIP_SLOW)) \
 		bench/gprof/run
+
+# The signal backend's walk and filing of a caller chain, per sample, at
+# depths 4, 16 and 64 (docs/callers.md), on the host.
+.PHONY: bench-callers-walk
+$(BENCH_DIR)/bench_callers_walk: bench/bench_callers_walk.c \
+		include/sprofil/callers.h include/sprofil/mapping.h
+	@mkdir -p $(BENCH_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< -pthread
+
+bench-callers-walk: $(BENCH_DIR)/bench_callers_walk
+	$(BENCH_DIR)/bench_callers_walk

@@ -100,6 +100,23 @@ int sprofil_info(struct sprofil_info *info);
  */
 int sprofil_flush(void);
 
+/*
+ * Caller sampling (docs/callers.md): registers @table, @bytes of the
+ * caller's writable memory, as the caller table of the next sprofil() and
+ * profil() starts, chains of at most @depth frames (1 to
+ * SPROFIL_MAX_DEPTH).  Each sample then also files the sampled thread's
+ * user call chain, walked through its frame pointers, into the table, a
+ * calling context tree laid out as include/sprofil/callers.h defines it.
+ * The table is formatted here: header written (magic, nodes, depth),
+ * counters and nodes zeroed.  It takes effect at the next start; a
+ * running session keeps its table until then.  NULL turns chain
+ * recording off for the next starts.  Profiling a program built with
+ * -fno-omit-frame-pointer gives complete chains.  Errors: EINVAL (depth
+ * out of range, or room for fewer than 16 nodes), EFAULT (the table is
+ * not writable memory); then nothing changes, not even the table.
+ */
+int sprofil_callers(void *table, size_t bytes, unsigned int depth);
+
 /* A load module's text, as HP-UX's smonitor(3C) takes it. */
 struct text_region {
 	unsigned long text_start;	/* first text address */

@@ -43,6 +43,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include <sprofil/callers.h>
 #include <sprofil/mapping.h>
 
 #include "backend.h"
@@ -65,6 +66,10 @@ struct sp_map {
 	_Atomic uint64_t samples;
 	_Atomic uint64_t misses;
 	_Atomic uint64_t saturated;
+	/* The caller table (hdr NULL: no chains), its own view of it. */
+	struct spc_table callers;
+	uint64_t callers_bytes;
+	_Atomic bool callers_off;	/* its memory is going away */
 };
 
 /* How threads are clocked, chosen at the first start. */
@@ -139,8 +144,11 @@ static void sp_count(struct sp_map *m, __u64 pc, __u32 n)
 	atomic_fetch_add_explicit(&m->saturated, lost, memory_order_relaxed);
 }
 
-/* Files @n samples at @pc into the published map, if any. */
-static void sp_file(__u64 pc, __u32 n)
+/*
+ * Files @n samples at @pc into the published map, if any, and their
+ * chain, walked from @uc (NULL: unknown), into its caller table.
+ */
+static void sp_file(__u64 pc, __u32 n, const ucontext_t *uc)
 {
 	struct sp_map *m;
 
@@ -150,8 +158,13 @@ static void sp_file(__u64 pc, __u32 n)
 	 */
 	atomic_fetch_add(&sp_inflight, 1);
 	m = atomic_load(&sp_map);
-	if (m)
+	if (m) {
 		sp_count(m, pc, n);
+		if (m->callers.hdr &&
+		    !atomic_load_explicit(&m->callers_off,
+					  memory_order_relaxed))
+			sp_callers_file(&m->callers, &m->map, uc, pc, n);
+	}
 	atomic_fetch_sub(&sp_inflight, 1);
 }
 
@@ -179,9 +192,8 @@ static void sp_handler(int sig, siginfo_t *si, void *ctx)
 		sp_chain(sig, si, ctx);
 		return;
 	}
-	sp_file((__u64)uc->uc_mcontext.gregs[REG_RIP], n);
+	sp_file((__u64)uc->uc_mcontext.gregs[REG_RIP], n, uc);
 }
-
 
 static void sp_map_free(struct sp_map *m)
 {
@@ -212,8 +224,26 @@ static void sp_publish(struct sp_map *m)
 	sp_map_free(old);
 }
 
+/* The filer's view of the front end's (checked, formatted) table. */
+static int sp_callers_view(struct sp_map *m, const struct sp_callers *c)
+{
+	__u32 nodes;
+
+	if (!c)
+		return 0;
+	if (spc_geometry(c->bytes, c->depth, &nodes))
+		return -EINVAL;
+	m->callers.hdr = c->table;
+	m->callers.node = (struct spc_node *)(m->callers.hdr + 1);
+	m->callers.mask = nodes - 1;
+	m->callers.depth = c->depth;
+	m->callers_bytes = c->bytes;
+	return 0;
+}
+
 static int sp_map_new(const struct sprofil_region *r, unsigned int n,
-		      unsigned int flags, struct sp_map **out)
+		      unsigned int flags, const struct sp_callers *callers,
+		      struct sp_map **out)
 {
 	struct sp_map *m = calloc(1, sizeof(*m));
 	unsigned int i;
@@ -221,6 +251,9 @@ static int sp_map_new(const struct sprofil_region *r, unsigned int n,
 
 	if (!m)
 		return -ENOMEM;
+	err = sp_callers_view(m, callers);
+	if (err)
+		goto fail;
 	/* One spare entry, so that n == 0 asks malloc for something. */
 	m->map.region = malloc((n + 1) * sizeof(*m->map.region));
 	m->map.segment = malloc((SPM_MAX_SEGMENTS(n) + 1) *
@@ -591,10 +624,6 @@ static int sig_start(const struct sprofil_region *r, unsigned int n,
 	struct sp_map *m;
 	int err;
 
-	/* Not filed by this backend yet (issue 11). */
-	if (callers)
-		return -EOPNOTSUPP;
-
 	err = sp_period_ns(flags, *period_ns, &period);
 	if (err)
 		return err;
@@ -605,13 +634,19 @@ static int sig_start(const struct sprofil_region *r, unsigned int n,
 	/* Timers expire on the tick: a shorter period would be a fiction. */
 	if (sp_clock == SP_CLOCK_TIMER && period < sp_default_period_ns(0))
 		period = sp_default_period_ns(0);
-	err = sp_map_new(r, n, flags, &m);
+	err = sp_map_new(r, n, flags, callers, &m);
 	if (err)
 		return err;
 	err = sp_check_buffers(r, n);
+	if (!err && callers)
+		err = sp_check_buffer((uintptr_t)callers->table,
+				      callers->bytes);
 	if (err)
 		goto fail;
 	pthread_mutex_lock(&sp_lock);
+	/* Before any sample: the main thread takes them on its first. */
+	if (callers)
+		sp_callers_main_stack();
 	err = sp_install_handler();
 	if (err)
 		goto unlock;
@@ -696,6 +731,7 @@ static void sig_forget(void)
 	atomic_store(&sp_inflight, 0);
 	atomic_store(&sp_pid, 0);
 	atomic_store(&sp_carry_ns, 0);
+	sp_callers_forget_stack();
 	sp_publish(NULL);
 	/* Copies of the parent's counters: closing them leaves those be. */
 	for (size_t i = 0; i < sp_nthreads; i++) {
@@ -758,8 +794,9 @@ static void sp_credit_exit(uint64_t ns, uintptr_t pc)
 	uint64_t before = atomic_fetch_add(&sp_carry_ns, ns);
 	uint64_t n = (before + ns) / sp_period - before / sp_period;
 
+	/* Its chain at exit is not the one it ran: filed as truncated. */
 	if (n)
-		sp_file((__u64)pc, (__u32)n);
+		sp_file((__u64)pc, (__u32)n, NULL);
 }
 
 void sp_signal_thread_exiting(uintptr_t pc)
@@ -857,6 +894,12 @@ void sp_signal_memory_changing(uintptr_t start, size_t len)
 		if (m->overflow && overlaps(start, len, m->overflow,
 					    1u << m->map.shift)) {
 			atomic_store(&m->overflow_off, true);
+			hit = true;
+		}
+		if (m->callers.hdr &&
+		    overlaps(start, len, (uintptr_t)m->callers.hdr,
+			     m->callers_bytes)) {
+			atomic_store(&m->callers_off, true);
 			hit = true;
 		}
 	}

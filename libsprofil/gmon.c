@@ -11,6 +11,12 @@
  * Unlike glibc, a forked child keeps profiling, from zero, into its own
  * file, and a process dumps its profile before it execs, since the new
  * image never runs the old one's atexit handlers.
+ *
+ * Every sample's call chain is recorded too, into a caller table the
+ * runtime allocates (docs/callers.md), unless SPROFIL_CALLERS=0;
+ * SPROFIL_DEPTH=<n> sets the frames kept per chain (default 64).  The
+ * dumps write the chains beside a GNU gmon.out, or inside an extension
+ * file (docs/gmon-format.md), so `gprof prog gmon.out` works unchanged.
  */
 #include <elf.h>
 #include <errno.h>
@@ -22,15 +28,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sprofil.h>
+#include <sprofil/callers.h>
 #include <linux/sprofil.h>
+#include "backend.h"
 #include "fork.h"
 #include "gmon.h"
+#include "gmon_callers.h"
 
 /* At most this many buckets: 4 MiB covers 4 MiB of text at scale 1. */
 #define GM_MAX_BUCKETS	(2ul << 20)
 /* The rate glibc writes, for a profile whose sampling could not start. */
 #define GM_FALLBACK_PERIOD_NS	10000000ull
+/*
+ * The caller table: 2^17 nodes (2 MiB), one per distinct calling
+ * context, which holds the contexts of large programs; the kmod backend
+ * pins it, next to the histogram, within RLIMIT_MEMLOCK's 8 MiB.
+ */
+#define GM_CALLER_NODES		(1u << 17)
+#define GM_DEFAULT_DEPTH	64
 
 static pthread_mutex_t gm_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
@@ -63,6 +80,7 @@ struct gm_mod {
 static struct gm_mod *gm_mods;
 static size_t gm_nmods;
 static unsigned int gm_bsize = 2;	/* LD_PROFILEBUCKET_SIZE / 8 */
+static struct sp_callers gm_callers;	/* table NULL: no chains */
 static bool gm_default_set;		/* LD_PROFILE unset */
 static bool gm_exe_selected = true;
 static uintptr_t gm_exe_high;		/* monstartup's highpc */
@@ -284,6 +302,81 @@ static void gm_scan(void)
 	}
 }
 
+/* SPROFIL_DEPTH: frames per chain, 1 to SPROFIL_MAX_DEPTH. */
+static unsigned int gm_depth(void)
+{
+	const char *s = getenv("SPROFIL_DEPTH");
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s)
+		return GM_DEFAULT_DEPTH;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > SPROFIL_MAX_DEPTH) {
+		fprintf(stderr, "libsprofil: SPROFIL_DEPTH=%s is not a depth from 1 to %d; using %d\n",
+			s, SPROFIL_MAX_DEPTH, GM_DEFAULT_DEPTH);
+		return GM_DEFAULT_DEPTH;
+	}
+	return (unsigned int)v;
+}
+
+/*
+ * The caller table, unless SPROFIL_CALLERS=0: allocated once (it stays
+ * for the life of the process, as the arc table does), formatted and
+ * registered at each monstartup (gm_lock held).
+ */
+static void gm_callers_start(void)
+{
+	const char *env = getenv("SPROFIL_CALLERS");
+	uint64_t bytes = spc_table_bytes(GM_CALLER_NODES);
+	static void *table;
+
+	if (env && !strcmp(env, "0")) {
+		gm_callers.table = NULL;
+		return;
+	}
+	if (!table) {
+		table = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (table == MAP_FAILED) {
+			table = NULL;
+			fprintf(stderr, "libsprofil: monstartup: no memory for the caller table: caller chains not recorded\n");
+			return;
+		}
+	}
+	gm_callers.table = table;
+	gm_callers.bytes = bytes;
+	gm_callers.depth = gm_depth();
+	if (sprofil_callers(table, bytes, gm_callers.depth)) {
+		fprintf(stderr, "libsprofil: monstartup: caller chains not recorded: %s\n",
+			strerror(errno));
+		gm_callers.table = NULL;
+	}
+}
+
+/*
+ * sprofil() for the runtime's regions; a backend that cannot record
+ * chains yet refuses them with EOPNOTSUPP, and then the histogram runs
+ * without them, said once.
+ */
+static int gm_sprofil(struct prof *prof, unsigned int n, unsigned int flags)
+{
+	int ret = sprofil(prof, n, NULL, flags);
+
+	if (ret && errno == EOPNOTSUPP && gm_callers.table) {
+		struct sprofil_info info = { .backend = "this" };
+
+		sprofil_info(&info);
+		fprintf(stderr, "libsprofil: the %s backend cannot record caller chains: profiling without them\n",
+			info.backend);
+		sprofil_callers(NULL, 0, 0);
+		gm_callers.table = NULL;
+		ret = sprofil(prof, n, NULL, flags);
+	}
+	return ret;
+}
+
 /* Starts or stops the histogram (gm_lock held). */
 static void gm_sample(bool on)
 {
@@ -330,7 +423,7 @@ static void gm_sample(bool on)
 		return;
 	}
 	/* One call: sprofil() replaces the whole set at once. */
-	ret = sprofil(prof, n, NULL, gm_bsize == 4 ? PROF_UINT : PROF_USHORT);
+	ret = gm_sprofil(prof, n, gm_bsize == 4 ? PROF_UINT : PROF_USHORT);
 	free(prof);
 	if (ret) {
 		fprintf(stderr, "libsprofil: monstartup: cannot start sampling (call counts only): %s\n",
@@ -373,6 +466,7 @@ static void *gm_take(const struct sp_hist *h)
 static int gm_dump(unsigned int seq)
 {
 	struct sp_profile p = { .period_ns = gm.period_ns, .seq = seq };
+	struct sp_callers_data callers;
 	struct sp_hist *hist;
 	void **taken;
 	int ret;
@@ -424,6 +518,9 @@ static int gm_dump(unsigned int seq)
 		free(taken);
 		return 0;
 	}
+	/* Taken with the arcs: each chain in one dump (sigdump's). */
+	if (sp_callers_for_dump(seq != 0, &callers))
+		p.callers = &callers;
 	if (gm_exe_selected && !gm.yielded)
 		hist[p.nhist++] = gm.hist;
 	for (i = 0; i < gm_nmods && !gm.yielded && (other || !p.nhist); i++)
@@ -436,6 +533,8 @@ static int gm_dump(unsigned int seq)
 			hist[i].buckets = taken[i];
 	}
 	ret = sp_gmon_dump_arcs(&p, arcs, n);
+	if (p.callers)
+		sp_callers_data_free(&callers);
 	for (i = 0; i < p.nhist; i++)
 		free(taken[i]);
 	free(taken);
@@ -463,6 +562,9 @@ void sp_gmon_monitor_started(void)
 			memset((void *)gm_mods[i].hist.buckets, 0,
 			       gm_mods[i].hist.nbuckets *
 			       gm_mods[i].hist.bucket_size);
+		/* Its chains too: the monitor session files its own there. */
+		if (gm_callers.table)
+			sp_callers_reset(&gm_callers);
 	}
 	pthread_mutex_unlock(&gm_lock);
 }
@@ -545,6 +647,8 @@ void sp_gmon_fork_child(void)
 		memset((void *)gm_mods[i].hist.buckets, 0,
 		       gm_mods[i].hist.nbuckets * gm_mods[i].hist.bucket_size);
 	sp_arcs_reset();
+	if (gm_callers.table)
+		sp_callers_reset(&gm_callers);
 }
 
 void __monstartup(unsigned long lowpc, unsigned long highpc)
@@ -606,6 +710,7 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
 	gm.period_ns = GM_FALLBACK_PERIOD_NS;
 	gm.pid = getpid();
 	gm_scan();
+	gm_callers_start();
 	gm_sample(true);
 	gm.started = true;
 	gm.on = true;

@@ -2,7 +2,8 @@
 /*
  * Writing a profile to disk, and the histogram geometry shared by
  * smonitor() and monitor().  docs/gmon-format.md specifies both file
- * formats sp_gmon_dump() writes.
+ * formats sp_gmon_dump() writes, include/sprofil/gmon_format.h defines
+ * their constants.
  */
 #ifndef LIBSPROFIL_GMON_H
 #define LIBSPROFIL_GMON_H
@@ -10,18 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-/* GNU gmon.out: gprof reads this version. */
-#define SP_GMON_MAGIC		"gmon"
-#define SP_GMON_GNU_VERSION	1
-/* The sprofil extension: "SP" and a minor number; GNU gprof rejects it. */
-#define SP_GMON_EXT_VERSION	0x53500001u
-
-/* Record tags of the extension (GNU tags are a different namespace). */
-#define SP_GMON_TAG_MODULE	1
-#define SP_GMON_TAG_HIST	2
-#define SP_GMON_TAG_ARCS	3
-#define SP_GMON_NO_MODULE	0xffffffffu
 
 /*
  * One histogram as it was handed to sprofil(): bucket i counts the pcs
@@ -42,17 +31,27 @@ struct sp_arc {
 	uint64_t count;
 };
 
+struct sp_callers_data;
+
 /* Everything one dump writes (sp_gmon_dump_arcs() adds call arcs). */
 struct sp_profile {
 	const struct sp_hist *hist;
 	size_t nhist;
 	uint64_t period_ns;		/* true sampling period */
 	unsigned int seq;		/* 0, or the SPROFIL_SIGDUMP dump number */
+	/*
+	 * The caller chains (gmon_callers.h), or NULL: a callers record in
+	 * an extension file, or beside a GNU file in "<file>.callers".
+	 */
+	const struct sp_callers_data *callers;
 };
 
 /*
  * Writes @p atomically to the file sp_gmon_path() names, as GNU gmon.out
- * when GNU gprof can read it, else in the sprofil extension.  Returns 0
+ * when GNU gprof can read it, else in the sprofil extension; caller
+ * chains go into the extension file, or beside a GNU one in
+ * "<file>.callers" (an extension file), written first, so that a GNU
+ * file is never beside another dump's chains.  Returns 0
  * (also when GPROFDIR="" asks for no output) or a negative errno, after
  * one line on stderr naming the file and the problem.
  */

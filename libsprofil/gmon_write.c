@@ -27,9 +27,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <sprofil/callers.h>
+#include <sprofil/gmon_format.h>
 #include <sprofil/mapping.h>
 #include "fork.h"
 #include "gmon.h"
+#include "gmon_callers.h"
 
 /* Set in a fork child, so that it does not write over its parent's file. */
 static bool sp_forked;
@@ -454,9 +457,9 @@ static void put_u64(struct sp_out *o, uint64_t v)
 /* The 20-byte header both formats share: magic, version, 12 spare. */
 static void put_header(struct sp_out *o, uint32_t version)
 {
-	static const char spare[12];
+	static const char spare[GMF_HEADER_SIZE - 8];
 
-	put(o, SP_GMON_MAGIC, 4);
+	put(o, GMF_COOKIE, 4);
 	put_u32(o, version);
 	put(o, spare, sizeof(spare));
 }
@@ -467,17 +470,17 @@ static void put_gnu(struct sp_out *o, const struct sp_profile *p,
 		    const struct sp_arc *arcs, const struct sp_module *amod,
 		    size_t narcs)
 {
-	char dimen[15] = "seconds";
+	char dimen[GMF_GNU_DIMEN_LEN] = "seconds";
 	uintptr_t low, high;
 	size_t i;
 
-	put_header(o, SP_GMON_GNU_VERSION);
+	put_header(o, GMF_GNU_VERSION);
 	for (i = 0; i < p->nhist; i++) {
 		const struct sp_hist *h = &p->hist[i];
 
 		low = h->low_pc - mod[i].bias;
 		high = hist_high(h) - mod[i].bias;
-		put_u8(o, 0);		/* GMON_TAG_TIME_HIST */
+		put_u8(o, GMF_GNU_TAG_TIME_HIST);
 		put(o, &low, sizeof(low));
 		put(o, &high, sizeof(high));
 		put_u32(o, h->nbuckets);
@@ -492,11 +495,11 @@ static void put_gnu(struct sp_out *o, const struct sp_profile *p,
 			continue;
 		low = arcs[i].from - amod[2 * i].bias;
 		high = arcs[i].self - amod[2 * i + 1].bias;
-		put_u8(o, 1);		/* GMON_TAG_CG_ARC */
+		put_u8(o, GMF_GNU_TAG_CG_ARC);
 		put(o, &low, sizeof(low));
 		put(o, &high, sizeof(high));
-		put_u32(o, arcs[i].count > INT32_MAX ? INT32_MAX :
-			arcs[i].count);
+		put_u32(o, arcs[i].count > GMF_GNU_ARC_COUNT_MAX ?
+			GMF_GNU_ARC_COUNT_MAX : arcs[i].count);
 	}
 }
 
@@ -547,7 +550,7 @@ static uint32_t ext_module(struct sp_out *o, struct sp_modtab *t,
 	size_t len;
 
 	if (!m->found)
-		return SP_GMON_NO_MODULE;
+		return GMF_NO_MODULE;
 	/*
 	 * One record per file, as the analyzer tells modules apart: a
 	 * module dlopen()ed again at another address is the same one, and
@@ -559,9 +562,10 @@ static uint32_t ext_module(struct sp_out *o, struct sp_modtab *t,
 	t->mod[t->n] = m;
 	name = module_name(m, t->exe, sizeof(t->exe));
 	len = strlen(name);
-	put_record(o, SP_GMON_TAG_MODULE, 24 + len + m->build_id_len);
+	put_record(o, GMF_TAG_MODULE,
+		   GMF_MODULE_FIXED + len + m->build_id_len);
 	put_u32(o, t->n);
-	put_u32(o, m->main);
+	put_u32(o, m->main ? GMF_MODULE_MAIN : 0);
 	put_u64(o, m->bias);
 	put_u32(o, len);
 	put_u32(o, m->build_id_len);
@@ -571,14 +575,57 @@ static uint32_t ext_module(struct sp_out *o, struct sp_modtab *t,
 }
 
 /*
+ * The callers record (tag 4): the modules its nodes lie in first, then
+ * the nodes, parents first, each pc link-time in its module.  The top
+ * node of cut chains (pc SPC_PC_TRUNCATED) is in no module.
+ */
+static void put_callers(struct sp_out *o, struct sp_modtab *t,
+			const struct sp_callers_data *c,
+			const struct sp_module *cmod, uint64_t period_ns)
+{
+	uint32_t *index = malloc((c->n ? c->n : 1) * sizeof(*index));
+	size_t i;
+
+	if (!index) {
+		o->err = ENOMEM;
+		o->op = "out of memory";
+		return;
+	}
+	for (i = 0; i < c->n; i++)
+		index[i] = ext_module(o, t, &cmod[i]);
+	put_record(o, GMF_TAG_CALLERS, GMF_CALLERS_FIXED +
+		   GMF_CALLER_NODE_SIZE * (uint64_t)c->n);
+	put_u64(o, c->n);
+	put_u32(o, c->depth);
+	put_u32(o, 0);
+	put_u64(o, c->samples);
+	put_u64(o, c->truncated);
+	put_u64(o, c->lost);
+	put_u64(o, c->busy);
+	put_u64(o, period_ns);
+	for (i = 0; i < c->n; i++) {
+		const struct sp_cnode *n = &c->node[i];
+
+		put_u32(o, n->parent == SP_CNODE_TOP ? GMF_CALLER_TOP :
+			n->parent);
+		put_u32(o, index[i]);
+		put_u64(o, n->pc - cmod[i].bias);
+		put_u64(o, n->count);
+	}
+	free(index);
+}
+
+/*
  * The sprofil extension: each module once, before the first histogram
  * or arc record that refers to it, then the histogram; the arcs last, in
  * one record.
  */
 static void put_ext(struct sp_out *o, const struct sp_profile *p,
 		    const struct sp_module *mod, const struct sp_arc *arcs,
-		    const struct sp_module *amod, size_t narcs)
+		    const struct sp_module *amod, size_t narcs,
+		    const struct sp_module *cmod)
 {
+	const struct sp_callers_data *c = p->callers;
 	struct sp_modtab *t;
 	uint32_t *index = NULL;
 	size_t i;
@@ -586,7 +633,8 @@ static void put_ext(struct sp_out *o, const struct sp_profile *p,
 
 	t = malloc(sizeof(*t));
 	if (t)
-		t->mod = calloc(p->nhist + 2 * narcs, sizeof(*t->mod));
+		t->mod = calloc(p->nhist + 2 * narcs + (c ? c->n : 0) + 1,
+				sizeof(*t->mod));
 	if (narcs)
 		index = calloc(2 * narcs, sizeof(*index));
 	if (!t || !t->mod || (narcs && !index)) {
@@ -595,13 +643,13 @@ static void put_ext(struct sp_out *o, const struct sp_profile *p,
 		goto out;
 	}
 	t->n = 0;
-	put_header(o, SP_GMON_EXT_VERSION);
+	put_header(o, GMF_EXT_VERSION);
 	for (i = 0; i < p->nhist; i++) {
 		const struct sp_hist *h = &p->hist[i];
 
 		m = ext_module(o, t, &mod[i]);
-		put_record(o, SP_GMON_TAG_HIST,
-			   48 + (uint64_t)h->nbuckets * h->bucket_size);
+		put_record(o, GMF_TAG_HIST, GMF_HIST_FIXED +
+			   (uint64_t)h->nbuckets * h->bucket_size);
 		put_u32(o, m);
 		put_u32(o, h->bucket_size);
 		put_u32(o, h->scale);
@@ -613,11 +661,12 @@ static void put_ext(struct sp_out *o, const struct sp_profile *p,
 		put(o, h->buckets, (size_t)h->nbuckets * h->bucket_size);
 	}
 	if (!narcs)
-		goto out;
+		goto callers;
 	/* The modules the arcs name come before the record that names them. */
 	for (i = 0; i < 2 * narcs; i++)
 		index[i] = ext_module(o, t, &amod[i]);
-	put_record(o, SP_GMON_TAG_ARCS, 8 + 32 * (uint64_t)narcs);
+	put_record(o, GMF_TAG_ARCS,
+		   GMF_ARCS_FIXED + GMF_ARC_SIZE * (uint64_t)narcs);
 	put_u64(o, narcs);
 	for (i = 0; i < narcs; i++) {
 		put_u32(o, index[2 * i]);
@@ -626,6 +675,9 @@ static void put_ext(struct sp_out *o, const struct sp_profile *p,
 		put_u64(o, arcs[i].self - amod[2 * i + 1].bias);
 		put_u64(o, arcs[i].count);
 	}
+callers:
+	if (c)
+		put_callers(o, t, c, cmod, p->period_ns);
 out:
 	if (t)
 		free(t->mod);
@@ -674,66 +726,44 @@ int sp_gmon_dump_arcs(const struct sp_profile *p, const struct sp_arc *arcs,
 	return ret;
 }
 
-/* sp_gmon_dump_arcs(), wr_lock held. */
-static int sp_gmon_dump_locked(const struct sp_profile *p,
-			       const struct sp_arc *arcs, size_t narcs)
-{
-	char path[PATH_MAX], tmp[PATH_MAX + 32];
-	struct sp_out o = { .fd = -1 };
-	struct sp_module *mod, *amod = NULL, last = { 0 };
-	uint64_t rate;
-	size_t i;
-	int ret;
+/* What one file of a dump holds, for write_atomic(). */
+struct sp_file {
+	const struct sp_profile *p;
+	const struct sp_module *mod, *amod, *cmod;
+	const struct sp_arc *arcs;
+	size_t narcs;
+	bool gnu;			/* a GNU gmon.out, else the extension */
+};
 
-	ret = sp_gmon_path_free(path, sizeof(path), p->seq);
-	if (ret == 1)
-		return 0;
-	if (ret < 0) {
-		fprintf(stderr, "libsprofil: profile file name: %s\n",
-			strerror(-ret));
-		return ret;
-	}
-	if ((!p->nhist && !narcs) || !p->period_ns) {
-		fprintf(stderr, "libsprofil: %s: no histogram or no sampling period to write\n",
-			path);
-		return -EINVAL;
-	}
-	mod = calloc(p->nhist + 1, sizeof(*mod));
-	if (!mod) {
-		fprintf(stderr, "libsprofil: %s: out of memory\n", path);
-		return -ENOMEM;
-	}
-	for (i = 0; i < p->nhist; i++)
-		find_module(p->hist[i].low_pc, &mod[i]);
-	/* Each arc's caller module at 2i, its callee's at 2i + 1. */
-	if (narcs) {
-		amod = calloc(2 * narcs, sizeof(*amod));
-		if (!amod) {
-			fprintf(stderr, "libsprofil: %s: out of memory\n", path);
-			free(mod);
-			return -ENOMEM;
-		}
-	}
-	for (i = 0; i < narcs; i++) {
-		find_module_cached(arcs[i].from, &amod[2 * i], &last);
-		find_module_cached(arcs[i].self, &amod[2 * i + 1], &last);
-	}
-	rate = (1000000000ull + p->period_ns / 2) / p->period_ns;
+static void put_file(struct sp_out *o, const struct sp_file *f)
+{
+	uint64_t rate = (1000000000ull + f->p->period_ns / 2) /
+			f->p->period_ns;
+
+	if (f->gnu)
+		put_gnu(o, f->p, f->mod, rate, f->arcs, f->amod, f->narcs);
+	else
+		put_ext(o, f->p, f->mod, f->arcs, f->amod, f->narcs, f->cmod);
+}
+
+/*
+ * Writes @f to @path atomically: a temporary file beside it, synced,
+ * then renamed over it, so that a reader sees the old file or the new
+ * one, and a failed dump leaves nothing behind.  Returns 0 or a negative
+ * errno, said on stderr.
+ */
+static int write_atomic(const char *path, const struct sp_file *f)
+{
+	char tmp[PATH_MAX + 32];
+	struct sp_out o = { .fd = -1 };
 
 	o.fd = create_temp(path, tmp, sizeof(tmp));
 	if (o.fd < 0) {
 		fprintf(stderr, "libsprofil: %s: cannot create: %s\n", path,
 			strerror(-o.fd));
-		free(mod);
-		free(amod);
 		return o.fd;
 	}
-	if (gnu_readable(p, mod, amod, narcs))
-		put_gnu(&o, p, mod, rate, arcs, amod, narcs);
-	else
-		put_ext(&o, p, mod, arcs, amod, narcs);
-	free(mod);
-	free(amod);
+	put_file(&o, f);
 	out_flush(&o);
 	if (!o.err && fsync(o.fd)) {
 		o.err = errno;
@@ -754,6 +784,98 @@ static int sp_gmon_dump_locked(const struct sp_profile *p,
 			strerror(o.err));
 		return -o.err;
 	}
-	wr_remember(path);
 	return 0;
+}
+
+/*
+ * The caller chains beside a GNU file: "<path>.callers", an extension
+ * file with module records and the callers record only.  Without chains
+ * to write, or when they cannot be written, a sidecar left there by an
+ * earlier dump is removed, so that it is never read as this file's.
+ */
+static int write_sidecar(const char *path, const struct sp_file *main)
+{
+	const struct sp_profile side_p = {
+		.period_ns = main->p->period_ns,
+		.callers = main->p->callers,
+	};
+	const struct sp_file side = {
+		.p = &side_p, .cmod = main->cmod, .gnu = false,
+	};
+	char side_path[PATH_MAX + sizeof(GMF_CALLERS_SUFFIX)];
+	int ret = 0;
+
+	snprintf(side_path, sizeof(side_path), "%s%s", path,
+		 GMF_CALLERS_SUFFIX);
+	if (main->gnu && main->p->callers) {
+		ret = write_atomic(side_path, &side);
+		if (!ret)
+			return 0;
+	}
+	if (unlink(side_path) && errno != ENOENT)
+		fprintf(stderr, "libsprofil: %s: cannot remove the caller data of an earlier profile: %s\n",
+			side_path, strerror(errno));
+	return ret;
+}
+
+/* sp_gmon_dump_arcs(), wr_lock held. */
+static int sp_gmon_dump_locked(const struct sp_profile *p,
+			       const struct sp_arc *arcs, size_t narcs)
+{
+	const struct sp_callers_data *c = p->callers;
+	char path[PATH_MAX];
+	struct sp_module *mod, *amod = NULL, *cmod = NULL, last = { 0 };
+	struct sp_file f = { .p = p, .arcs = arcs, .narcs = narcs };
+	size_t i;
+	int ret, side_ret;
+
+	ret = sp_gmon_path_free(path, sizeof(path), p->seq);
+	if (ret == 1)
+		return 0;
+	if (ret < 0) {
+		fprintf(stderr, "libsprofil: profile file name: %s\n",
+			strerror(-ret));
+		return ret;
+	}
+	if ((!p->nhist && !narcs && !c) || !p->period_ns) {
+		fprintf(stderr, "libsprofil: %s: no histogram or no sampling period to write\n",
+			path);
+		return -EINVAL;
+	}
+	mod = calloc(p->nhist + 1, sizeof(*mod));
+	/* Each arc's caller module at 2i, its callee's at 2i + 1. */
+	amod = calloc(2 * narcs + 1, sizeof(*amod));
+	cmod = calloc((c ? c->n : 0) + 1, sizeof(*cmod));
+	if (!mod || !amod || !cmod) {
+		fprintf(stderr, "libsprofil: %s: out of memory\n", path);
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->nhist; i++)
+		find_module(p->hist[i].low_pc, &mod[i]);
+	for (i = 0; i < narcs; i++) {
+		find_module_cached(arcs[i].from, &amod[2 * i], &last);
+		find_module_cached(arcs[i].self, &amod[2 * i + 1], &last);
+	}
+	for (i = 0; c && i < c->n; i++)
+		find_module_cached(c->node[i].pc, &cmod[i], &last);
+	f.mod = mod;
+	f.amod = amod;
+	f.cmod = cmod;
+	f.gnu = gnu_readable(p, mod, amod, narcs);
+	/*
+	 * The chains first: a new GNU file never sits beside old ones.  If
+	 * they cannot be written the profile still is (the error said).
+	 */
+	side_ret = write_sidecar(path, &f);
+	ret = write_atomic(path, &f);
+	if (!ret)
+		wr_remember(path);
+	if (!ret)
+		ret = side_ret;
+out:
+	free(mod);
+	free(amod);
+	free(cmod);
+	return ret;
 }

@@ -18,8 +18,10 @@
 #include <string.h>
 #include <time.h>
 #include <sprofil.h>
+#include <sprofil/callers.h>
 #include "backend.h"
 #include "fork.h"
+#include "gmon_callers.h"
 
 static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t sp_once = PTHREAD_ONCE_INIT;
@@ -31,8 +33,12 @@ static struct {
 	unsigned int n;
 	unsigned int flags;
 	uint64_t period_ns;		/* as asked, 0 = default */
+	struct sp_callers callers;	/* table NULL: no chains */
 	bool on;
 } sp_running;
+
+/* The caller table sprofil_callers() registered for the next starts. */
+static struct sp_callers sp_callers_next;
 
 uint64_t sp_default_period_ns(unsigned int flags)
 {
@@ -183,7 +189,8 @@ static const struct sp_backend *backend(void)
 
 /* Keeps a copy of a successful configuration (called with sp_lock). */
 static void remember(const struct sprofil_region *r, unsigned int n,
-		     unsigned int flags, uint64_t period_ns)
+		     unsigned int flags, uint64_t period_ns,
+		     const struct sp_callers *callers)
 {
 	struct sprofil_region *copy = malloc(n * sizeof(*r));
 
@@ -199,6 +206,13 @@ static void remember(const struct sprofil_region *r, unsigned int n,
 	sp_running.n = n;
 	sp_running.flags = flags;
 	sp_running.period_ns = period_ns;
+	sp_running.callers = callers ? *callers : (struct sp_callers){ 0 };
+}
+
+/* The table to pass to a start, or NULL. */
+static const struct sp_callers *callers_of(const struct sp_callers *c)
+{
+	return c->table ? c : NULL;
 }
 
 /*
@@ -218,8 +232,10 @@ void sp_front_fork_child(void)
 	if (!sp_running.on)
 		return;
 	period = sp_running.period_ns;
+	/* The child's copy of the caller table goes on from the parent's. */
 	err = sp_backend->start(sp_running.regions, sp_running.n,
-				sp_running.flags, &period, NULL);
+				sp_running.flags, &period,
+				callers_of(&sp_running.callers));
 	if (err)
 		fprintf(stderr, "libsprofil: cannot profile the fork child: %s\n",
 			strerror(-err));
@@ -250,6 +266,7 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	    unsigned int flags)
 {
 	const struct sp_backend *b;
+	const struct sp_callers *callers;
 	struct sprofil_region *r;
 	uint64_t asked, period;
 	int i, err;
@@ -280,9 +297,10 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	pthread_mutex_lock(&sp_lock);
 	asked = wanted_period_ns();
 	period = asked;
-	err = b->start(r, profcnt, flags, &period, NULL);
+	callers = callers_of(&sp_callers_next);
+	err = b->start(r, profcnt, flags, &period, callers);
 	if (!err)
-		remember(r, profcnt, flags, asked);
+		remember(r, profcnt, flags, asked, callers);
 	pthread_mutex_unlock(&sp_lock);
 	free(r);
 	if (err)
@@ -292,6 +310,51 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 		tvp->tv_usec = period % 1000000000ull / 1000;
 	}
 	return 0;
+}
+
+int sprofil_callers(void *table, size_t bytes, unsigned int depth)
+{
+	struct sprofil_region whole = {
+		.base = (uintptr_t)table, .size = bytes, .scale = 2,
+	};
+	struct spc_header *hdr = table;
+	__u32 nodes;
+	int err;
+
+	if (!table) {
+		pthread_mutex_lock(&sp_lock);
+		sp_callers_next = (struct sp_callers){ 0 };
+		pthread_mutex_unlock(&sp_lock);
+		return 0;
+	}
+	if (spc_geometry(bytes, depth, &nodes))
+		return fail(EINVAL);
+	/* Checked first, so that a bad buffer is refused, not a fault. */
+	err = sp_check_buffers(&whole, 1);
+	if (err)
+		return fail(-err);
+	memset(table, 0, spc_table_bytes(nodes));
+	hdr->nodes = nodes;
+	hdr->depth = depth;
+	/* The magic last: a reader sees a formatted table or none. */
+	__atomic_store_n(&hdr->magic, SPC_MAGIC, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&sp_lock);
+	sp_callers_next.table = table;
+	sp_callers_next.bytes = bytes;
+	sp_callers_next.depth = depth;
+	pthread_mutex_unlock(&sp_lock);
+	return 0;
+}
+
+int sp_front_callers(struct sp_callers *c)
+{
+	int found;
+
+	pthread_mutex_lock(&sp_lock);
+	*c = sp_running.callers.table ? sp_running.callers : sp_callers_next;
+	found = c->table != NULL;
+	pthread_mutex_unlock(&sp_lock);
+	return found;
 }
 
 int profil(unsigned short *buf, size_t bufsiz, size_t offset,

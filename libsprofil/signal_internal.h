@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ucontext.h>
+#include <linux/types.h>
 
 /*
  * In a new thread, before its start routine: gives it a sampling timer if
@@ -44,5 +46,27 @@ void sp_signal_after_failed_exec(void);
  * handler is storing into them.  Async-signal-safe and lock-free.
  */
 void sp_signal_memory_changing(uintptr_t start, size_t len);
+
+/*
+ * Caller chains of the signal backend (signal_callers.c).  A thread
+ * records its stack's bounds before its start routine runs; the main
+ * thread's are read from /proc/self/maps at each start (a no-op after
+ * the first in a process); a fork child forgets what was the parent's.
+ */
+void sp_callers_thread_stack(void);
+void sp_callers_main_stack(void);
+void sp_callers_forget_stack(void);
+
+struct spc_table;
+struct spm_map;
+
+/*
+ * In the handler (async-signal-safe, lock-free): walks the chain of the
+ * interrupted thread from @uc (NULL: none, the chain is @pc alone and
+ * truncated) and files @n samples of it into @t; return addresses in a
+ * region of @map are known text.
+ */
+void sp_callers_file(const struct spc_table *t, const struct spm_map *map,
+		     const ucontext_t *uc, __u64 pc, __u32 n);
 
 #endif /* LIBSPROFIL_SIGNAL_INTERNAL_H */

@@ -20,6 +20,7 @@
 #include <sprofil/mapping.h>
 #include "fork.h"
 #include "gmon.h"
+#include "gmon_callers.h"
 
 /* The set the last successful start is sampling into. */
 static pthread_mutex_t mon_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -63,6 +64,7 @@ static int fail(const char *who, int err, const char *why)
 static int stop_and_dump(const char *who)
 {
 	struct sp_profile p = { 0 };
+	struct sp_callers_data callers;
 	struct sp_arc *arcs;
 	ssize_t narcs;
 	int err;
@@ -80,7 +82,12 @@ static int stop_and_dump(const char *who)
 	p.period_ns = mon_period_ns;
 	/* One profile per process: the -pg runtime's arcs go with it. */
 	narcs = sp_gmon_monitor_arcs(&arcs);
+	/* And the chains of the session, taken: each in one dump. */
+	if (sp_callers_for_dump(true, &callers))
+		p.callers = &callers;
 	err = sp_gmon_dump_arcs(&p, arcs, narcs > 0 ? narcs : 0);
+	if (p.callers)
+		sp_callers_data_free(&callers);
 	free(arcs);
 	free(mon_hist);
 	mon_hist = NULL;

@@ -28,6 +28,9 @@ typedef int (*sp_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
  */
 static _Thread_local bool sp_create_unwrapped;
 
+/* thread_start.S: fn(arg) with the frame pointer zero (outermost). */
+void *sp_call_outermost(void *(*fn)(void *), void *arg);
+
 struct sp_start {
 	void *(*fn)(void *);
 	void *arg;
@@ -49,10 +52,12 @@ static void *sp_thread_main(void *p)
 	void *ret;
 
 	free(p);
+	/* Where its caller chains may be read, whenever it is sampled. */
+	sp_callers_thread_stack();
 	/* On failure the thread runs unsampled: better than not at all. */
 	sp_signal_thread_started();
 	pthread_cleanup_push(sp_thread_exit, (void *)s.fn);
-	ret = s.fn(s.arg);
+	ret = sp_call_outermost(s.fn, s.arg);
 	pthread_cleanup_pop(1);
 	return ret;
 }

@@ -13,12 +13,25 @@ LT_COMMON := $(LT_COMMON_SRC) $(wildcard tests/lib/*.h) tests/common/workload.h 
 LT_LIBS := -L$(LIB_DIR) -L$(LT_DIR) -lsprofil -llt_spin \
 	-Wl,-rpath,'$$ORIGIN:$$ORIGIN/../../lib' -lcmocka -ldl -lm -pthread
 
-$(LT_DIR)/liblt_spin.so: tests/kmod/libkt_spin.c
+# lt_callback.c: a library function calling back into the program, for
+# caller chains across modules; with frame pointers, as test_callers.
+$(LT_DIR)/liblt_spin.so: tests/kmod/libkt_spin.c tests/lib/lt_callback.c
 	@mkdir -p $(LT_DIR)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -fPIC -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -shared -fPIC \
+		-o $@ $^
 
 $(LT_DIR)/test_%: tests/lib/test_%.c $(LT_COMMON)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_LIBS)
+
+# Caller chains are walked through frame pointers: the test keeps them.
+LT_CALLERS_SRC := tests/common/callers_tree.c tests/common/callers_file.c
+$(LT_DIR)/test_callers: tests/lib/test_callers.c $(LT_COMMON) \
+		$(LT_CALLERS_SRC) tests/common/callers_tree.h \
+		tests/common/callers_file.h
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -fno-omit-frame-pointer \
+		-mno-omit-leaf-frame-pointer \
+		-rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_CALLERS_SRC) \
+		$(LT_LIBS)
 
 $(LT_DIR)/helper_%: tests/lib/helper_%.c $(LT_COMMON)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_LIBS)

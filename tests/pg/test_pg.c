@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <sprofil/gmon_format.h>
 #include "workload.h"
 #include "pg_manyarcs.h"
 
@@ -173,11 +174,18 @@ static void assert_exited_ok(const struct run *r)
 	assert_int_equal(WEXITSTATUS(r->status), 0);
 }
 
-/* Prints the entries of @path and returns how many there are. */
+/*
+ * Prints the entries of @path and returns how many profiles there are:
+ * the caller chains beside a GNU file ("<file>.callers", written by
+ * default) are not counted, but each must sit beside its profile.
+ */
 static int dir_entries(const char *path)
 {
+	static const char suffix[] = GMF_CALLERS_SUFFIX;
 	DIR *d = opendir(path);
 	struct dirent *e;
+	char main_file[PATH_MAX];
+	size_t len;
 	int n = 0;
 
 	assert_non_null(d);
@@ -185,6 +193,14 @@ static int dir_entries(const char *path)
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		print_message("# %s/%s\n", path, e->d_name);
+		len = strlen(e->d_name);
+		if (len > sizeof(suffix) - 1 &&
+		    !strcmp(e->d_name + len - (sizeof(suffix) - 1), suffix)) {
+			snprintf(main_file, sizeof(main_file), "%s/%.*s", path,
+				 (int)(len - (sizeof(suffix) - 1)), e->d_name);
+			assert_int_equal(access(main_file, F_OK), 0);
+			continue;
+		}
 		n++;
 	}
 	closedir(d);

@@ -10,7 +10,7 @@ PG_PROGS := $(addprefix $(PG_DIR)/,pg-shape pg-shape-fentry pg-shape-glibc \
 	pg-threads pg-threads-glibc pg-fork pg-exec pg-exec-glibc pg-cpu \
 	pg-sigdump pg-smonitor pg-modmain pg-modmain-glibc pg-dlmod libpgmod.so \
 	pg-manyarcs pg-manyarcs-glibc pg-sigfork libpgearly.so pg-dlloop \
-	pg-arclib libpgarcs.so) \
+	pg-arclib libpgarcs.so pg-callers pg-callers-mod pg-test_pg_callers) \
 	$(BUILD)/gprof/gmon-dump
 PG_DRIVER := $(PG_DIR)/test_pg
 PG_HDRS := tests/pg/pg_burn.h tests/pg/pg_manyarcs.h
@@ -77,6 +77,28 @@ $(PG_DIR)/libpgarcs.so: tests/pg/pg_manyarcs.c $(PG_HDRS)
 $(PG_DIR)/pg-arclib: tests/pg/pg_arclib.c $(PG_DIR)/libpgarcs.so $(LIB_DIR)/libsprofil.so
 	$(CC) $(PG_CFLAGS) -o $@ $< -L$(PG_DIR) -lpgarcs $(PG_SPROFIL)
 
+# Caller chains: -rdynamic, so that the program can print its functions'
+# extents; pg-callers-mod also calls the -pg library libpgmod.so.
+$(PG_DIR)/pg-callers: tests/pg/pg_callers.c $(PG_HDRS) $(LIB_DIR)/libsprofil.so
+	@mkdir -p $(PG_DIR)
+	$(CC) $(PG_CFLAGS) -rdynamic -o $@ $< $(PG_SPROFIL) -ldl -pthread
+
+$(PG_DIR)/pg-callers-mod: tests/pg/pg_callers.c $(PG_HDRS) $(PG_DIR)/libpgmod.so $(LIB_DIR)/libsprofil.so
+	$(CC) $(PG_CFLAGS) -DPG_CALLERS_MOD -rdynamic -o $@ $< -L$(PG_DIR) -lpgmod \
+		$(PG_SPROFIL) -ldl -pthread
+
+# The caller-chain driver, named pg-* so that the VM payload takes it as
+# one of the programs, and runs it as it runs pg-test_pg.
+PG_CALLERS_DRIVER := $(PG_DIR)/pg-test_pg_callers
+$(PG_CALLERS_DRIVER): tests/pg/test_pg_callers.c tests/common/workload.c \
+		tests/common/workload.h tests/common/callers_tree.c \
+		tests/common/callers_tree.h tests/common/callers_file.c \
+		tests/common/callers_file.h
+	@mkdir -p $(PG_DIR)
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -o $@ $< tests/common/workload.c \
+		tests/common/callers_tree.c tests/common/callers_file.c \
+		-lcmocka -ldl -lm
+
 $(PG_DRIVER): tests/pg/test_pg.c tests/pg/pg_manyarcs.h tests/common/workload.c tests/common/workload.h
 	@mkdir -p $(PG_DIR)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -o $@ $< tests/common/workload.c \
@@ -89,4 +111,4 @@ check-pg: pg-tests lib
 	@mkdir -p $(BUILD)/results
 	@cd $(PG_DIR) && SPROFIL_BACKEND=signal \
 		$(abspath scripts/run-tap) $(abspath $(BUILD)/results/pg.tap) \
-		$(notdir $(PG_DRIVER))
+		$(notdir $(PG_DRIVER) $(PG_CALLERS_DRIVER))

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Reading a live caller table (include/sprofil/callers.h) for a profile
+ * dump.  The table is an open-addressed hash: a node's parent may sit in
+ * any slot, so the nodes are put in order of their depth (a parent is
+ * one level above its child), which is the topological order the file
+ * wants.  Only nodes whose subtree holds samples are kept: after a dump
+ * that took the counts, the structure stays in the table with zeros, and
+ * the next dump writes only what was sampled since.
+ *
+ * The buffer is the process's own memory, which the program may have
+ * scribbled on: every index is checked against the geometry the front
+ * end computed, and a parent chain longer than any walk is dropped.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sprofil.h>
+#include <sprofil/callers.h>
+#include "backend.h"
+#include "gmon_callers.h"
+
+/* A chain's nodes: its frames and the truncated top. */
+#define MAX_LEVEL	(SPROFIL_MAX_DEPTH + 1)
+#define LEVEL_UNKNOWN	(-1)
+#define LEVEL_BAD	(-2)
+
+/*
+ * The level of slot @i (0 for an outermost node), memoized in @level:
+ * its parents are walked up to a known level or the root; a parent word
+ * that names no node, or a chain longer than any walk, makes it bad.
+ */
+static int level_of(const uint32_t *parent, int16_t *level, uint32_t nodes,
+		    uint32_t i)
+{
+	uint32_t path[MAX_LEVEL + 2], at = i, p;
+	int n = 0, base;
+
+	for (;;) {
+		if (level[at] != LEVEL_UNKNOWN) {
+			base = level[at];
+			break;
+		}
+		if (n > MAX_LEVEL) {
+			base = LEVEL_BAD;
+			break;
+		}
+		path[n++] = at;
+		p = parent[at];
+		if (p == SPC_ROOT) {
+			base = -1;
+			break;
+		}
+		if (p == SPC_FREE || p == SPC_BUSY ||
+		    p - SPC_PARENT_BIAS >= nodes) {
+			base = LEVEL_BAD;
+			break;
+		}
+		at = p - SPC_PARENT_BIAS;
+	}
+	while (n--) {
+		base = base == LEVEL_BAD || base + 1 > MAX_LEVEL ?
+		       LEVEL_BAD : base + 1;
+		level[path[n]] = (int16_t)base;
+	}
+	return level[i];
+}
+
+static uint64_t read_count(struct spc_node *n, bool take)
+{
+	if (take)
+		return __atomic_exchange_n(&n->count, 0, __ATOMIC_RELAXED);
+	return __atomic_load_n(&n->count, __ATOMIC_RELAXED);
+}
+
+static uint64_t read_u64(__u64 *p, bool take)
+{
+	if (take)
+		return __atomic_exchange_n(p, 0, __ATOMIC_RELAXED);
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+int sp_callers_collect(const struct sp_callers *c, bool take,
+		       struct sp_callers_data *d)
+{
+	struct spc_header *hdr = c->table;
+	struct spc_node *node = (struct spc_node *)(hdr + 1);
+	uint32_t nodes, i, *parent = NULL, *order = NULL, *to = NULL;
+	uint64_t *count = NULL, *sum = NULL;
+	size_t at[MAX_LEVEL + 2] = { 0 }, n = 0, k;
+	int16_t *level = NULL;
+	int l, err = -ENOMEM;
+
+	memset(d, 0, sizeof(*d));
+	if (spc_geometry(c->bytes, c->depth, &nodes))
+		return -EINVAL;
+	d->depth = c->depth;
+	d->nodes = nodes;
+	parent = malloc(nodes * sizeof(*parent));
+	level = malloc(nodes * sizeof(*level));
+	order = malloc(nodes * sizeof(*order));
+	to = malloc(nodes * sizeof(*to));
+	count = calloc(nodes, sizeof(*count));
+	sum = calloc(nodes, sizeof(*sum));
+	if (!parent || !level || !order || !to || !count || !sum)
+		goto out;
+	for (i = 0; i < nodes; i++) {
+		parent[i] = __atomic_load_n(&node[i].parent, __ATOMIC_ACQUIRE);
+		level[i] = LEVEL_UNKNOWN;
+	}
+	/* Counting sort by level: at[l + 1] counts, then starts. */
+	for (i = 0; i < nodes; i++) {
+		if (parent[i] == SPC_FREE || parent[i] == SPC_BUSY)
+			continue;
+		l = level_of(parent, level, nodes, i);
+		if (l >= 0)
+			at[l + 1]++;
+	}
+	for (l = 0; l <= MAX_LEVEL; l++)
+		at[l + 1] += at[l];
+	for (i = 0; i < nodes; i++)
+		if (parent[i] != SPC_FREE && parent[i] != SPC_BUSY &&
+		    level[i] >= 0)
+			order[at[level[i]]++] = i;
+	n = at[MAX_LEVEL];
+	/* Counts taken before the sums: a slot's count is read once. */
+	for (k = 0; k < n; k++)
+		count[order[k]] = read_count(&node[order[k]], take);
+	/* Subtree sums, children first (reverse order). */
+	for (k = n; k-- > 0; ) {
+		i = order[k];
+		sum[i] += count[i];
+		if (parent[i] != SPC_ROOT)
+			sum[parent[i] - SPC_PARENT_BIAS] += sum[i];
+	}
+	d->node = malloc((n ? n : 1) * sizeof(*d->node));
+	if (!d->node)
+		goto out;
+	for (k = 0; k < n; k++) {
+		struct sp_cnode *o;
+
+		i = order[k];
+		if (!sum[i])
+			continue;
+		to[i] = (uint32_t)d->n;
+		o = &d->node[d->n++];
+		o->pc = node[i].pc;
+		o->count = count[i];
+		o->parent = parent[i] == SPC_ROOT ? SP_CNODE_TOP :
+			    to[parent[i] - SPC_PARENT_BIAS];
+		d->samples += count[i];
+		if (parent[i] == SPC_ROOT && o->pc == SPC_PC_TRUNCATED)
+			d->truncated += sum[i];
+	}
+	d->lost = read_u64(&hdr->lost, take);
+	d->busy = read_u64(&hdr->busy, take);
+	if (take) {
+		/* The header's own sums follow the counts taken. */
+		__atomic_fetch_sub(&hdr->samples, d->samples, __ATOMIC_RELAXED);
+		__atomic_fetch_sub(&hdr->truncated, d->truncated,
+				   __ATOMIC_RELAXED);
+	}
+	err = 0;
+out:
+	free(parent);
+	free(level);
+	free(order);
+	free(to);
+	free(count);
+	free(sum);
+	if (err)
+		sp_callers_data_free(d);
+	return err;
+}
+
+void sp_callers_reset(const struct sp_callers *c)
+{
+	struct spc_header *hdr = c->table;
+	struct spc_node *node = (struct spc_node *)(hdr + 1);
+	__u32 nodes, i;
+
+	if (spc_geometry(c->bytes, c->depth, &nodes))
+		return;
+	for (i = 0; i < nodes; i++)
+		__atomic_store_n(&node[i].count, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&hdr->samples, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&hdr->truncated, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&hdr->lost, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&hdr->busy, 0, __ATOMIC_RELAXED);
+}
+
+void sp_callers_data_free(struct sp_callers_data *d)
+{
+	free(d->node);
+	d->node = NULL;
+	d->n = 0;
+}
+
+int sp_callers_for_dump(bool take, struct sp_callers_data *d)
+{
+	struct sp_callers c;
+
+	memset(d, 0, sizeof(*d));
+	if (!sp_front_callers(&c))
+		return 0;
+	/* The bpf backend's chains reach the table only when asked. */
+	sprofil_flush();
+	if (sp_callers_collect(&c, take, d)) {
+		fprintf(stderr, "libsprofil: out of memory: the caller chains are not written\n");
+		return 0;
+	}
+	if (d->lost || d->busy)
+		fprintf(stderr, "libsprofil: %llu caller samples lost: the caller table (%zu nodes) is full; %llu found a node being written\n",
+			(unsigned long long)d->lost, d->nodes,
+			(unsigned long long)d->busy);
+	return 1;
+}
