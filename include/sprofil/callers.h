@@ -309,25 +309,6 @@ static inline int spc_frame_readable(__u64 fp, __u64 prev_fp, __u64 sp,
 
 #ifdef SPC_READ_FRAME
 /*
- * Whether a frame of known code lies beyond a return address into unknown
- * code: the record at @fp (that code's saved frame pointer) reads as a
- * frame whose return address is in a known text.  A qsort() that kept the
- * frame pointer shows its caller's frame there, whose frames the walk
- * then missed (a cut chain); libc's start code, which uses the register
- * for data, shows no such frame (the chain is complete).
- */
-static inline int spc_known_frame_beyond(void *ctx, __u64 fp, __u64 prev_fp,
-					 __u64 sp, __u64 stack_end)
-{
-	__u64 rec[2];
-
-	if (!fp || !spc_frame_readable(fp, prev_fp, sp, stack_end) ||
-	    SPC_READ_FRAME(ctx, fp, rec))
-		return 0;
-	return rec[1] && SPC_TEXT_KNOWN(ctx, rec[1]);
-}
-
-/*
  * The walk itself, for the includer that defines two hooks:
  *   int SPC_READ_FRAME(ctx, fp, __u64 rec[2]): reads the record at fp
  *	without faulting or sleeping (rec[0] the caller's fp, rec[1] the
@@ -340,9 +321,8 @@ static inline int spc_known_frame_beyond(void *ctx, __u64 fp, __u64 prev_fp,
  * A return address in unknown code (libc's start routines, a qsort()
  * calling back) is recorded and ends the walk: that code may not keep
  * frame pointers, so frames beyond it cannot be trusted.  The chain is
- * complete when nothing lies beyond (a zero frame pointer, a zero return
- * address, which is not recorded), or when what lies beyond unknown code
- * is no frame of known code (spc_known_frame_beyond()).
+ * complete only if its last record says nothing lies beyond (a zero
+ * frame pointer, or a zero return address, which is not recorded).
  */
 static inline int spc_walk(void *ctx, __u64 pc, __u64 fp, __u64 sp,
 			   __u64 stack_end, __u32 depth, __u64 *chain,
@@ -367,8 +347,7 @@ static inline int spc_walk(void *ctx, __u64 pc, __u64 fp, __u64 sp,
 		}
 		chain[n++] = rec[1];
 		if (!SPC_TEXT_KNOWN(ctx, rec[1])) {
-			cut = spc_known_frame_beyond(ctx, rec[0], fp, sp,
-						     stack_end);
+			cut = rec[0] != 0;
 			break;
 		}
 		prev = fp;

@@ -295,16 +295,14 @@ static void test_walk_stops_in_unknown_code(void **state)
 				  &len), 0);
 	assert_int_equal(len, 2);
 	assert_int_equal(chain[1], 0x7f0000001234);
-	/* libc's start code left data in the frame pointer: complete. */
-	frame(0, AT(4), 0x7f0000001234);
-	frame(4, 0x1234, 0x7f0000005678);
+	/*
+	 * Anything else beyond unknown code: cut.  Debian's qsort() leaves a
+	 * small integer there, glibc 2.36 calls main() with 1: neither is
+	 * told from the other by the value.
+	 */
+	frame(0, 1, 0x7f0000001234);
 	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8, chain,
-				  &len), 0);
-	assert_int_equal(len, 2);
-	/* The same with garbage that is no readable record. */
-	frame(0, 0x1234567, 0x7f0000001234);
-	assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8, chain,
-				  &len), 0);
+				  &len), 1);
 	/* A callback from qsort(), which kept its caller's frame: cut. */
 	frame(0, AT(4), 0x7f0000001234);
 	frame(4, 0, 0x400300);
