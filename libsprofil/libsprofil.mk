@@ -9,7 +9,8 @@ LIB_ASMS := $(wildcard libsprofil/*.S)
 LIB_OBJS := $(LIB_SRCS:libsprofil/%.c=$(BUILD)/libsprofil/%.o) \
 	$(LIB_ASMS:libsprofil/%.S=$(BUILD)/libsprofil/%-asm.o)
 LIB_HDRS := $(wildcard libsprofil/*.h) include/sprofil.h \
-	include/uapi/linux/sprofil.h include/sprofil/mapping.h
+	include/uapi/linux/sprofil.h include/sprofil/mapping.h \
+	include/sprofil/callers.h
 # libbpf for the bpf backend, libelf and zlib for libbpf.
 LIB_LDLIBS := -lbpf -lelf -lz -ldl -pthread
 
