@@ -100,6 +100,14 @@ int sprofil_info(struct sprofil_info *info);
  */
 int sprofil_flush(void);
 
+/*
+ * Registers @table (@bytes, chains of at most @depth frames) as the
+ * caller table of the next profil()/sprofil() starts: it checks the
+ * geometry and formats the header (docs/callers.md); NULL stops
+ * recording chains.  Errors: EINVAL (geometry).
+ */
+int sprofil_callers(void *table, size_t bytes, unsigned int depth);
+
 /* A load module's text, as HP-UX's smonitor(3C) takes it. */
 struct text_region {
 	unsigned long text_start;	/* first text address */

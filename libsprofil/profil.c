@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <sprofil.h>
+#include <sprofil/callers.h>
 #include "backend.h"
 #include "fork.h"
 
@@ -33,6 +34,9 @@ static struct {
 	uint64_t period_ns;		/* as asked, 0 = default */
 	bool on;
 } sp_running;
+
+/* The caller table of the next starts (sprofil_callers()), or none. */
+static struct sp_callers sp_callers_next;
 
 uint64_t sp_default_period_ns(unsigned int flags)
 {
@@ -280,7 +284,8 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	pthread_mutex_lock(&sp_lock);
 	asked = wanted_period_ns();
 	period = asked;
-	err = b->start(r, profcnt, flags, &period, NULL);
+	err = b->start(r, profcnt, flags, &period,
+		       sp_callers_next.table ? &sp_callers_next : NULL);
 	if (!err)
 		remember(r, profcnt, flags, asked);
 	pthread_mutex_unlock(&sp_lock);
@@ -352,5 +357,30 @@ int sprofil_info(struct sprofil_info *info)
 	info->nregions = st.nregions;
 	info->regions_off = st.regions_off;
 	info->stale_us = b->stale_us ? b->stale_us() : 0;
+	return 0;
+}
+
+int sprofil_callers(void *table, size_t bytes, unsigned int depth)
+{
+	struct spc_header *hdr = table;
+	__u32 nodes;
+
+	if (!table) {
+		pthread_mutex_lock(&sp_lock);
+		sp_callers_next.table = NULL;
+		pthread_mutex_unlock(&sp_lock);
+		return 0;
+	}
+	if (spc_geometry(bytes, depth, &nodes))
+		return fail(EINVAL);
+	memset(table, 0, spc_table_bytes(nodes));
+	hdr->magic = SPC_MAGIC;
+	hdr->nodes = nodes;
+	hdr->depth = depth;
+	pthread_mutex_lock(&sp_lock);
+	sp_callers_next.table = table;
+	sp_callers_next.bytes = bytes;
+	sp_callers_next.depth = depth;
+	pthread_mutex_unlock(&sp_lock);
 	return 0;
 }
