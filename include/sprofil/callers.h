@@ -171,12 +171,19 @@ static inline int spc_geometry(__u64 bytes, __u32 depth, __u32 *nodes)
 	return 0;
 }
 
-/* The slot a node (@parent, @pc) is first looked for in. */
+/*
+ * The slot a node (@parent, @pc) is first looked for in: the high half
+ * of a product, which depends on every bit of both.  Recursion files one
+ * pc under many parents whose indexes differ in their low bits only; a
+ * hash that moved the parent's bits above the mask put them all in one
+ * slot, and a chain through 40 calls of one function did not fit.
+ */
 static inline __u32 spc_hash(__u64 pc, __u32 parent)
 {
-	__u64 h = (pc ^ ((__u64)parent << 40)) * 0x9e3779b97f4a7c15ull;
+	__u64 h = (pc ^ (parent * 0xff51afd7ed558ccdull)) *
+		  0x9e3779b97f4a7c15ull;
 
-	return (__u32)(h >> 32) ^ (__u32)h;
+	return (__u32)(h >> 32);
 }
 
 /*

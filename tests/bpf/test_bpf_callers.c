@@ -16,7 +16,8 @@
  *  - a chain through code without frame pointers (qsort() calling back
  *    into the program): cut there and counted as truncated, no fault;
  *  - recursion: every frame of a 20-deep self recursion once per sample,
- *    and a depth limit below it cutting every such chain.
+ *    a depth limit below it cutting every such chain, and 127 frames of
+ *    one function filed without loss.
  *
  * Built with frame pointers and no sibling calls, so that each caller
  * keeps its frame (tests/bpf/tests.mk).
@@ -179,7 +180,7 @@ static void synth_make(struct synth *s, uint64_t seed)
 			s->nchains++;
 			continue;
 		}
-		len = i % 37 == 5 ? SPROFIL_MAX_DEPTH :
+		len = i % 37 == 5 || i % 50 == 3 ? SPROFIL_MAX_DEPTH :
 		      1 + next_random(&seed) % 40;
 		if (used + len > SPB_TEST_FRAMES)
 			break;
@@ -193,6 +194,9 @@ static void synth_make(struct synth *s, uint64_t seed)
 
 			s->frame[used + j] = 0x400000 + 0x40 * (j * 7 +
 					     next_random(&seed) % pool);
+			/* Deep recursion: one return address, 127 times. */
+			if (i % 50 == 3 && j)
+				s->frame[used + j] = 0x401000 + i;
 		}
 		used += len;
 		s->nchains++;
@@ -630,6 +634,29 @@ static void self_recursion_counted_once_per_frame(void **state)
 	profile_free(&p);
 }
 
+/* 127 calls of one function: every frame filed, nothing lost. */
+static void deep_recursion_fits(void **state)
+{
+	uint64_t exact, all, cut, c = wl_calibrate(0.2);
+	struct profile p;
+	__u32 deepest;
+
+	(void)state;
+	profile_start(&p, 1 << 14, SPROFIL_MAX_DEPTH);
+	recurse(140, c);
+	profile_stop(&p);
+	recursion_frames(&p, &exact, &all, &cut, &deepest);
+	print_message("# depth %d: %llu samples in spin, %llu cut, at most %u frames of recurse; %llu lost\n",
+		      SPROFIL_MAX_DEPTH, (unsigned long long)all,
+		      (unsigned long long)cut, deepest,
+		      (unsigned long long)((struct spc_header *)p.table)->lost);
+	assert_true(all > 100);
+	assert_int_equal(((struct spc_header *)p.table)->lost, 0);
+	assert_int_equal(cut, all);
+	assert_int_equal(deepest, SPROFIL_MAX_DEPTH - 1);
+	profile_free(&p);
+}
+
 /* ---- 3. a full table ---- */
 
 static void full_table_counts_the_lost(void **state)
@@ -765,6 +792,7 @@ int main(void)
 		cmocka_unit_test(four_callers_in_four_threads),
 		cmocka_unit_test(four_callers_in_one_thread),
 		cmocka_unit_test(self_recursion_counted_once_per_frame),
+		cmocka_unit_test(deep_recursion_fits),
 		cmocka_unit_test(full_table_counts_the_lost),
 		cmocka_unit_test(chain_through_qsort_is_cut),
 		cmocka_unit_test(bad_tables_are_refused),
