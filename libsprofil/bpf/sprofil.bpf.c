@@ -210,10 +210,10 @@ static long spb_search_step(__u32 i, struct spb_search *c)
  * Number of segments of set @k starting at or below @pc, found bit by bit
  * from the top: the same answer as spm_lookup()'s binary search, in a
  * fixed number of steps whose indexes the verifier can bound (it cannot
- * bound the midpoint of an open-ended search).  Returns the index into
- * the set's regions of the region owning @pc, or -1.
+ * bound the midpoint of an open-ended search).  Returns the index of the
+ * segment holding @pc, or -1.
  */
-static __always_inline long spb_lookup(__u32 k, __u64 pc)
+static __always_inline long spb_segment(__u32 k, __u64 pc)
 {
 	const struct spb_set *set = &sp_set[k & 1];
 	struct spb_search c = { .pc = pc, .k = k, .pos = 0 };
@@ -225,7 +225,18 @@ static __always_inline long spb_lookup(__u32 k, __u64 pc)
 	i = (c.pos - 1) & (SPB_MAX_SEGMENTS - 1);
 	if (pc >= set->segment[i].end)
 		return -1;
-	return set->segment[i].region & (SPROFIL_MAX_REGIONS - 1);
+	return i;
+}
+
+/* The index into set @k's regions of the region owning @pc, or -1. */
+static __always_inline long spb_lookup(__u32 k, __u64 pc)
+{
+	long i = spb_segment(k, pc);
+
+	if (i < 0)
+		return -1;
+	return sp_set[k & 1].segment[i & (SPB_MAX_SEGMENTS - 1)].region &
+	       (SPROFIL_MAX_REGIONS - 1);
 }
 
 /* Bucket of @pc in region @r of @set, as spm_region_bucket() computes it. */
@@ -282,19 +293,46 @@ static __always_inline __u64 spb_periods(struct bpf_perf_event_data *ctx)
 }
 
 /*
- * Whether @pc is in a region of set @k (the overflow bin is none): the
- * walk's "known text".  A global function, verified once rather than at
- * every frame of the walks below.
+ * The segment of set @k holding @pc (every segment belongs to a region;
+ * the overflow bin has none), or -1.  A global function, verified once
+ * rather than at every frame of the walks below.
  */
-__noinline int spb_known(__u32 k, __u64 pc)
+__noinline int spb_known_segment(__u32 k, __u64 pc)
 {
-	return spb_lookup(k, pc) >= 0;
+	return spb_segment(k, pc);
 }
 
-/* The walk's hooks (<sprofil/callers.h>); ctx points at the set's index. */
+/*
+ * A walk's view of the known text: the set, and the last segment found,
+ * [lo, hi), which most return addresses of a chain fall in again (one
+ * program's text), so they cost no search.
+ */
+struct spb_walk {
+	__u32 k;
+	__u64 lo, hi;
+};
+
+/* Whether @pc is in a region of the walk's set: the walk's known text. */
+static __always_inline int spb_text_known(struct spb_walk *w, __u64 pc)
+{
+	const struct spm_segment *seg;
+	int i;
+
+	if (pc >= w->lo && pc < w->hi)
+		return 1;
+	i = spb_known_segment(w->k, pc);
+	if (i < 0)
+		return 0;
+	seg = &sp_set[w->k & 1].segment[i & (SPB_MAX_SEGMENTS - 1)];
+	w->lo = seg->start;
+	w->hi = seg->end;
+	return 1;
+}
+
+/* The walk's hooks (<sprofil/callers.h>); ctx is a struct spb_walk. */
 #define SPC_READ_FRAME(ctx, fp, rec) \
 	bpf_probe_read_user((rec), 16, (const void *)(fp))
-#define SPC_TEXT_KNOWN(ctx, pc)	spb_known(*(__u32 *)(ctx), (pc))
+#define SPC_TEXT_KNOWN(ctx, pc)	spb_text_known((ctx), (pc))
 #define SPC_NODE(t, i)		spb_cnode(i)
 #define SPC_COUNTED(t, i)	spb_cnode_counted(i)
 #define SPC_FIND_ADD(t, parent, pc)	spb_find_add((parent), (pc))
@@ -338,13 +376,14 @@ static __always_inline __u32 spb_depth(void)
  */
 __noinline int spb_walk(__u64 pc, __u64 fp, __u64 sp, __u32 k)
 {
+	struct spb_walk w = { .k = k };
 	struct spb_chain *c;
 	__u32 zero = 0, len = 0;
 
 	c = bpf_map_lookup_elem(&sp_chain, &zero);
 	if (!c)
 		return -1;
-	c->truncated = spc_walk(&k, pc, fp, sp, 0, spb_depth(), c->pc, &len);
+	c->truncated = spc_walk(&w, pc, fp, sp, 0, spb_depth(), c->pc, &len);
 	c->len = len;
 	return 0;
 }
@@ -357,6 +396,7 @@ __noinline int spb_walk(__u64 pc, __u64 fp, __u64 sp, __u32 k)
  */
 __noinline int spb_get_stack(struct bpf_perf_event_data *ctx, __u32 k)
 {
+	struct spb_walk w = { .k = k };
 	struct spb_chain *c;
 	__u32 zero = 0, depth = spb_depth(), i;
 	long got;
@@ -373,7 +413,7 @@ __noinline int spb_get_stack(struct bpf_perf_event_data *ctx, __u32 k)
 	c->len = got;
 	c->truncated = got == depth;
 	for (i = 1; i < SPROFIL_MAX_DEPTH && i < got; i++) {
-		if (!SPC_TEXT_KNOWN(&k, c->pc[i])) {
+		if (!SPC_TEXT_KNOWN(&w, c->pc[i])) {
 			c->len = i + 1;
 			c->truncated = i + 1 < got;
 			break;
