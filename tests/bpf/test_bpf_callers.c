@@ -13,6 +13,8 @@
  *    callee's samples within 2 points of its share of the CPU time;
  *  - a full table: the samples that could not be filed are counted, and
  *    every other sample is in the table exactly once;
+ *  - the table made read-only while sampling: merged first, then no
+ *    more chains (no fault);
  *  - a chain through code without frame pointers (qsort() calling back
  *    into the program): cut there and counted as truncated, no fault;
  *  - recursion: every frame of a 20-deep self recursion once per sample,
@@ -783,6 +785,45 @@ static void bad_tables_are_refused(void **state)
 	munmap(ro, bytes);
 }
 
+/*
+ * The table made read-only while sampling: what was counted is merged
+ * first, then chains stop (a fold writing there would fault).
+ */
+static void table_made_read_only_stops_chains(void **state)
+{
+	static uint32_t buf[8192];
+	struct prof pr = {
+		.pr_base = buf, .pr_size = sizeof(buf),
+		.pr_off = (uintptr_t)__executable_start, .pr_scale = 0x10000,
+	};
+	size_t bytes = spc_table_bytes(1 << 12);
+	struct spc_header *h = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t c = wl_calibrate(0.2), before;
+	struct sprofil_info i;
+
+	(void)state;
+	assert_true(h != MAP_FAILED);
+	assert_int_equal(sprofil_callers(h, bytes, 32), 0);
+	assert_int_equal(sprofil(&pr, 1, NULL, PROF_UINT), 0);
+	recurse(3, c);
+	assert_int_equal(mprotect(h, bytes, PROT_READ), 0);
+	before = h->samples;
+	recurse(3, c);
+	assert_int_equal(sprofil_flush(), 0);
+	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
+	assert_int_equal(sprofil_info(&i), 0);
+	assert_int_equal(sprofil_callers(NULL, 0, 0), 0);
+	print_message("# %llu samples; %llu filed before the table went read-only, %llu after\n",
+		      (unsigned long long)i.samples,
+		      (unsigned long long)before,
+		      (unsigned long long)(h->samples - before));
+	assert_true(before > 100);
+	assert_int_equal(h->samples, before);
+	assert_true(i.samples > before + 100);
+	munmap(h, bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -796,6 +837,7 @@ int main(void)
 		cmocka_unit_test(full_table_counts_the_lost),
 		cmocka_unit_test(chain_through_qsort_is_cut),
 		cmocka_unit_test(bad_tables_are_refused),
+		cmocka_unit_test(table_made_read_only_stops_chains),
 	};
 
 	setenv("SPROFIL_BACKEND", "bpf", 0);
