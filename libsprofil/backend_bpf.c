@@ -12,7 +12,9 @@
  * sprofil_flush(), before fork (so the child's copy is complete), before
  * a buffer's memory changes, and at exit.  Counters are taken with an
  * atomic exchange, so no sample is lost or counted twice while the
- * program keeps running.
+ * program keeps running.  With a caller table, the program also files
+ * each sample's call chain into a tree of its own, which the same fold
+ * merges into the caller's table (backend_bpf_fold.c, docs/callers.md).
  *
  * Why per-thread task-clock counters (inherit + inherit_thread), not a
  * per-CPU clock filtered by process: they count the process's own CPU
