@@ -842,5 +842,8 @@ int main(void)
 
 	setenv("SPROFIL_BACKEND", "bpf", 0);
 	setenv("SPROFIL_HZ", "10000", 0);
+	/* One test or a pattern of them, e.g. in a VM under qemu TCG. */
+	if (getenv("SPROFIL_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("SPROFIL_TEST_FILTER"));
 	return cmocka_run_group_tests_name("bpf callers", tests, NULL, NULL);
 }
