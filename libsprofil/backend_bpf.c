@@ -12,7 +12,9 @@
  * sprofil_flush(), before fork (so the child's copy is complete), before
  * a buffer's memory changes, and at exit.  Counters are taken with an
  * atomic exchange, so no sample is lost or counted twice while the
- * program keeps running.
+ * program keeps running.  With a caller table, the program also files
+ * each sample's call chain into a tree of its own, which the same fold
+ * merges into the caller's table (backend_bpf_fold.c, docs/callers.md).
  *
  * Why per-thread task-clock counters (inherit + inherit_thread), not a
  * per-CPU clock filtered by process: they count the process's own CPU
@@ -132,6 +134,7 @@ static void sb_set_free(struct sb_set *set)
 	free(set->map.segment);
 	free(set->map.stack);
 	free(set->region);
+	free(set->cxlate);
 	free(set);
 }
 
@@ -142,6 +145,8 @@ static void sb_free(struct sb_session *s)
 	sb_close_events(s);
 	sb_unmap(s->counts, s->counts_bytes);
 	sb_unmap(s->dirty, s->dirty_bytes);
+	sb_unmap(s->cnodes, s->cnodes_bytes);
+	sb_unmap(s->cdirty, s->cdirty_bytes);
 	sprofil_bpf__destroy(s->skel);
 	sb_set_free(s->set);
 	free(s->fd);
@@ -345,8 +350,31 @@ static uint64_t sb_chunks(uint64_t half)
 	return (2 * half + SPB_CHUNK - 1) / SPB_CHUNK + 1;
 }
 
-/* Loads the program, with @half counters per set, and maps them. */
-static int sb_load(struct sb_session *s, uint64_t half)
+/* Maps @bytes of map @map shared, read-write: the address, or NULL. */
+static void *sb_map(struct bpf_map *map, size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(map), 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * SPROFIL_BPF_WALK=stack: chains from bpf_get_stack() instead of the
+ * program's own walk, for bench/ to compare (docs/callers.md).
+ */
+static bool sb_walk_stack(void)
+{
+	const char *e = getenv("SPROFIL_BPF_WALK");
+
+	return e && !strcmp(e, "stack");
+}
+
+/*
+ * Loads the program, with @half counters per set and a calling context
+ * tree of @cnodes nodes (0: no chains), and maps them.
+ */
+static int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes)
 {
 	libbpf_print_fn_t prev = libbpf_set_print(sb_quiet);
 	struct sprofil_bpf *skel;
@@ -364,11 +392,18 @@ static int sb_load(struct sb_session *s, uint64_t half)
 	skel->rodata->sp_half = (uint32_t)half;
 	/* The self-test program is the tests' business (and wants 5.17). */
 	bpf_program__set_autoload(skel->progs.sp_lookup_test, false);
+	bpf_program__set_autoload(skel->progs.sp_file_test, false);
 	err = bpf_map__set_max_entries(skel->maps.sp_counts,
 				       half ? (uint32_t)(2 * half) : 1);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.sp_dirty,
 					       (uint32_t)sb_chunks(half));
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.sp_cnodes,
+					       cnodes ? cnodes : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.sp_cdirty,
+					       cnodes ? sb_cchunks(cnodes) : 1);
 	if (err)
 		goto out;
 	err = sprofil_bpf__load(skel);
@@ -383,20 +418,78 @@ static int sb_load(struct sb_session *s, uint64_t half)
 		goto out;
 	}
 	s->dirty_bytes = sb_chunks(half) * sizeof(uint64_t);
-	s->dirty = mmap(NULL, s->dirty_bytes, PROT_READ | PROT_WRITE,
-			MAP_SHARED, bpf_map__fd(skel->maps.sp_dirty), 0);
-	if (s->dirty == MAP_FAILED) {
-		s->dirty = NULL;
+	s->dirty = sb_map(skel->maps.sp_dirty, s->dirty_bytes);
+	if (!s->dirty) {
 		err = -errno;
+		goto out;
 	}
+	if (!cnodes)
+		goto out;
+	s->cnodes_bytes = (size_t)cnodes * sizeof(struct spc_node);
+	s->cnodes = sb_map(skel->maps.sp_cnodes, s->cnodes_bytes);
+	if (!s->cnodes) {
+		err = -errno;
+		goto out;
+	}
+	s->cdirty_bytes = sb_cchunks(cnodes) * sizeof(uint64_t);
+	s->cdirty = sb_map(skel->maps.sp_cdirty, s->cdirty_bytes);
+	if (!s->cdirty) {
+		err = -errno;
+		goto out;
+	}
+	s->cnodes_n = cnodes;
+	skel->bss->sp_cmask = cnodes - 1;
+	skel->bss->sp_cwalk = sb_walk_stack();
 out:
 	libbpf_set_print(prev);
 	return err;
 }
 
-/* A region set for @n entries, validated, not yet in any session. */
+/*
+ * The caller table of @set, checked as the module checks it: EINVAL for
+ * its geometry, EFAULT when it is not writable memory of the process.
+ */
+static int sb_set_callers(struct sb_set *set, const struct sp_callers *c)
+{
+	struct sprofil_region table = { .scale = 2 };
+	uint32_t nodes;
+	int err;
+
+	if (!c)
+		return 0;
+	if (!c->table)
+		return -EFAULT;
+	err = spc_geometry(c->bytes, c->depth, &nodes);
+	if (err)
+		return err;
+	table.base = (uintptr_t)c->table;
+	table.size = spc_table_bytes(nodes);
+	err = sp_check_buffers(&table, 1);
+	if (err)
+		return err;
+	set->cxlate = calloc(nodes, sizeof(*set->cxlate));
+	if (!set->cxlate)
+		return -ENOMEM;
+	set->callers.hdr = c->table;
+	set->callers.node = (struct spc_node *)(set->callers.hdr + 1);
+	set->callers.mask = nodes - 1;
+	set->callers.depth = c->depth;
+	return 0;
+}
+
+/* Nodes of @set's caller table, 0 without one. */
+static uint32_t sb_set_cnodes(const struct sb_set *set)
+{
+	return set->callers.hdr ? set->callers.mask + 1 : 0;
+}
+
+/*
+ * A region set for @n entries and the caller table @callers (or NULL),
+ * validated, not yet in any session.
+ */
 static int sb_set_new(const struct sprofil_region *r, unsigned int n,
-		      unsigned int flags, struct sb_set **out)
+		      unsigned int flags, const struct sp_callers *callers,
+		      struct sb_set **out)
 {
 	struct sb_set *set = calloc(1, sizeof(*set));
 	struct spm_map *m;
@@ -432,6 +525,8 @@ static int sb_set_new(const struct sprofil_region *r, unsigned int n,
 	if (m->overflow >= 0)
 		set->overflow = (uintptr_t)r[m->overflow].base;
 	err = sp_check_buffers(r, n);
+	if (!err)
+		err = sb_set_callers(set, callers);
 	if (err)
 		goto fail;
 	*out = set;
@@ -454,6 +549,21 @@ static void sb_install(struct sb_session *s, struct sb_set *set)
 
 	set->k = k;
 	sb_clear_half(s, k);
+	if (!old)
+		sb_clear_callers(s);
+	/*
+	 * Same caller table: the nodes already merged need not be found
+	 * again.  The old set's last fold, in sb_retire(), merges without.
+	 */
+	if (old && old->callers.hdr == set->callers.hdr && old->cxlate &&
+	    sb_set_cnodes(old) == sb_set_cnodes(set)) {
+		free(set->cxlate);
+		set->cxlate = old->cxlate;
+		old->cxlate = NULL;
+	}
+	__atomic_store_n(&bss->sp_cdepth,
+			 set->callers.hdr ? set->callers.depth : 0,
+			 __ATOMIC_SEQ_CST);
 	__atomic_store_n(&bss->sp_samples[k], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&bss->sp_misses[k], 0, __ATOMIC_RELAXED);
 	spb_set_regions(s->skel, k, &set->map);
@@ -466,9 +576,12 @@ static void sb_install(struct sb_session *s, struct sb_set *set)
 		sb_retire(s, old);
 }
 
-/* A loaded program for @period, with room for @nbuckets per set. */
+/*
+ * A loaded program for @period, with room for @nbuckets per set and a
+ * calling context tree of @cnodes nodes.
+ */
 static int sb_session_new(uint64_t period, uint64_t nbuckets,
-			  struct sb_session **out)
+			  uint32_t cnodes, struct sb_session **out)
 {
 	struct sb_session *s = calloc(1, sizeof(*s));
 	int err;
@@ -477,7 +590,7 @@ static int sb_session_new(uint64_t period, uint64_t nbuckets,
 		return -ENOMEM;
 	s->period = period;
 	s->percpu = sb_percpu();
-	err = sb_load(s, nbuckets);
+	err = sb_load(s, nbuckets, cnodes);
 	if (err) {
 		sb_free(s);
 		return err;
@@ -491,7 +604,8 @@ static bool sb_fits(const struct sb_session *s, const struct sb_set *set,
 		    uint64_t period)
 {
 	return s && s->period == period && s->percpu == sb_percpu() &&
-	       set->nbuckets <= s->half;
+	       set->nbuckets <= s->half &&
+	       (!set->callers.hdr || s->cnodes_n == sb_set_cnodes(set));
 }
 
 /* Gives every thread (or CPU) of the process an event with the program. */
@@ -540,7 +654,7 @@ static int bpf_probe(const char **why)
 		close(fd);
 	/* Then loading the real program (no counters): the one true test. */
 	if (!err)
-		err = sb_load(&s, 0);
+		err = sb_load(&s, 0, 0);
 	sb_unmap(s.counts, s.counts_bytes);
 	sprofil_bpf__destroy(s.skel);
 	if (err) {
@@ -579,14 +693,10 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 	uint64_t period;
 	int err;
 
-	/* Not filed by this backend yet (issue 11). */
-	if (callers)
-		return -EOPNOTSUPP;
-
 	err = sp_period_ns(flags, *period_ns, &period);
 	if (err)
 		return err;
-	err = sb_set_new(r, n, flags, &set);
+	err = sb_set_new(r, n, flags, callers, &set);
 	if (err)
 		return err;
 	pthread_mutex_lock(&sb_lock);
@@ -615,7 +725,7 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 			       old->half * 2 : SB_MAX_BUCKETS;
 		if (room < set->nbuckets)
 			room = set->nbuckets;
-		err = sb_session_new(period, room, &s);
+		err = sb_session_new(period, room, sb_set_cnodes(set), &s);
 		if (!err)
 			err = sb_cover(s);
 	}
@@ -755,6 +865,15 @@ void sp_bpf_memory_changing(uintptr_t start, size_t len)
 		sb_fold_misses(sb_sess, set);
 		set->overflow_off = true;
 	}
+	/* The caller table going away: its chains stop being recorded. */
+	if (set && set->callers.hdr &&
+	    sb_overlaps(start, len, (uintptr_t)set->callers.hdr,
+			spc_table_bytes(sb_set_cnodes(set)))) {
+		sb_fold_callers(sb_sess, set);
+		__atomic_store_n(&sb_sess->skel->bss->sp_cdepth, 0,
+				 __ATOMIC_SEQ_CST);
+		set->callers.hdr = NULL;
+	}
 	pthread_mutex_unlock(&sb_lock);
 }
 
@@ -770,6 +889,12 @@ static void sb_file(struct sb_session *s, struct sb_set *set, uint64_t pc,
 	uint64_t key;
 
 	__atomic_fetch_add(&bss->sp_samples[set->k], n, __ATOMIC_RELAXED);
+	/* Its chain is unknown: filed as cut, at its start routine. */
+	if (set->callers.hdr) {
+		__u64 chain = pc;
+
+		spc_file(&set->callers, &chain, 1, 1, (uint32_t)n);
+	}
 	if (r < 0) {
 		__atomic_fetch_add(&bss->sp_misses[set->k], n,
 				   __ATOMIC_RELAXED);

@@ -111,6 +111,84 @@ void sb_fold(struct sb_session *s, struct sb_set *set)
 	for (i = 0; i < set->map.nregions; i++)
 		sb_fold_region(s, set, i);
 	sb_fold_misses(s, set);
+	sb_fold_callers(s, set);
+}
+
+/*
+ * Takes the count of every counted node of the tree in a flagged chunk
+ * with an atomic exchange and merges it with @m (NULL: drops it).  A
+ * sample filed meanwhile stays for the next pass, whose flag it sets
+ * again: the flag is cleared before the counts are read.
+ */
+static void sb_take_cnodes(struct sb_session *s, const struct spc_merge *m)
+{
+	uint64_t chunk, nchunks = sb_cchunks(s->cnodes_n);
+	uint32_t i, end, n;
+
+	for (chunk = 0; chunk < nchunks; chunk++) {
+		/* Acquire: the counts are read after their flag. */
+		if (!__atomic_load_n(&s->cdirty[chunk], __ATOMIC_ACQUIRE))
+			continue;
+		__atomic_store_n(&s->cdirty[chunk], 0, __ATOMIC_SEQ_CST);
+		i = (uint32_t)(chunk << SPB_CNODE_CHUNK_SHIFT);
+		end = i + (1u << SPB_CNODE_CHUNK_SHIFT);
+		for (; i < end && i < s->cnodes_n; i++) {
+			if (!__atomic_load_n(&s->cnodes[i].count,
+					     __ATOMIC_RELAXED))
+				continue;
+			n = __atomic_exchange_n(&s->cnodes[i].count, 0,
+						__ATOMIC_ACQ_REL);
+			if (m)
+				spc_merge_node(m, i, n);
+		}
+	}
+}
+
+/*
+ * The tree's lost and busy counters grow by atomic adds in the program:
+ * what they gained since the last fold goes to @hdr (NULL: dropped).
+ */
+static void sb_take_ccounters(struct sb_session *s, struct spc_header *hdr)
+{
+	struct spc_header *ch = &s->skel->bss->sp_chdr;
+	uint64_t lost = __atomic_load_n(&ch->lost, __ATOMIC_RELAXED);
+	uint64_t busy = __atomic_load_n(&ch->busy, __ATOMIC_RELAXED);
+
+	if (hdr) {
+		spc_add64(&hdr->lost, lost - s->clost_seen);
+		spc_add64(&hdr->busy, busy - s->cbusy_seen);
+	}
+	s->clost_seen = lost;
+	s->cbusy_seen = busy;
+}
+
+void sb_fold_callers(struct sb_session *s, struct sb_set *set)
+{
+	struct spc_merge m = {
+		.dst = &set->callers,
+		.src = s->cnodes,
+		.src_mask = s->cnodes_n - 1,
+		.xlate = set->cxlate,
+	};
+
+	if (!set->callers.hdr || !s->cnodes_n)
+		return;
+	sb_take_cnodes(s, &m);
+	sb_take_ccounters(s, set->callers.hdr);
+}
+
+/*
+ * Before a set starts with no set counting: a sample that passed the
+ * program's checks as the last set stopped may have counted after its
+ * last fold.  It belonged to no running profile; it goes, as late
+ * bucket counts go in sb_clear_half().
+ */
+void sb_clear_callers(struct sb_session *s)
+{
+	if (!s->cnodes_n)
+		return;
+	sb_take_cnodes(s, NULL);
+	sb_take_ccounters(s, NULL);
 }
 
 

@@ -17,6 +17,7 @@
 
 #include <sprofil/mapping.h>
 
+#include "callers_merge.h"
 #include "sprofil_bpf.h"
 
 /* One region as the fold sees it, in the order of spm_prepare(). */
@@ -42,6 +43,9 @@ struct sb_set {
 	uint64_t misses_filed;		/* misses already in the overflow bin */
 	uint64_t misses_off;		/* samples of regions turned off */
 	uint64_t saturated;
+	/* The caller's table (docs/callers.md); callers.hdr NULL: none. */
+	struct spc_table callers;
+	__u32 *cxlate;			/* where each program node went */
 };
 
 /*
@@ -59,6 +63,17 @@ struct sb_session {
 	uint64_t half;			/* counters per set */
 	uint64_t period;
 	bool percpu;
+	/*
+	 * The program's calling context tree (sp_cnodes), mapped, with its
+	 * chunks' flags; cnodes_n 0 when it records no chains.  The tree's
+	 * lost and busy counters already added to a caller's table.
+	 */
+	struct spc_node *cnodes;
+	size_t cnodes_bytes;
+	uint32_t cnodes_n;
+	volatile uint64_t *cdirty;
+	size_t cdirty_bytes;
+	uint64_t clost_seen, cbusy_seen;
 	struct sb_set *set;		/* counting, or NULL when stopped */
 	int *fd;			/* perf events, one per thread found */
 	pid_t *tid;
@@ -81,6 +96,16 @@ void sb_fold_misses(struct sb_session *s, struct sb_set *set);
 void sb_fold(struct sb_session *s, struct sb_set *set);
 /* Clears what late samples of a retired set left in half @k. */
 void sb_clear_half(struct sb_session *s, uint32_t k);
+/* Merges what the program's tree counted into @set's caller table. */
+void sb_fold_callers(struct sb_session *s, struct sb_set *set);
+/* Drops what late samples counted in the tree after the last fold. */
+void sb_clear_callers(struct sb_session *s);
+/* Chunk flags of a tree of @nodes nodes. */
+static inline uint64_t sb_cchunks(uint64_t nodes)
+{
+	return (nodes + (1u << SPB_CNODE_CHUNK_SHIFT) - 1) >>
+	       SPB_CNODE_CHUNK_SHIFT;
+}
 
 /*
  * The folding thread: started by the first start, before any counter

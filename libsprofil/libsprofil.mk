@@ -20,12 +20,13 @@ LIB_LDLIBS := -lbpf -lelf -lz -ldl -pthread
 # multiarch directory gives <asm/...>, since -target bpf has none.
 BPF_DIR := $(BUILD)/bpf
 BPF_CLANG ?= clang
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
 	-Iinclude/uapi -Iinclude -Ilibsprofil/bpf/include -Ilibsprofil/bpf \
 	-idirafter /usr/include/$(shell $(CC) -print-multiarch) \
 	-idirafter /usr/include
 BPF_HDRS := $(wildcard libsprofil/bpf/*.h libsprofil/bpf/include/*.h) \
-	include/sprofil/mapping.h include/uapi/linux/sprofil.h
+	include/sprofil/mapping.h include/sprofil/callers.h \
+	include/uapi/linux/sprofil.h
 
 $(BPF_DIR)/sprofil.bpf.o: libsprofil/bpf/sprofil.bpf.c $(BPF_HDRS)
 	@mkdir -p $(BPF_DIR)

@@ -171,16 +171,28 @@ static inline int spc_geometry(__u64 bytes, __u32 depth, __u32 *nodes)
 	return 0;
 }
 
-/* The slot a node (@parent, @pc) is first looked for in. */
+/*
+ * The slot a node (@parent, @pc) is first looked for in: the high half
+ * of a product, which depends on every bit of both.  Recursion files one
+ * pc under many parents whose indexes differ in their low bits only; a
+ * hash that moved the parent's bits above the mask put them all in one
+ * slot, and a chain through 40 calls of one function did not fit.
+ */
 static inline __u32 spc_hash(__u64 pc, __u32 parent)
 {
-	__u64 h = (pc ^ ((__u64)parent << 40)) * 0x9e3779b97f4a7c15ull;
+	__u64 h = (pc ^ (parent * 0xff51afd7ed558ccdull)) *
+		  0x9e3779b97f4a7c15ull;
 
-	return (__u32)(h >> 32) ^ (__u32)h;
+	return (__u32)(h >> 32);
 }
 
+/*
+ * Hooks an includer may define first: SPC_NODE(t, i), the node of index
+ * i (BPF: a lookup in its node map, which may return NULL); and
+ * SPC_COUNTED(t, i), told which node spc_file() counted a sample in (BPF
+ * flags it for the library's fold).
+ */
 #ifndef SPC_NODE
-/* BPF defines it as a lookup in its node map before including this. */
 #define SPC_NODE(t, i)	(&(t)->node[(i)])
 #endif
 
@@ -229,6 +241,15 @@ static inline long spc_node_find_add(const struct spc_table *t, __u32 parent,
 	return SPC_FULL;
 }
 
+/*
+ * The per-frame step of spc_file(): BPF defines it to a global function
+ * that calls spc_node_find_add(), so the verifier checks the probe loop
+ * once instead of once per frame.
+ */
+#ifndef SPC_FIND_ADD
+#define SPC_FIND_ADD(t, parent, pc)	spc_node_find_add((t), (parent), (pc))
+#endif
+
 /* Adds @n samples to a node's count, saturating at 2^32 - 1. */
 static inline void spc_node_count(struct spc_node *node, __u32 n)
 {
@@ -256,25 +277,36 @@ static inline int spc_file(const struct spc_table *t, const __u64 *chain,
 			   __u32 len, int truncated, __u32 n)
 {
 	__u32 parent = SPC_ROOT;
+	struct spc_node *leaf;
 	long slot;
 	int i;
 
 	if (truncated) {
-		slot = spc_node_find_add(t, SPC_ROOT, SPC_PC_TRUNCATED);
+		slot = SPC_FIND_ADD(t, SPC_ROOT, SPC_PC_TRUNCATED);
 		if (slot < 0)
 			goto lost;
 		parent = slot + SPC_PARENT_BIAS;
 	}
 	slot = SPC_FULL;
 	for (i = (int)len - 1; i >= 0 && i < SPROFIL_MAX_DEPTH; i--) {
-		slot = spc_node_find_add(t, parent, chain[i]);
+		/* The mask changes nothing but gives BPF's verifier a bound. */
+		slot = SPC_FIND_ADD(t, parent,
+				    chain[i & (SPROFIL_MAX_DEPTH - 1)]);
 		if (slot < 0)
 			goto lost;
 		parent = slot + SPC_PARENT_BIAS;
 	}
 	if (slot < 0)
 		goto lost;
-	spc_node_count(SPC_NODE(t, slot), n);
+	/* Never NULL but from a BPF map lookup, which the verifier checks. */
+	leaf = SPC_NODE(t, slot);
+	if (!leaf)
+		goto lost;
+	spc_node_count(leaf, n);
+#ifdef SPC_COUNTED
+	/* A filer that folds its table later learns which node changed. */
+	SPC_COUNTED(t, slot);
+#endif
 	spc_add64(&t->hdr->samples, n);
 	if (truncated)
 		spc_add64(&t->hdr->truncated, n);

@@ -129,6 +129,68 @@ struct {
 	__uint(max_entries, SPB_MAX_THREADS);
 } sp_owned SEC(".maps");
 
+/*
+ * Caller sampling (docs/callers.md): each sample's user call chain is
+ * walked with the rules of <sprofil/callers.h> and filed into this
+ * program's own calling context tree, sp_cnodes, which the library's
+ * fold merges into the caller's table (libsprofil/callers_merge.c): the
+ * program cannot write the caller's memory from its hard IRQ.  The tree
+ * keeps its nodes for the program's life; the fold takes the counts.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct spc_node);
+	__uint(max_entries, 1);
+} sp_cnodes SEC(".maps");
+
+/* One flag per 2^SPB_CNODE_CHUNK_SHIFT nodes, set after a count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} sp_cdirty SEC(".maps");
+
+/* The chain being walked and filed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct spb_chain);
+	__uint(max_entries, 1);
+} sp_chain SEC(".maps");
+
+/*
+ * The tree's counters (samples, truncated, lost, busy), its mask (nodes
+ * - 1, fixed at the load) and the frames kept per chain, 0 when the
+ * current set records no chains.  sp_cwalk 1 walks with bpf_get_stack()
+ * instead, for bench/ to compare (docs/callers.md says why not).
+ */
+struct spc_header sp_chdr;
+__u32 sp_cmask;
+__u32 sp_cdepth;
+__u32 sp_cwalk;
+/* The filing self-test's chains (tests/bpf). */
+struct spb_test_chain sp_test_chain[SPB_TEST_CHAINS];
+__u64 sp_test_frame[SPB_TEST_FRAMES];
+
+static __always_inline struct spc_node *spb_cnode(__u32 i)
+{
+	return bpf_map_lookup_elem(&sp_cnodes, &i);
+}
+
+static __always_inline void spb_cnode_counted(__u32 i)
+{
+	__u64 *dirty;
+
+	i >>= SPB_CNODE_CHUNK_SHIFT;
+	dirty = bpf_map_lookup_elem(&sp_cdirty, &i);
+	if (dirty)
+		*dirty = 1;
+}
+
 /* The state of one segment search, carried from step to step. */
 struct spb_search {
 	__u64 pc;
@@ -157,10 +219,10 @@ static long spb_search_step(__u32 i, struct spb_search *c)
  * Number of segments of set @k starting at or below @pc, found bit by bit
  * from the top: the same answer as spm_lookup()'s binary search, in a
  * fixed number of steps whose indexes the verifier can bound (it cannot
- * bound the midpoint of an open-ended search).  Returns the index into
- * the set's regions of the region owning @pc, or -1.
+ * bound the midpoint of an open-ended search).  Returns the index of the
+ * segment holding @pc, or -1.
  */
-static __always_inline long spb_lookup(__u32 k, __u64 pc)
+static __always_inline long spb_segment(__u32 k, __u64 pc)
 {
 	const struct spb_set *set = &sp_set[k & 1];
 	struct spb_search c = { .pc = pc, .k = k, .pos = 0 };
@@ -172,7 +234,18 @@ static __always_inline long spb_lookup(__u32 k, __u64 pc)
 	i = (c.pos - 1) & (SPB_MAX_SEGMENTS - 1);
 	if (pc >= set->segment[i].end)
 		return -1;
-	return set->segment[i].region & (SPROFIL_MAX_REGIONS - 1);
+	return i;
+}
+
+/* The index into set @k's regions of the region owning @pc, or -1. */
+static __always_inline long spb_lookup(__u32 k, __u64 pc)
+{
+	long i = spb_segment(k, pc);
+
+	if (i < 0)
+		return -1;
+	return sp_set[k & 1].segment[i & (SPB_MAX_SEGMENTS - 1)].region &
+	       (SPROFIL_MAX_REGIONS - 1);
 }
 
 /* Bucket of @pc in region @r of @set, as spm_region_bucket() computes it. */
@@ -235,6 +308,149 @@ static __always_inline __u64 spb_periods(struct bpf_perf_event_data *ctx)
 	return n;
 }
 
+/*
+ * The segment of set @k holding @pc (every segment belongs to a region;
+ * the overflow bin has none), or -1.  A global function, verified once
+ * rather than at every frame of the walks below.
+ */
+__noinline int spb_known_segment(__u32 k, __u64 pc)
+{
+	return spb_segment(k, pc);
+}
+
+/*
+ * A walk's view of the known text: the set, and the last segment found,
+ * [lo, hi), which most return addresses of a chain fall in again (one
+ * program's text), so they cost no search.
+ */
+struct spb_walk {
+	__u32 k;
+	__u64 lo, hi;
+};
+
+/* Whether @pc is in a region of the walk's set: the walk's known text. */
+static __always_inline int spb_text_known(struct spb_walk *w, __u64 pc)
+{
+	const struct spm_segment *seg;
+	int i;
+
+	if (pc >= w->lo && pc < w->hi)
+		return 1;
+	i = spb_known_segment(w->k, pc);
+	if (i < 0)
+		return 0;
+	seg = &sp_set[w->k & 1].segment[i & (SPB_MAX_SEGMENTS - 1)];
+	w->lo = seg->start;
+	w->hi = seg->end;
+	return 1;
+}
+
+/* The walk's hooks (<sprofil/callers.h>); ctx is a struct spb_walk. */
+#define SPC_READ_FRAME(ctx, fp, rec) \
+	bpf_probe_read_user((rec), 16, (const void *)(fp))
+#define SPC_TEXT_KNOWN(ctx, pc)	spb_text_known((ctx), (pc))
+#define SPC_NODE(t, i)		spb_cnode(i)
+#define SPC_COUNTED(t, i)	spb_cnode_counted(i)
+#define SPC_FIND_ADD(t, parent, pc)	spb_find_add((parent), (pc))
+__noinline long spb_find_add(__u32 parent, __u64 pc);
+#include <sprofil/callers.h>
+
+/* The table this program files into: its own tree, sp_cnodes. */
+static __always_inline struct spc_table spb_ctable(void)
+{
+	__u32 depth = sp_cdepth;
+	struct spc_table t = {
+		.hdr = &sp_chdr,
+		.mask = sp_cmask,
+		.depth = depth > SPROFIL_MAX_DEPTH ? SPROFIL_MAX_DEPTH : depth,
+	};
+
+	return t;
+}
+
+/*
+ * spc_file()'s step, verified once: inline, its probe loop would be
+ * explored once per frame, beyond what the verifier allows.
+ */
+__noinline long spb_find_add(__u32 parent, __u64 pc)
+{
+	struct spc_table t = spb_ctable();
+
+	return spc_node_find_add(&t, parent, pc);
+}
+
+static __always_inline __u32 spb_depth(void)
+{
+	return spb_ctable().depth;
+}
+
+/*
+ * Walks the interrupted thread's user frames into its CPU's sp_chain.
+ * Global functions are verified once, on their own, rather than once
+ * per path into them: the walk and the filing each have a bounded loop
+ * with many exits.
+ */
+__noinline int spb_walk(__u64 pc, __u64 fp, __u64 sp, __u32 k)
+{
+	struct spb_walk w = { .k = k };
+	struct spb_chain *c;
+	__u32 zero = 0, len = 0;
+
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!c)
+		return -1;
+	c->truncated = spc_walk(&w, pc, fp, sp, 0, spb_depth(), c->pc, &len);
+	c->len = len;
+	return 0;
+}
+
+/*
+ * The same chain from the kernel's own user-stack walk, cut by the same
+ * text rule: the perf unwinder applies none of the frame rules (above
+ * the previous record, inside the stack) and says not why it stopped.
+ * Only for bench/'s comparison (sp_cwalk 1).
+ */
+__noinline int spb_get_stack(struct bpf_perf_event_data *ctx, __u32 k)
+{
+	struct spb_walk w = { .k = k };
+	struct spb_chain *c;
+	__u32 zero = 0, depth = spb_depth(), i;
+	long got;
+
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!c)
+		return -1;
+	got = bpf_get_stack(ctx, c->pc, sizeof(c->pc), BPF_F_USER_STACK);
+	if (got <= 0)
+		return -1;
+	got /= 8;
+	if (got > depth)
+		got = depth;
+	c->len = got;
+	c->truncated = got == depth;
+	for (i = 1; i < SPROFIL_MAX_DEPTH && i < got; i++) {
+		if (!SPC_TEXT_KNOWN(&w, c->pc[i])) {
+			c->len = i + 1;
+			c->truncated = i + 1 < got;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Files @n samples of the chain in this CPU's sp_chain into sp_cnodes. */
+__noinline int spb_file(__u32 n)
+{
+	struct spc_table t = spb_ctable();
+	struct spb_chain *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!c || c->len > SPROFIL_MAX_DEPTH)
+		return -1;
+	return spc_file(&t, c->pc, c->len, c->truncated, n);
+}
+
 SEC("perf_event")
 int sp_sample(struct bpf_perf_event_data *ctx)
 {
@@ -254,6 +470,13 @@ int sp_sample(struct bpf_perf_event_data *ctx)
 	cur = sp_cur & 1;
 	set = &sp_set[cur];
 	__sync_fetch_and_add(&sp_samples[cur], n);
+	if (sp_cdepth) {
+		int err = sp_cwalk ? spb_get_stack(ctx, cur) :
+			  spb_walk(pc, ctx->regs.rbp, ctx->regs.rsp, cur);
+
+		if (!err)
+			spb_file((__u32)n);
+	}
 	r = spb_lookup(cur, pc);
 	if (r < 0) {
 		__sync_fetch_and_add(&sp_misses[cur], n);
@@ -301,5 +524,45 @@ int sp_lookup_test(__u32 *npcs)
 	if (n > SPB_TEST_PCS)
 		return -1;
 	bpf_loop(n, spb_test_one, NULL, 0);
+	return 0;
+}
+
+static long spb_test_file_one(__u32 i, void *unused)
+{
+	struct spb_test_chain *tc;
+	struct spb_chain *c;
+	__u32 zero = 0, j, first, len;
+
+	if (i >= SPB_TEST_CHAINS)
+		return 1;
+	tc = &sp_test_chain[i];
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!c)
+		return 1;
+	first = tc->first;
+	len = tc->len;
+	if (len > SPROFIL_MAX_DEPTH)
+		return 1;
+	for (j = 0; j < SPROFIL_MAX_DEPTH && j < len; j++)
+		c->pc[j] = sp_test_frame[(first + j) & (SPB_TEST_FRAMES - 1)];
+	c->len = len;
+	c->truncated = tc->truncated;
+	spb_file(tc->n);
+	return 0;
+}
+
+/*
+ * The filing self-test: files sp_test_chain[0 .. *nchains) with the very
+ * code the sampler runs, so that tests/bpf can compare the tree with the
+ * one <sprofil/callers.h> builds from the same chains.
+ */
+SEC("syscall")
+int sp_file_test(__u32 *nchains)
+{
+	__u32 n = *nchains;
+
+	if (n > SPB_TEST_CHAINS)
+		return -1;
+	bpf_loop(n, spb_test_file_one, NULL, 0);
 	return 0;
 }

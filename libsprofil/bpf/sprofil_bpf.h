@@ -8,6 +8,10 @@
 #define LIBSPROFIL_SPROFIL_BPF_H
 
 #include <sprofil/mapping.h>
+/* The program includes it itself, after defining the walk's hooks. */
+#ifndef __bpf__
+#include <sprofil/callers.h>
+#endif
 
 /* Room for the segments of SPROFIL_MAX_REGIONS regions: a power of two. */
 #define SPB_MAX_SEGMENTS	SPM_MAX_SEGMENTS(SPROFIL_MAX_REGIONS)
@@ -43,6 +47,31 @@ struct spb_set {
 	struct spm_segment segment[SPB_MAX_SEGMENTS];
 	struct spm_region region[SPROFIL_MAX_REGIONS];
 	__u32 first[SPROFIL_MAX_REGIONS];	/* each region's first counter */
+};
+
+/* Nodes per flag of sp_cdirty: the fold reads only flagged chunks. */
+#define SPB_CNODE_CHUNK_SHIFT	8
+
+/* The filing self-test (tests/bpf): chains and frames one run files. */
+#define SPB_TEST_CHAINS		256
+#define SPB_TEST_FRAMES		8192
+
+/* One chain of the filing self-test: frames [first, first + len). */
+struct spb_test_chain {
+	__u32 first;
+	__u32 len;
+	__u32 truncated;
+	__u32 n;		/* samples */
+};
+
+/*
+ * The chain of the sample being filed, per CPU: too big for the BPF
+ * stack's 512 bytes.
+ */
+struct spb_chain {
+	__u64 pc[SPROFIL_MAX_DEPTH];
+	__u32 len;
+	__u32 truncated;
 };
 
 /* Result of the lookup self-test for one PC. */

@@ -1,6 +1,7 @@
 # The bpf backend on the host (root): libsprofil's behavioural suite
-# (tests/lib) with SPROFIL_BACKEND=bpf, and test_bpf (the bucket table
-# through the BPF program, privilege and map failures), one TAP file.
+# (tests/lib) with SPROFIL_BACKEND=bpf, test_bpf (the bucket table
+# through the BPF program, privilege and map failures) and
+# test_bpf_callers (caller sampling), one TAP file.
 # test_bpf also goes into the VM payload (tests/kmod/tests.mk).
 
 BT_DIR := $(BUILD)/tests/bpf
@@ -17,10 +18,27 @@ $(BT_DIR)/test_bpf: tests/bpf/test_bpf.c tests/bpf/bucket_table.h \
 		-L$(LT_DIR) -llt_spin $(BT_LIBS)
 
 .PHONY: bpf-tests check-bpf
-bpf-tests: $(BT_DIR)/test_bpf lib-tests
+bpf-tests: $(BT_DIR)/test_bpf $(BT_DIR)/test_bpf_callers lib-tests
 
 check-bpf: bpf-tests
 	@mkdir -p $(BUILD)/results
 	@cd $(LT_DIR) && SPROFIL_BACKEND=bpf \
 		$(abspath scripts/run-tap) $(abspath $(BUILD)/results/bpf.tap) \
-		$(abspath $(BT_DIR)/test_bpf) $(notdir $(LT_TESTS))
+		$(abspath $(BT_DIR)/test_bpf) \
+		$(abspath $(BT_DIR)/test_bpf_callers) $(notdir $(LT_TESTS))
+
+# Caller sampling on bpf (docs/callers.md): frame pointers, set up on entry
+# (no shrink-wrapping), and no sibling
+# calls, so that every function of its workloads keeps its frame.
+$(BT_DIR)/test_bpf_callers: tests/bpf/test_bpf_callers.c \
+		libsprofil/callers_merge.c libsprofil/callers_merge.h \
+		include/sprofil/callers.h \
+		tests/common/workload.c tests/common/workload.h \
+		$(BPF_DIR)/sprofil.skel.h $(LIB_DIR)/libsprofil.so \
+		$(LT_DIR)/liblt_spin.so
+	@mkdir -p $(BT_DIR)
+	$(CC) $(CPPFLAGS) -Itests/common -Ilibsprofil -Ilibsprofil/bpf \
+		-I$(BPF_DIR) $(CFLAGS) -fno-omit-frame-pointer -fno-shrink-wrap \
+		-fno-optimize-sibling-calls -rdynamic -o $@ $< \
+		libsprofil/callers_merge.c tests/common/workload.c \
+		-L$(LT_DIR) -llt_spin $(BT_LIBS)
