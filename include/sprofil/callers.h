@@ -171,12 +171,25 @@ static inline int spc_geometry(__u64 bytes, __u32 depth, __u32 *nodes)
 	return 0;
 }
 
-/* The slot a node (@parent, @pc) is first looked for in. */
+/*
+ * The slot a node (@parent, @pc) is first looked for in.  Every bit of
+ * both keys must reach the low bits the mask keeps: a chain of one
+ * return address repeated (recursion, a frame loop) differs only in its
+ * parents, which are themselves slots, so a hash whose low bits ignore
+ * part of the parent puts the whole chain in one cluster and the table
+ * is "full" after SPC_MAX_PROBES nodes.  Hence the parent is multiplied
+ * in, and the sum goes through splitmix64's finalizer.
+ */
 static inline __u32 spc_hash(__u64 pc, __u32 parent)
 {
-	__u64 h = (pc ^ ((__u64)parent << 40)) * 0x9e3779b97f4a7c15ull;
+	__u64 h = pc ^ ((__u64)parent * 0x9e3779b97f4a7c15ull);
 
-	return (__u32)(h >> 32) ^ (__u32)h;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return (__u32)h;
 }
 
 #ifndef SPC_NODE
