@@ -192,17 +192,21 @@ static void *spinner_main(void *arg)
 }
 
 /*
- * Checks the callers' shares of the table against @cpu, their measured
- * CPU time, and the table's accounting against the module's status.
+ * Checks the table's accounting against the module's status, then the
+ * callers' shares of the table against @cpu, their measured CPU time.
+ * Returns 1 without judging the shares if the sampler itself lost time:
+ * under qemu TCG on a loaded host a stalled vCPU can cost a thread 20-40%
+ * of its periods (test_threads shows the same without caller tables),
+ * unevenly between threads, and the shares then measure the host.
  */
-static void check_split(const char *what, const struct kt_table *t,
-			const double cpu[NCALLERS])
+static int check_split(const char *what, const struct kt_table *t,
+		       const double cpu[NCALLERS])
 {
 	struct spc_header *h = t->spc.hdr;
 	struct split sp;
 	struct sprofil_status st;
 	uint64_t in_callers = 0;
-	double cpu_total = 0;
+	double cpu_total = 0, ratio;
 	int k;
 
 	memset(&sp, 0, sizeof(sp));
@@ -214,13 +218,14 @@ static void check_split(const char *what, const struct kt_table *t,
 	assert_int_equal(kt_table_chains(t, count_callers, &sp), 0);
 	for (k = 0; k < NCALLERS; k++)
 		in_callers += sp.samples[k];
-	print_message("# %s: status samples=%llu; table samples=%llu truncated=%llu lost=%llu busy=%llu; in the callers %llu\n",
+	ratio = in_callers * (PERIOD_NS / 1e9) / cpu_total;
+	print_message("# %s: status samples=%llu; table samples=%llu truncated=%llu lost=%llu busy=%llu; in the callers %llu, samples*period/their CPU=%.4f\n",
 		      what, (unsigned long long)st.samples,
 		      (unsigned long long)h->samples,
 		      (unsigned long long)h->truncated,
 		      (unsigned long long)h->lost,
 		      (unsigned long long)h->busy,
-		      (unsigned long long)in_callers);
+		      (unsigned long long)in_callers, ratio);
 	for (k = 0; k < NCALLERS; k++)
 		print_message("#   kc_caller_%d: %llu samples = %.2f%%; its CPU %.3f s = %.2f%% (nominal %.0f)\n",
 			      k, (unsigned long long)sp.samples[k],
@@ -232,23 +237,29 @@ static void check_split(const char *what, const struct kt_table *t,
 	assert_int_equal(sp.total, h->samples);
 	/* 3000 nominal; a floor well below, should chains go missing. */
 	assert_true(in_callers >= 1000);
+	if (fabs(ratio - 1) > 0.05) {
+		print_message("#   the sampler lost %.0f%% of the periods: the VM was starved; run again\n",
+			      100 * (1 - ratio));
+		return 1;
+	}
 	for (k = 0; k < NCALLERS; k++)
 		assert_true(fabs(100.0 * sp.samples[k] / in_callers -
 				 100.0 * cpu[k] / cpu_total) <= 2.0);
+	return 0;
 }
 
-static void test_split_threads(void **state)
+/* Up to this many runs, until one is not starved (see check_split()). */
+#define SPLIT_RUNS	3
+
+static int split_threads_once(struct text_region *tr)
 {
-	struct text_region tr;
 	struct spinner w[NCALLERS];
 	pthread_barrier_t go;
 	struct kt_table t;
 	uint64_t period = PERIOD_NS;
 	double cpu[NCALLERS];
-	int k;
+	int k, starved;
 
-	(void)state;
-	text_region_init(&tr);
 	assert_int_equal(kt_table_init(&t, 1 << 20, 64), 0);
 	pthread_barrier_init(&go, NULL, NCALLERS + 1);
 	for (k = 0; k < NCALLERS; k++) {
@@ -257,7 +268,7 @@ static void test_split_threads(void **state)
 		assert_int_equal(pthread_create(&w[k].tid, NULL, spinner_main,
 						&w[k]), 0);
 	}
-	assert_int_equal(kt_start_callers(fd, &tr.r, 1, SPROFIL_USHORT,
+	assert_int_equal(kt_start_callers(fd, &tr->r, 1, SPROFIL_USHORT,
 					  &period, &t), 0);
 	pthread_barrier_wait(&go);
 	for (k = 0; k < NCALLERS; k++) {
@@ -265,24 +276,34 @@ static void test_split_threads(void **state)
 		cpu[k] = w[k].cpu;
 	}
 	assert_int_equal(kt_stop(fd), 0);
-	check_split("threads", &t, cpu);
+	starved = check_split("threads", &t, cpu);
 	pthread_barrier_destroy(&go);
 	kt_table_free(&t);
-	free(tr.buf);
+	return starved;
 }
 
-static void test_split_one_thread(void **state)
+static void test_split_threads(void **state)
 {
 	struct text_region tr;
-	struct kt_table t;
-	uint64_t period = PERIOD_NS, unit = callee_per_sec / 50;
-	double cpu[NCALLERS] = { 0 }, sum = 0, t0, dt;
-	int k;
+	int run = 0;
 
 	(void)state;
 	text_region_init(&tr);
+	while (split_threads_once(&tr))
+		if (++run == SPLIT_RUNS)
+			fail_msg("starved in all %d runs", SPLIT_RUNS);
+	free(tr.buf);
+}
+
+static int split_one_thread_once(struct text_region *tr)
+{
+	struct kt_table t;
+	uint64_t period = PERIOD_NS, unit = callee_per_sec / 50;
+	double cpu[NCALLERS] = { 0 }, sum = 0, t0, dt;
+	int k, starved;
+
 	assert_int_equal(kt_table_init(&t, 1 << 20, 64), 0);
-	assert_int_equal(kt_start_callers(fd, &tr.r, 1, SPROFIL_USHORT,
+	assert_int_equal(kt_start_callers(fd, &tr->r, 1, SPROFIL_USHORT,
 					  &period, &t), 0);
 	/* Rounds of 4, 3, 2 and 1 units of 20 ms, about 3 s of CPU. */
 	while (sum < 3.0) {
@@ -295,8 +316,21 @@ static void test_split_one_thread(void **state)
 		}
 	}
 	assert_int_equal(kt_stop(fd), 0);
-	check_split("one thread", &t, cpu);
+	starved = check_split("one thread", &t, cpu);
 	kt_table_free(&t);
+	return starved;
+}
+
+static void test_split_one_thread(void **state)
+{
+	struct text_region tr;
+	int run = 0;
+
+	(void)state;
+	text_region_init(&tr);
+	while (split_one_thread_once(&tr))
+		if (++run == SPLIT_RUNS)
+			fail_msg("starved in all %d runs", SPLIT_RUNS);
 	free(tr.buf);
 }
 
@@ -547,11 +581,17 @@ static void test_synthetic_chains(void **state)
 
 /* ---- a full table ---- */
 
+/* A real recursion: the asm keeps gcc from turning it into a loop. */
 __attribute__((noipa)) uint64_t kc_recurse(unsigned int d, uint64_t n)
 {
+	uint64_t r;
+
 	if (!d)
-		return kc_callee(n) + 1;
-	return kc_recurse(d - 1, n) + d;
+		r = kc_callee(n);
+	else
+		r = kc_recurse(d - 1, n);
+	__asm__ volatile("" : "+r"(r));
+	return r + d;
 }
 
 struct full_check {
