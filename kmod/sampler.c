@@ -92,8 +92,10 @@ void sprofil_file_samples(struct sprofil_session *s, struct pt_regs *regs,
 
 	stats->samples += n;
 	if (t) {
+		u64 t0 = sprofil_cost_clock();
+
 		sprofil_table_count(t, instruction_pointer(regs), n, stats);
-		sprofil_file_chain(t, regs, n);
+		sprofil_file_chain(t, regs, n, t0);
 	} else {
 		stats->misses += n;
 	}

@@ -129,7 +129,9 @@ void sprofil_file_samples(struct sprofil_session *s, struct pt_regs *regs,
 			  u32 n);
 
 /* chains.c */
-void sprofil_file_chain(struct sprofil_table *t, struct pt_regs *regs, u32 n);
+u64 sprofil_cost_clock(void);
+void sprofil_file_chain(struct sprofil_table *t, struct pt_regs *regs, u32 n,
+			u64 t0);
 
 /* leftover.c */
 int sprofil_leftover_init(void);
