@@ -21,26 +21,13 @@
 
 #define PERIOD_NS	100000ULL
 
-__attribute__((noipa)) uint64_t kcc_spin(uint64_t n)
-{
-	uint64_t x = n;
-
-	/* A frame record, so the walk sees this leaf's caller. */
-	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
-	for (uint64_t i = 0; i < n; i++) {
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
-}
-
 /* A real recursion: the asm keeps gcc from turning it into a loop. */
 __attribute__((noipa)) uint64_t kcc_recurse(unsigned int d, uint64_t n)
 {
 	uint64_t r;
 
 	if (d <= 1)
-		r = kcc_spin(n);
+		r = kt_callee(n);
 	else
 		r = kcc_recurse(d - 1, n);
 	__asm__ volatile("" : "+r"(r));
@@ -119,7 +106,7 @@ int main(int argc, char **argv)
 		return 1;
 	for (;;) {
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-		kcc_spin(n);
+		kt_callee(n);
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 		if (t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9 >
 		    0.1)

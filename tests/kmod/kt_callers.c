@@ -106,6 +106,19 @@ int kt_table_chains(const struct kt_table *t,
 	return 0;
 }
 
+__attribute__((noipa)) uint64_t kt_callee(uint64_t n)
+{
+	uint64_t x = n;
+
+	/* Asking for the frame address makes gcc keep the frame. */
+	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
+	for (uint64_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
 int kt_chain_has(const struct kt_chain *c, uintptr_t start, size_t size)
 {
 	for (uint32_t i = 0; i < c->len; i++)

@@ -49,6 +49,14 @@ int kt_table_chains(const struct kt_table *t,
 /* Whether any frame of @c lies in [start, start + size). */
 int kt_chain_has(const struct kt_chain *c, uintptr_t start, size_t size);
 
+/*
+ * The callee of the tests: @n steps of the workloads' loop body, in a
+ * leaf that keeps a frame record.  gcc gives a leaf that needs no stack
+ * none, even with -fno-omit-frame-pointer, and a sample there would skip
+ * its caller (the walk starts at the caller's record).
+ */
+uint64_t kt_callee(uint64_t n);
+
 /* The executable's text (its first executable PT_LOAD). */
 void kt_exec_text(uintptr_t *start, size_t *size);
 

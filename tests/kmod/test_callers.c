@@ -54,57 +54,30 @@ static uint64_t callee_per_sec;
 
 /* ---- the callee and its four callers (kept apart: noipa, no ICF) ---- */
 
-/*
- * gcc gives a leaf that needs no stack no frame record, even with
- * -fno-omit-frame-pointer: a sample there would skip its caller (the
- * walk starts at the caller's record).  Asking for the frame address
- * makes it keep one, as a leaf that does any real work usually has.
- */
-__attribute__((noipa)) uint64_t kc_callee(uint64_t n)
-{
-	uint64_t x = n;
-
-	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
-
-	for (uint64_t i = 0; i < n; i++) {
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
-}
-
 __attribute__((noipa)) uint64_t kc_caller_0(uint64_t n)
 {
-	return kc_callee(n) + 10;
+	return kt_callee(n) + 10;
 }
 
 __attribute__((noipa)) uint64_t kc_caller_1(uint64_t n)
 {
-	return kc_callee(n) + 11;
+	return kt_callee(n) + 11;
 }
 
 __attribute__((noipa)) uint64_t kc_caller_2(uint64_t n)
 {
-	return kc_callee(n) + 12;
+	return kt_callee(n) + 12;
 }
 
 __attribute__((noipa)) uint64_t kc_caller_3(uint64_t n)
 {
-	return kc_callee(n) + 13;
+	return kt_callee(n) + 13;
 }
 
 static uint64_t (*const callers[NCALLERS])(uint64_t) = {
 	kc_caller_0, kc_caller_1, kc_caller_2, kc_caller_3,
 };
 static const double weight[NCALLERS] = { 0.4, 0.3, 0.2, 0.1 };
-
-static double thread_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int group_setup(void **state)
 {
@@ -114,9 +87,9 @@ static int group_setup(void **state)
 	(void)state;
 	fd = kt_open();
 	for (;;) {
-		t0 = thread_cpu();
-		kc_callee(n);
-		dt = thread_cpu() - t0;
+		t0 = wl_thread_seconds();
+		kt_callee(n);
+		dt = wl_thread_seconds() - t0;
 		if (dt > 0.2)
 			break;
 		n *= 2;
@@ -200,9 +173,9 @@ static void *spinner_main(void *arg)
 	double t0, u0;
 
 	pthread_barrier_wait(w->go);
-	t0 = thread_cpu();
+	t0 = wl_thread_seconds();
 	u0 = thread_user();
-	while (thread_cpu() - t0 < w->seconds)
+	while (wl_thread_seconds() - t0 < w->seconds)
 		callers[w->k](chunk);
 	w->cpu = thread_user() - u0;
 	return NULL;
@@ -326,9 +299,9 @@ static int split_one_thread_once(struct text_region *tr)
 	/* Rounds of 4, 3, 2 and 1 units of 20 ms, about 3 s of CPU. */
 	while (sum < 3.0) {
 		for (k = 0; k < NCALLERS; k++) {
-			t0 = thread_cpu();
+			t0 = wl_thread_seconds();
 			callers[k](unit * (NCALLERS - k));
-			dt = thread_cpu() - t0;
+			dt = wl_thread_seconds() - t0;
 			cpu[k] += dt;
 			sum += dt;
 		}
@@ -525,8 +498,8 @@ static void synth_case(const char *what, struct sprofil_region *r,
 	memset(hist, 0, r[0].size);
 	assert_int_equal(kt_start_callers(fd, r, nr, SPROFIL_USHORT, &period,
 					  &kt), 0);
-	t0 = thread_cpu();
-	while (thread_cpu() - t0 < 1.0)
+	t0 = wl_thread_seconds();
+	while (wl_thread_seconds() - t0 < 1.0)
 		kc_top(n, &sy);
 	assert_int_equal(kt_stop(fd), 0);
 	assert_false(sy.differs);
@@ -605,7 +578,7 @@ __attribute__((noipa)) uint64_t kc_recurse(unsigned int d, uint64_t n)
 	uint64_t r;
 
 	if (!d)
-		r = kc_callee(n);
+		r = kt_callee(n);
 	else
 		r = kc_recurse(d - 1, n);
 	__asm__ volatile("" : "+r"(r));
@@ -652,8 +625,8 @@ static void test_full_table(void **state)
 	assert_int_equal(t.nodes, 16);
 	assert_int_equal(kt_start_callers(fd, &tr.r, 1, SPROFIL_USHORT,
 					  &period, &t), 0);
-	t0 = thread_cpu();
-	while (thread_cpu() - t0 < 1.5)
+	t0 = wl_thread_seconds();
+	while (wl_thread_seconds() - t0 < 1.5)
 		for (unsigned int d = 0; d < 24; d++)
 			kc_recurse(d, unit);
 	assert_int_equal(kt_stop(fd), 0);
