@@ -148,6 +148,7 @@ struct spinner {
 	int k;
 	double seconds;
 	pthread_barrier_t *go;
+	pthread_barrier_t *after;	/* the second pair's start, or NULL */
 	double cpu;
 };
 
@@ -160,11 +161,9 @@ static double thread_user(void)
 }
 
 /*
- * The thread's user time is the truth here, not its CPU time: only
- * periods that end in user mode are sampled, and under qemu TCG four
- * threads on two vCPUs spend 20-30 % of their CPU time in the kernel,
- * unevenly (test_threads' runs there show samples * period matching
- * the user time, and only 0.76-0.83 of the threads' CPU time).
+ * Each thread waits on @go, then on @after if it has one, spins for its
+ * share of CPU time and measures the user part: only periods that end in
+ * user mode are sampled.
  */
 static void *spinner_main(void *arg)
 {
@@ -173,6 +172,8 @@ static void *spinner_main(void *arg)
 	double t0, u0;
 
 	pthread_barrier_wait(w->go);
+	if (w->after)
+		pthread_barrier_wait(w->after);
 	t0 = wl_thread_seconds();
 	u0 = thread_user();
 	while (wl_thread_seconds() - t0 < w->seconds)
@@ -184,7 +185,7 @@ static void *spinner_main(void *arg)
 /*
  * Checks the table's accounting against the module's status, then the
  * callers' shares of the table against @cpu, the time measured in each
- * (thread CPU time of each call in one thread, user time per thread).
+ * (CPU time per call in one thread, user time per thread in four).
  * Returns 1 without judging the shares if the sampler itself lost time:
  * under qemu TCG on a loaded host a stalled vCPU can cost a thread 20-40%
  * of its periods (test_threads shows the same without caller tables),
@@ -242,10 +243,19 @@ static int check_split(const char *what, const struct kt_table *t,
 /* Up to this many runs, until one is not starved (see check_split()). */
 #define SPLIT_RUNS	3
 
+/*
+ * Four threads, two at a time on the VM's two vCPUs: callers 0 and 3
+ * (40 + 10 %), then 1 and 2 (30 + 20 %), 4.5 s of CPU in all.  Under
+ * qemu TCG threads spend 10-30 % of their CPU time in the kernel,
+ * unevenly, and only user-mode periods are sampled, so each thread's
+ * user time is the truth; it is tick-based (4 ms), hence the longer run
+ * and the fewer threads at once, which spend less time in the kernel.
+ */
 static int split_threads_once(struct text_region *tr)
 {
+	static const int second[NCALLERS] = { 0, 1, 1, 0 };
 	struct spinner w[NCALLERS];
-	pthread_barrier_t go;
+	pthread_barrier_t go, after;
 	struct kt_table t;
 	uint64_t period = PERIOD_NS;
 	double cpu[NCALLERS];
@@ -253,22 +263,30 @@ static int split_threads_once(struct text_region *tr)
 
 	assert_int_equal(kt_table_init(&t, 1 << 20, 64), 0);
 	pthread_barrier_init(&go, NULL, NCALLERS + 1);
+	pthread_barrier_init(&after, NULL, 3);
 	for (k = 0; k < NCALLERS; k++) {
-		w[k] = (struct spinner){ .k = k, .seconds = 3.0 * weight[k],
-					 .go = &go };
+		w[k] = (struct spinner){ .k = k, .seconds = 4.5 * weight[k],
+					 .go = &go,
+					 .after = second[k] ? &after : NULL };
 		assert_int_equal(pthread_create(&w[k].tid, NULL, spinner_main,
 						&w[k]), 0);
 	}
 	assert_int_equal(kt_start_callers(fd, &tr->r, 1, SPROFIL_USHORT,
 					  &period, &t), 0);
 	pthread_barrier_wait(&go);
+	for (k = 0; k < NCALLERS; k++)
+		if (!second[k])
+			pthread_join(w[k].tid, NULL);
+	pthread_barrier_wait(&after);
 	for (k = 0; k < NCALLERS; k++) {
-		pthread_join(w[k].tid, NULL);
+		if (second[k])
+			pthread_join(w[k].tid, NULL);
 		cpu[k] = w[k].cpu;
 	}
 	assert_int_equal(kt_stop(fd), 0);
 	starved = check_split("threads", &t, cpu);
 	pthread_barrier_destroy(&go);
+	pthread_barrier_destroy(&after);
 	kt_table_free(&t);
 	return starved;
 }
