@@ -680,6 +680,78 @@ static void test_full_table(void **state)
 	free(tr.buf);
 }
 
+/* ---- samples carried by exiting threads ---- */
+
+static void *short_thread(void *arg)
+{
+	(void)arg;
+	wl_spin_cpu(kt_callee, callee_per_sec / 10000, 0.002);
+	return NULL;
+}
+
+struct exit_chains {
+	uint64_t pc_only;	/* truncated chains of one frame */
+};
+
+static int count_pc_only(void *arg, const struct kt_chain *c)
+{
+	struct exit_chains *ec = arg;
+
+	if (c->truncated && c->len == 1)
+		ec->pc_only += c->count;
+	return 0;
+}
+
+/*
+ * Threads of 2 ms sampled every 10 ms leave their time to be carried
+ * and filed at their exit (kmod/leftover.c).  The exit tracepoint fires
+ * after the thread dropped its mm, so those samples are filed as
+ * truncated chains of the exit pc alone; either way every sample the
+ * module counts is accounted for in the table.
+ */
+static void test_exit_carried(void **state)
+{
+	struct text_region tr;
+	struct kt_table t;
+	struct exit_chains ec = { 0 };
+	struct sprofil_status st;
+	uint64_t period = 10 * PERIOD_NS;
+	long before, carried;
+	pthread_t tid[2];
+
+	(void)state;
+	text_region_init(&tr);
+	assert_int_equal(kt_table_init(&t, 1 << 20, 64), 0);
+	before = kt_module_param("periods_carried");
+	assert_true(before >= 0);
+	assert_int_equal(kt_start_callers(fd, &tr.r, 1, SPROFIL_USHORT,
+					  &period, &t), 0);
+	for (int i = 0; i < 300; i++) {
+		for (int j = 0; j < 2; j++)
+			assert_int_equal(pthread_create(&tid[j], NULL,
+							short_thread, NULL), 0);
+		for (int j = 0; j < 2; j++)
+			pthread_join(tid[j], NULL);
+	}
+	assert_int_equal(kt_stop(fd), 0);
+	carried = kt_module_param("periods_carried") - before;
+	assert_int_equal(kt_status(fd, &st), 0);
+	assert_int_equal(kt_table_chains(&t, count_pc_only, &ec), 0);
+	print_message("# exit carry: %ld periods carried; status samples=%llu; table samples=%llu truncated=%llu lost=%llu busy=%llu; truncated one-frame chains %llu\n",
+		      carried, (unsigned long long)st.samples,
+		      (unsigned long long)t.spc.hdr->samples,
+		      (unsigned long long)t.spc.hdr->truncated,
+		      (unsigned long long)t.spc.hdr->lost,
+		      (unsigned long long)t.spc.hdr->busy,
+		      (unsigned long long)ec.pc_only);
+	assert_true(carried > 0);
+	assert_int_equal(t.spc.hdr->samples + t.spc.hdr->lost +
+			 t.spc.hdr->busy, st.samples);
+	assert_true(ec.pc_only >= (uint64_t)carried);
+	kt_table_free(&t);
+	free(tr.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -689,6 +761,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_synthetic_chains,
 					  test_teardown),
 		cmocka_unit_test_teardown(test_full_table, test_teardown),
+		cmocka_unit_test_teardown(test_exit_carried, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);
