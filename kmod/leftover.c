@@ -14,6 +14,8 @@
  * the kernel to exit: honest about the time's place being unknown, where
  * spreading it over PCs the thread never reported would invent data).
  * Over thousands of threads samples x period then tracks the CPU time.
+ * With a caller table they are filed as truncated chains of that PC
+ * alone: the thread's mm, hence its stack, is gone by then (chains.c).
  *
  * The hook is the sched_process_exit tracepoint, in the exiting thread.
  * No perf internals beyond two public fields are needed, whatever the

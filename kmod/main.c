@@ -56,9 +56,6 @@ static long ioctl_start(struct sprofil_start __user *uarg)
 	if (!(args.flags & SPROFIL_CALLERS) &&
 	    (args.callers || args.callers_size || args.callers_depth))
 		return -EINVAL;
-	/* The caller table is not filed by this module yet. */
-	if (args.flags & SPROFIL_CALLERS)
-		return -EOPNOTSUPP;
 	/* Fail on an unwritable argument before anything changes. */
 	if (put_user(args.period_ns, &uarg->period_ns))
 		return -EFAULT;

@@ -80,8 +80,9 @@ static u32 periods_elapsed(struct perf_event *event)
 }
 
 /*
- * Files @n periods of the current thread at user PC @regs, with IRQs off
- * (the sampling handler, or a thread's exit: see leftover.c), under RCU.
+ * Files @n periods of the current thread at user PC @regs, and their call
+ * chain with SPROFIL_CALLERS (chains.c), with IRQs off (the sampling
+ * handler, or a thread's exit: see leftover.c), under RCU.
  */
 void sprofil_file_samples(struct sprofil_session *s, struct pt_regs *regs,
 			  u32 n)
@@ -90,10 +91,14 @@ void sprofil_file_samples(struct sprofil_session *s, struct pt_regs *regs,
 	struct sprofil_table *t = rcu_dereference(s->table);
 
 	stats->samples += n;
-	if (t)
+	if (t) {
+		u64 t0 = sprofil_cost_clock();
+
 		sprofil_table_count(t, instruction_pointer(regs), n, stats);
-	else
+		sprofil_file_chain(t, regs, n, t0);
+	} else {
 		stats->misses += n;
+	}
 }
 
 static void sprofil_sample(struct perf_event *event,

@@ -333,7 +333,7 @@ int sprofil_start(const struct sprofil_start *args, u64 *period_ns)
 	if (IS_ERR(regions))
 		return PTR_ERR(regions);
 	*period_ns = sprofil_period_ns(args->flags, args->period_ns);
-	t = sprofil_table_create(regions, args->nregions, args->flags);
+	t = sprofil_table_create(args, regions);
 	kfree(regions);
 	if (IS_ERR(t))
 		return PTR_ERR(t);

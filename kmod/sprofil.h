@@ -6,8 +6,9 @@
  * START until the mm goes away (exit or exec) or the module is unloaded.
  * It holds:
  *  - the region table: the prepared mapping plus the pinned, vmapped user
- *    buffers, published with RCU so the sampling handler never waits and a
- *    new START replaces the whole set at once;
+ *    buffers (the bucket arrays, and the caller table with
+ *    SPROFIL_CALLERS), published with RCU so the sampling handler never
+ *    waits and a new START replaces the whole set at once;
  *  - one perf task-clock counter per thread, whose overflow handler files
  *    the sampled user PC into the table;
  *  - per-CPU statistics for the status ioctl.
@@ -20,6 +21,7 @@
 #include <linux/perf_event.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <sprofil/callers.h>
 #include <sprofil/mapping.h>
 
 /*
@@ -57,6 +59,13 @@ struct sprofil_table {
 	struct sprofil_run *run;
 	u32 nruns;
 	struct sprofil_buffer overflow;	/* npages == 0 when absent */
+	/*
+	 * The caller table (npages == 0 without SPROFIL_CALLERS) and the
+	 * filer's view of it: its geometry comes from START's arguments and
+	 * is never read back from the user's buffer.
+	 */
+	struct sprofil_buffer callers;
+	struct spc_table spc;
 	struct sprofil_buffer buffer[];	/* parallel to map.region[] */
 };
 
@@ -99,8 +108,8 @@ struct sprofil_session {
 };
 
 /* table.c */
-struct sprofil_table *sprofil_table_create(const struct sprofil_region *in,
-					   u32 n, u32 flags);
+struct sprofil_table *sprofil_table_create(const struct sprofil_start *args,
+					   const struct sprofil_region *in);
 void sprofil_table_destroy(struct sprofil_table *t);
 void sprofil_table_count(struct sprofil_table *t, u64 pc, u32 n,
 			 struct sprofil_stats *stats);
@@ -118,6 +127,11 @@ int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns);
 bool sprofil_sampler_stop(struct sprofil_session *s);
 void sprofil_file_samples(struct sprofil_session *s, struct pt_regs *regs,
 			  u32 n);
+
+/* chains.c */
+u64 sprofil_cost_clock(void);
+void sprofil_file_chain(struct sprofil_table *t, struct pt_regs *regs, u32 n,
+			u64 t0);
 
 /* leftover.c */
 int sprofil_leftover_init(void);

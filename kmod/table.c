@@ -12,6 +12,11 @@
  * Each distinct user page is pinned once per table however many buffers
  * share it: the buffers' page ranges are merged into disjoint runs, each
  * pinned and vmapped once, and every buffer points into its run.
+ *
+ * With SPROFIL_CALLERS the caller table (include/sprofil/callers.h) is
+ * one more buffer of the same kind: checked, pinned, charged and mapped
+ * with the bucket arrays, so it costs RLIMIT_MEMLOCK like them and bad
+ * input fails the same way before anything changes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -271,14 +276,41 @@ static int buffer_range(struct sprofil_table *t, u32 i, u64 base, u64 size)
 }
 
 /*
- * Builds a table from @n entries in the caller's order; returns it or an
+ * Checks the caller-table fields of @args and keeps their geometry in
+ * t->spc; the buffer is mapped later.  Only the bytes the geometry uses
+ * are pinned: a larger buffer's tail is never written.  EINVAL for a
+ * depth out of [1, SPROFIL_MAX_DEPTH], room for fewer than SPC_MIN_NODES
+ * nodes, or a table not 8-byte aligned (its counters are updated with
+ * 64-bit atomics, which must not straddle cache lines).
+ */
+static int callers_prepare(struct sprofil_table *t,
+			   const struct sprofil_start *args, u32 *nodes)
+{
+	int err;
+
+	if (!(args->flags & SPROFIL_CALLERS))
+		return 0;
+	err = spc_geometry(args->callers_size, args->callers_depth, nodes);
+	if (err)
+		return err;
+	if (args->callers & 7)
+		return -EINVAL;
+	t->spc.mask = *nodes - 1;
+	t->spc.depth = args->callers_depth;
+	return 0;
+}
+
+/*
+ * Builds a table from the @args->nregions entries @in, in the caller's
+ * order, and the caller table of @args if it has one; returns it or an
  * ERR_PTR, with nothing pinned or charged on failure.  Every allocation
  * is charged to the caller's memory cgroup and may fail rather than
  * invoke the OOM killer.
  */
-struct sprofil_table *sprofil_table_create(const struct sprofil_region *in,
-					   u32 n, u32 flags)
+struct sprofil_table *sprofil_table_create(const struct sprofil_start *args,
+					   const struct sprofil_region *in)
 {
+	u32 n = args->nregions, flags = args->flags, nodes = 0;
 	struct sprofil_table *t;
 	unsigned long pages;
 	int err;
@@ -292,12 +324,16 @@ struct sprofil_table *sprofil_table_create(const struct sprofil_region *in,
 	t->map.segment = kvcalloc(SPM_MAX_SEGMENTS(n), sizeof(*t->map.segment),
 				  SPROFIL_GFP);
 	t->map.stack = kvcalloc(n, sizeof(*t->map.stack), SPROFIL_GFP);
-	t->run = kvcalloc(n + 1, sizeof(*t->run), SPROFIL_GFP);
+	/* A run per region, the overflow bin and the caller table. */
+	t->run = kvcalloc(n + 2, sizeof(*t->run), SPROFIL_GFP);
 	err = -ENOMEM;
-	if (n && (!t->map.region || !t->map.segment || !t->map.stack ||
-		  !t->run))
+	if (!t->run || (n && (!t->map.region || !t->map.segment ||
+			      !t->map.stack)))
 		goto fail;
 	err = spm_prepare(&t->map, in, n, flags);
+	if (err)
+		goto fail;
+	err = callers_prepare(t, args, &nodes);
 	if (err)
 		goto fail;
 
@@ -313,6 +349,12 @@ struct sprofil_table *sprofil_table_create(const struct sprofil_region *in,
 	if (t->map.overflow >= 0) {
 		err = buffer_range(t, nranges++, in[t->map.overflow].base,
 				   1u << t->map.shift);
+		if (err)
+			goto fail;
+	}
+	if (nodes) {
+		err = buffer_range(t, nranges++, args->callers,
+				   spc_table_bytes(nodes));
 		if (err)
 			goto fail;
 	}
@@ -345,6 +387,12 @@ struct sprofil_table *sprofil_table_create(const struct sprofil_region *in,
 	if (t->map.overflow >= 0)
 		buffer_place(t, &t->overflow, in[t->map.overflow].base,
 			     1u << t->map.shift);
+	if (nodes) {
+		buffer_place(t, &t->callers, args->callers,
+			     spc_table_bytes(nodes));
+		t->spc.hdr = t->callers.buckets;
+		t->spc.node = t->callers.buckets + sizeof(*t->spc.hdr);
+	}
 	return t;
 fail:
 	sprofil_table_destroy(t);
@@ -419,7 +467,8 @@ bool sprofil_table_overlaps(struct sprofil_table *t, unsigned long start,
 	for (i = 0; i < t->map.nregions; i++)
 		if (buffer_overlaps(&t->buffer[i], start, end))
 			return true;
-	return buffer_overlaps(&t->overflow, start, end);
+	return buffer_overlaps(&t->overflow, start, end) ||
+	       buffer_overlaps(&t->callers, start, end);
 }
 
 /* munmap/mremap of [start, end): the buffers there are gone for good. */
@@ -433,6 +482,8 @@ void sprofil_table_unmap(struct sprofil_table *t, unsigned long start,
 			WRITE_ONCE(t->buffer[i].off, true);
 	if (buffer_overlaps(&t->overflow, start, end))
 		WRITE_ONCE(t->overflow.off, true);
+	if (buffer_overlaps(&t->callers, start, end))
+		WRITE_ONCE(t->callers.off, true);
 }
 
 /*
@@ -479,6 +530,9 @@ void sprofil_table_recheck(struct sprofil_table *t, struct mm_struct *mm)
 	if (t->overflow.npages && !READ_ONCE(t->overflow.off) &&
 	    !buffer_intact(&t->overflow))
 		WRITE_ONCE(t->overflow.off, true);
+	if (t->callers.npages && !READ_ONCE(t->callers.off) &&
+	    !buffer_intact(&t->callers))
+		WRITE_ONCE(t->callers.off, true);
 	kthread_unuse_mm(mm);
 	/*
 	 * Dropping the last user here would run our release callback, which

@@ -42,10 +42,13 @@ static int kmod_start(const struct sprofil_region *r, unsigned int n,
 		.period_ns = *period_ns,
 	};
 
-	/* Not filed by this backend yet (issue 11). */
-	if (callers)
-		return -EOPNOTSUPP;
-
+	/* The module walks and files each sample's chain itself. */
+	if (callers) {
+		args.flags |= SPROFIL_CALLERS;
+		args.callers = (uintptr_t)callers->table;
+		args.callers_size = callers->bytes;
+		args.callers_depth = callers->depth;
+	}
 	if (ioctl(kmod_fd, SPROFIL_IOC_START, &args))
 		return -errno;
 	*period_ns = args.period_ns;

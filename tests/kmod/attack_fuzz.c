@@ -9,7 +9,8 @@
  *
  * Commands are the real ones, the real ones with another size or
  * direction, and their neighbours; arguments have random sizes, flags,
- * periods and region counts up to and past SPROFIL_MAX_REGIONS; pointers
+ * periods, region counts up to and past SPROFIL_MAX_REGIONS and caller
+ * tables (SPROFIL_CALLERS, with and without the flag); pointers
  * (to the argument, to the region array, to buffers) are garbage, kernel
  * addresses, read-only, PROT_NONE, holes, text, MAP_SHARED and MAP_PRIVATE
  * files, FUSE files, and userfaultfd ranges served at once or only after
@@ -302,6 +303,20 @@ static void *random_arg(uint8_t *space, size_t space_len,
 	a->reserved = at_rnd() % 32 ? 0 : 1;
 	a->period_ns = at_rnd() % 4 ? 0 : at_rnd() % 2000000000ull;
 	a->regions = at_rnd() % 16 ? (uintptr_t)regions : random_pointer();
+	/*
+	 * The caller table: pool memory of random size and depth, often with
+	 * the flag, sometimes without it (EINVAL), so its checks and its pin
+	 * run on every kind of memory the pool has.
+	 */
+	if (at_rnd() % 4 == 0) {
+		if (at_rnd() % 8)
+			a->flags |= SPROFIL_CALLERS;
+		a->callers = random_pointer();
+		a->callers_size = random_size();
+		a->callers_depth = at_rnd() % 4 ?
+				   at_rnd() % (SPROFIL_MAX_DEPTH + 2) :
+				   (uint32_t)at_rnd();
+	}
 	n = a->nregions < MAX_REGIONS ? a->nregions : MAX_REGIONS;
 	if (n <= 8 && at_rnd() % 1024 == 0) {
 		/* Mostly well formed, so the pinning paths run too. */

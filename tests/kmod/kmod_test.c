@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sprofil/mapping.h>
 #include "kmod_test.h"
+#include "kt_callers.h"
 
 int kt_open(void)
 {
@@ -28,19 +29,7 @@ int kt_open(void)
 int kt_start(int fd, const struct sprofil_region *r, unsigned int n,
 	     unsigned int flags, uint64_t *period_ns)
 {
-	struct sprofil_start a = {
-		.size = sizeof(a),
-		.flags = flags,
-		.regions = (uintptr_t)r,
-		.nregions = n,
-		.period_ns = period_ns ? *period_ns : 0,
-	};
-
-	if (ioctl(fd, SPROFIL_IOC_START, &a))
-		return -errno;
-	if (period_ns)
-		*period_ns = a.period_ns;
-	return 0;
+	return kt_start_callers(fd, r, n, flags, period_ns, NULL);
 }
 
 int kt_stop(int fd)

@@ -5,10 +5,15 @@ KT_DIR := $(BUILD)/vm-payload
 KT_TESTS := $(patsubst tests/kmod/%.c,$(KT_DIR)/%,$(wildcard tests/kmod/test_*.c))
 KT_HELPERS := $(patsubst tests/kmod/%.c,$(KT_DIR)/%,$(wildcard tests/kmod/helper_*.c))
 KT_LIBS := -L$(KT_DIR) -lkt_spin -Wl,-rpath,'$$ORIGIN' -lcmocka -ldl -lm -pthread
-KT_SRC := tests/kmod/kmod_test.c tests/common/workload.c
+KT_SRC := tests/kmod/kmod_test.c tests/common/workload.c tests/kmod/kt_callers.c
 KT_COMMON := $(KT_SRC) tests/kmod/kmod_test.h tests/common/workload.h \
 	$(KT_DIR)/libkt_spin.so include/uapi/linux/sprofil.h \
-	include/sprofil/mapping.h
+	include/sprofil/mapping.h tests/kmod/kt_callers.h \
+	include/sprofil/callers.h
+
+# The caller-sampling tests walk their own frames as the module does.
+$(KT_DIR)/test_callers $(KT_DIR)/test_callers_hostile $(KT_DIR)/helper_callers_cost: \
+	CFLAGS += -fno-omit-frame-pointer
 
 # libsprofil's suite runs in the VM too, on the kmod and bpf backends,
 # and so does the bpf backend's own test (as bpf-test_bpf).

@@ -184,6 +184,32 @@ static void test_full_table_counts_lost_keeps_rest_exact(void **state)
 	free(tb.mem);
 }
 
+/*
+ * A chain of one return address repeated (deep recursion, or a frame
+ * record loop the walk cuts at SPROFIL_MAX_DEPTH) differs node to node
+ * only in the parent.  It must spread over the table: a hash whose low
+ * bits ignored the parent's high bits put every node in one cluster and
+ * lost such chains in a table of 32768 nodes after 33 of them.
+ */
+static void test_repeated_return_address_spreads(void **state)
+{
+	struct table tb = new_table(32768, SPROFIL_MAX_DEPTH);
+	__u64 chain[SPROFIL_MAX_DEPTH];
+	__u32 i, used = 0;
+
+	(void)state;
+	chain[0] = 0x5555555554d0ull;
+	for (i = 1; i < SPROFIL_MAX_DEPTH; i++)
+		chain[i] = 0x555555555491ull;
+	assert_int_equal(spc_file(&tb.t, chain, SPROFIL_MAX_DEPTH, 1, 1), 0);
+	assert_int_equal(count_of(&tb.t, chain, SPROFIL_MAX_DEPTH, 1), 1);
+	assert_int_equal(tb.t.hdr->lost, 0);
+	for (i = 0; i <= tb.t.mask; i++)
+		used += tb.t.node[i].parent != SPC_FREE;
+	assert_int_equal(used, SPROFIL_MAX_DEPTH + 1);
+	free(tb.mem);
+}
+
 static void test_count_saturates(void **state)
 {
 	struct table tb = new_table(16, 4);
@@ -318,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_exact_counts_and_shared_prefix),
 		cmocka_unit_test(test_truncated_chains_apart),
 		cmocka_unit_test(test_full_table_counts_lost_keeps_rest_exact),
+		cmocka_unit_test(test_repeated_return_address_spreads),
 		cmocka_unit_test(test_count_saturates),
 		cmocka_unit_test(test_walk_complete_chain),
 		cmocka_unit_test(test_walk_cut_rules),
