@@ -50,15 +50,23 @@ u64 sprofil_period_ns(u32 flags, u64 requested)
  * scanned the threads, and by one inherited from its creator if it was
  * cloned during the scan.  The inherited one then stays silent.
  */
-static bool counted_by_own_event(struct sprofil_session *s)
+static bool counted_by_own_event(struct sprofil_session *s,
+				 struct perf_event *event)
 {
 	struct sprofil_threads *th = rcu_dereference(s->threads);
+	/*
+	 * Whose counter it is, not who runs: on a switch between a thread
+	 * and its clone the kernel may swap their cloned event contexts
+	 * (perf_event_context_sched_out()), and a covered thread then runs
+	 * on its clone's inherited counter, whose periods are its own.
+	 */
+	struct task_struct *owner = event->hw.target;
 	struct sprofil_thread *rec;
 
-	if (!th)
+	if (!th || !owner)
 		return false;
-	rec = xa_load(&th->xa, current->pid);
-	return rec && rec->task == current && rec->event;
+	rec = xa_load(&th->xa, owner->pid);
+	return rec && rec->task == owner && rec->event;
 }
 
 /*
@@ -119,7 +127,7 @@ static void sprofil_sample(struct perf_event *event,
 		th = rcu_dereference(s->threads);
 		if (th)
 			atomic64_add(n, &th->inherited_periods);
-		if (counted_by_own_event(s))
+		if (counted_by_own_event(s, event))
 			goto out;
 	}
 	if (user_mode(regs))

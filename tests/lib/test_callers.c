@@ -246,12 +246,19 @@ static void session_free(struct session *s)
 	free(s->p[1].pr_base);
 }
 
-/* A share of @part in @whole, within @tol points of @truth_pct. */
+/*
+ * A share of @part in @whole, within @tol points of @truth_pct; under
+ * qemu TCG (SPROFIL_TEST_TCG, tests/kmod/run-in-vm), which is no
+ * accuracy oracle (threads there spend a fifth of their time in the
+ * kernel, unevenly), within 5: the chains still say who called.
+ */
 static void check_share(const char *name, uint64_t part, uint64_t whole,
 			double truth_pct, double tol)
 {
 	double pct = whole ? 100.0 * part / whole : 0;
 
+	if (getenv("SPROFIL_TEST_TCG") && tol < 5)
+		tol = 5;
 	print_message("#   %s: %llu of %llu samples = %.2f%% (its CPU: %.2f%%)\n",
 		      name, (unsigned long long)part,
 		      (unsigned long long)whole, pct, truth_pct);
