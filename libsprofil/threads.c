@@ -17,6 +17,18 @@
 #include "backend_bpf.h"
 #include "signal_internal.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SP_ASAN	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SP_ASAN	1
+#endif
+#endif
+
+#ifdef SP_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 typedef int (*sp_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
 			    void *(*fn)(void *arg), void *arg);
 
@@ -35,7 +47,7 @@ static void sp_thread_exit(void *fn)
 	sp_bpf_thread_exiting((uintptr_t)fn);
 }
 
-static void *sp_thread_main(void *p)
+static void *sp_thread_run(void *p)
 {
 	struct sp_start s = *(struct sp_start *)p;
 	void *ret;
@@ -47,6 +59,43 @@ static void *sp_thread_main(void *p)
 	ret = s.fn(s.arg);
 	pthread_cleanup_pop(1);
 	return ret;
+}
+
+/*
+ * AddressSanitizer's pthread_create calls ours (its runtime comes first
+ * among the program's libraries), so the new thread runs our set-up
+ * before ASan's start routine has cleared the shadow of its stack.  In a
+ * fork child glibc gives a new thread the stack of one that the fork left
+ * behind, whose shadow still marks that thread's frames as they were at
+ * the fork: the instrumented set-up was reported for writing its own
+ * locals (tests/lib/test_fork_threads.c).  So the shadow is cleared
+ * first, as ASan does a moment later, from code that has none.
+ */
+#ifdef SP_ASAN
+__attribute__((no_sanitize_address))
+static void sp_clear_stack_shadow(void)
+{
+	pthread_attr_t attr;
+	size_t size;
+	void *low;
+
+	if (pthread_getattr_np(pthread_self(), &attr))
+		return;
+	if (!pthread_attr_getstack(&attr, &low, &size))
+		__asan_unpoison_memory_region(low, size);
+	pthread_attr_destroy(&attr);
+}
+#else
+static void sp_clear_stack_shadow(void)
+{
+}
+#endif
+
+__attribute__((no_sanitize_address))
+static void *sp_thread_main(void *p)
+{
+	sp_clear_stack_shadow();
+	return sp_thread_run(p);
 }
 
 int pthread_create(pthread_t *restrict thread,
