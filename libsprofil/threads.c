@@ -11,10 +11,12 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "backend_bpf.h"
+#include "fork.h"
 #include "signal_internal.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -69,23 +71,34 @@ static void *sp_thread_run(void *p)
  * behind, whose shadow still marks that thread's frames as they were at
  * the fork: the instrumented set-up was reported for writing its own
  * locals (tests/lib/test_fork_threads.c).  So the shadow is cleared
- * first, as ASan does a moment later, from code that has none.
+ * first, as ASan does a moment later, from code that has none, with no
+ * local for an intercepted call to write (pthread_attr_getstack()'s
+ * interceptor checked such a write against the stale shadow):
+ * __asan_handle_no_return() clears the stack of a thread ASan has not
+ * set up yet whole, from the bounds the system gives.
  */
 #ifdef SP_ASAN
-__attribute__((no_sanitize_address))
+/*
+ * Only a fork child has such stacks, and the clearing costs a thread a
+ * pass over its stack's shadow: the others skip it.
+ */
+static atomic_bool sp_stale_stacks;
+
+void sp_threads_fork_child(void)
+{
+	atomic_store(&sp_stale_stacks, true);
+}
+
 static void sp_clear_stack_shadow(void)
 {
-	pthread_attr_t attr;
-	size_t size;
-	void *low;
-
-	if (pthread_getattr_np(pthread_self(), &attr))
-		return;
-	if (!pthread_attr_getstack(&attr, &low, &size))
-		__asan_unpoison_memory_region(low, size);
-	pthread_attr_destroy(&attr);
+	if (atomic_load(&sp_stale_stacks))
+		__asan_handle_no_return();
 }
 #else
+void sp_threads_fork_child(void)
+{
+}
+
 static void sp_clear_stack_shadow(void)
 {
 }
