@@ -94,6 +94,7 @@ check: deps
 	-@$(MAKE) --no-print-directory check-bpf
 	-@$(MAKE) --no-print-directory check-pg
 	-@$(MAKE) --no-print-directory check-stress
+	-@$(MAKE) --no-print-directory check-asan
 	-@$(MAKE) --no-print-directory check-gprof
 	-@$(MAKE) --no-print-directory check-style
 	-@$(MAKE) --no-print-directory check-mcount

@@ -45,6 +45,7 @@ static void fork_parent(void)
  */
 static void fork_child(void)
 {
+	sp_threads_fork_child();
 	sp_writer_fork_child();
 	sp_gmon_fork_child();
 	sp_front_fork_child();

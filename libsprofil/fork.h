@@ -38,6 +38,9 @@ void sp_writer_fork_prepare(void);
 void sp_writer_fork_parent(void);
 void sp_writer_fork_child(void);
 
+/* threads.c: under ASan, new threads may get stacks fork left (no lock). */
+void sp_threads_fork_child(void);
+
 /* sigdump.c: the child's own dump thread (no lock). */
 void sp_sigdump_fork_child(void);
 

@@ -1343,21 +1343,6 @@ static long gprof_pgarc_calls(const char *prog, const char *file,
  * the table grows, so none is lost and every count is exact, in the
  * dump and in GNU gprof's report.
  */
-/*
- * The exact-arc checks assume the normal -O2 build's code: the sanitizer
- * builds (tests/stress/run-sanitized, -O1) show one more arc called
- * PGARCS_ROUNDS times in pg-manyarcs, not yet explained, so they skip
- * these three checks rather than loosen them.  The sanitizers still run
- * the programs through the other tests.
- */
-static int skip_exact_arcs_when_sanitized(void)
-{
-	if (!getenv("SPROFIL_TEST_SANITIZED"))
-		return 0;
-	print_message("# exact arc counts not judged in a sanitizer build\n");
-	return 1;
-}
-
 static void many_arcs_counted_exactly(void **state)
 {
 	const char *argv[] = { "pg-manyarcs", NULL };
@@ -1368,10 +1353,6 @@ static void many_arcs_counted_exactly(void **state)
 	long calls;
 	struct run r;
 
-	if (skip_exact_arcs_when_sanitized()) {
-		skip();
-		return;
-	}
 	(void)state;
 	run(&r, argv, NULL);
 	assert_exited_ok(&r);
@@ -1407,10 +1388,6 @@ static void many_arcs_in_pg_library_counted_exactly(void **state)
 	long calls;
 	struct run r;
 
-	if (skip_exact_arcs_when_sanitized()) {
-		skip();
-		return;
-	}
 	(void)state;
 	run(&r, argv, NULL);
 	assert_exited_ok(&r);
@@ -1458,10 +1435,6 @@ static void many_arcs_raced_by_threads_and_dumped_meanwhile(void **state)
 	struct run r;
 	DIR *d;
 
-	if (skip_exact_arcs_when_sanitized()) {
-		skip();
-		return;
-	}
 	(void)state;
 	run(&r, argv, NULL);
 	assert_exited_ok(&r);
