@@ -173,7 +173,7 @@ static void short_threads_sampled_time(void **state)
 	enum { MAX_THREADS = 4000, BATCH = 4 };
 	double u0, user, sampled, budget_end, ratio;
 	struct sprofil_info info;
-	uint64_t in_work;
+	uint64_t in_work, period;
 	int n = 0;
 
 	(void)state;
@@ -195,17 +195,24 @@ static void short_threads_sampled_time(void **state)
 		n += BATCH;
 	}
 	user = user_seconds() - u0;
-	/* sprofil_info() flushes the bpf backend's counts into p first. */
-	info = lt_info();
+	period = info.period_ns;
+	/*
+	 * Stopped before the counters are read: a joined thread's exit may
+	 * still file its carried periods (the kernel wakes pthread_join()
+	 * before the thread's exit tracepoint), so counters read while
+	 * sampling could miss one that the buckets then hold.  The counters
+	 * stay readable after the stop, and bpf flushes at the stop.
+	 */
 	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
+	info = lt_info();
 	lt_print_info("after the threads", &info);
 	in_work = wl_sum(p.pr_base, PROF_USHORT, 0,
 			 lt_nbuckets(&p, PROF_USHORT));
-	sampled = (double)info.samples * info.period_ns / 1e9;
+	sampled = (double)info.samples * period / 1e9;
 	ratio = user > 0 ? sampled / user : 0;
 	print_message("# %d threads of ~1 ms: user %.3f s, sampled %.3f s (%llu samples of %llu ns, %llu in the work, %u outside), ratio %.3f\n",
 		      n, user, sampled, (unsigned long long)info.samples,
-		      (unsigned long long)info.period_ns,
+		      (unsigned long long)period,
 		      (unsigned long long)in_work, overflow_bin[0], ratio);
 	/*
 	 * Under qemu TCG (SPROFIL_TEST_TCG, tests/kmod/run-in-vm) the guest's
