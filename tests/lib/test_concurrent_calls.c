@@ -204,6 +204,12 @@ static void concurrent_calls_are_serialized(void **state)
 		if (!pid)
 			_exit(sprofil(NULL, 0, NULL, 0) ? 1 : 0);
 		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			print_message("# fork child %d: %s %d\n", i,
+				      WIFEXITED(status) ? "exit status" :
+				      "killed by signal",
+				      WIFEXITED(status) ? WEXITSTATUS(status) :
+				      WTERMSIG(status));
 		assert_true(WIFEXITED(status) && !WEXITSTATUS(status));
 	}
 	atomic_store(&forks_done, true);
