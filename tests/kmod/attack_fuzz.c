@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Random ioctls against /dev/sprofil, SPROFIL_ATTACK_IOCTLS of them
- * (default 200,000) split between a root and an unprivileged worker.  A
- * START that succeeds and its STOP cost about 60 ms under TCG on main
- * (RCU grace periods, under the global lock that the other worker's
- * calls then wait for); a START refused in a process without a session
- * costs 20 ms (one is created and destroyed), with one 10-20 us.
+ * (default 200,000; 10^6 on the debug kernel) split between a root and
+ * an unprivileged worker.  A START that succeeds and its STOP cost tens
+ * of milliseconds under TCG (RCU grace periods); a START refused in a
+ * process without a session costs 20 ms (one is created and destroyed),
+ * with one 10-20 us.
  *
  * Commands are the real ones, the real ones with another size or
  * direction, and their neighbours; arguments have random sizes, flags,
@@ -35,12 +35,24 @@
 #define MAX_REGIONS	(SPROFIL_MAX_REGIONS + 8)
 #define POOL_BYTES	(64 << 10)
 #define REPORT_MAX	10
+/*
+ * Each touched page of the userfaultfd range served after 50 ms costs the
+ * call 50 ms, so re-arming it with the others (every 1024 calls) made it
+ * most of the run: ~0.8 ms a call.  Every 16 rounds, 10^6 calls still
+ * wait on it (or on another slow pin) ~4,300 times (the debug kernel,
+ * 2026-11-24).
+ */
+#define SLOW_REARM_EVERY	16
 
 struct pool {
 	const char *name;
 	uint8_t *addr;
 	size_t len;
-	bool rearm;		/* pages to drop so that they fault again */
+	/*
+	 * Every how many rounds of 1024 calls the pages are dropped so that
+	 * they fault again; 0: never.
+	 */
+	unsigned int rearm_every;
 };
 
 static struct pool pool[16];
@@ -50,16 +62,18 @@ static int fuse_fd = -1;
 
 struct tally {
 	long calls, started, refused, bad_errno, bad_state;
+	long blocked;		/* calls that waited 40 ms or more */
 	double t_ok, t_refused, t_unknown;	/* seconds in the ioctl */
 };
 
-static void add_pool(const char *name, void *addr, size_t len, bool rearm)
+static void add_pool(const char *name, void *addr, size_t len,
+		     unsigned int rearm_every)
 {
 	if (addr == MAP_FAILED || !addr) {
 		printf("# fuzz: no %s buffer (%s)\n", name, strerror(errno));
 		return;
 	}
-	pool[npool++] = (struct pool){ name, addr, len, rearm };
+	pool[npool++] = (struct pool){ name, addr, len, rearm_every };
 }
 
 static void *map_file(const char *path, int flags, int prot, int mode)
@@ -83,50 +97,50 @@ static void build_pool(void)
 
 	npool = 0;
 	add_pool("anonymous", wl_map(POOL_BYTES, PROT_READ | PROT_WRITE),
-		 POOL_BYTES, true);
-	add_pool("read-only", wl_map(POOL_BYTES, PROT_READ), POOL_BYTES,
-		 false);
-	add_pool("PROT_NONE", wl_map(POOL_BYTES, PROT_NONE), POOL_BYTES,
-		 false);
+		 POOL_BYTES, 1);
+	add_pool("read-only", wl_map(POOL_BYTES, PROT_READ), POOL_BYTES, 0);
+	add_pool("PROT_NONE", wl_map(POOL_BYTES, PROT_NONE), POOL_BYTES, 0);
 	if (hole)
 		munmap(hole, POOL_BYTES);
-	add_pool("hole", hole, POOL_BYTES, false);
-	add_pool("text", (void *)((uintptr_t)wl_work_a & ~4095ul), 4096,
-		 false);
+	add_pool("hole", hole, POOL_BYTES, 0);
+	add_pool("text", (void *)((uintptr_t)wl_work_a & ~4095ul), 4096, 0);
 	add_pool("shared file", map_file("/tmp/at_fuzz_shared", MAP_SHARED,
 					 PROT_READ | PROT_WRITE, O_RDWR),
-		 POOL_BYTES, false);
+		 POOL_BYTES, 0);
 	add_pool("shared read-only file",
 		 map_file("/tmp/at_fuzz_rootfile", MAP_SHARED, PROT_READ,
-			  O_RDONLY), POOL_BYTES, false);
+			  O_RDONLY), POOL_BYTES, 0);
 	add_pool("private file",
 		 map_file("/tmp/at_fuzz_rootfile", MAP_PRIVATE,
-			  PROT_READ | PROT_WRITE, O_RDONLY), POOL_BYTES, true);
+			  PROT_READ | PROT_WRITE, O_RDONLY), POOL_BYTES, 1);
 	if (fuse_path) {
 		add_pool("FUSE shared", map_file(fuse_path, MAP_SHARED,
 						 PROT_READ | PROT_WRITE,
-						 O_RDWR), POOL_BYTES, false);
+						 O_RDWR), POOL_BYTES, 0);
 		add_pool("FUSE private", map_file(fuse_path, MAP_PRIVATE,
 						  PROT_READ | PROT_WRITE,
-						  O_RDONLY), POOL_BYTES, true);
+						  O_RDONLY), POOL_BYTES, 1);
 		fuse_fd = open(fuse_path, O_RDONLY);
 	}
 	uffd = at_uffd_map(POOL_BYTES, &addr);
 	if (uffd >= 0 && !at_uffd_serve_thread(uffd, 0))
-		add_pool("userfaultfd", addr, POOL_BYTES, true);
+		add_pool("userfaultfd", addr, POOL_BYTES, 1);
 	else
 		printf("# fuzz: no userfaultfd buffer (%s)\n", strerror(-uffd));
 	uffd = at_uffd_map(POOL_BYTES, &addr);
 	if (uffd >= 0 && !at_uffd_serve_thread(uffd, 0.05))
 		add_pool("userfaultfd served after a timeout", addr,
-			 POOL_BYTES, true);
+			 POOL_BYTES, SLOW_REARM_EVERY);
 }
 
-/* Makes the pool's pages fault again (COW copies, uffd, FUSE reads). */
-static void rearm_pool(void)
+/*
+ * Makes the pool's pages fault again (COW copies, uffd, FUSE reads), in
+ * round @round of 1024 calls.
+ */
+static void rearm_pool(long round)
 {
 	for (int i = 0; i < npool; i++)
-		if (pool[i].rearm)
+		if (pool[i].rearm_every && round % pool[i].rearm_every == 0)
 			madvise(pool[i].addr, pool[i].len, MADV_DONTNEED);
 	if (fuse_fd >= 0)
 		posix_fadvise(fuse_fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -370,6 +384,7 @@ static void fuzz(long calls, struct tally *t)
 		double dt = at_now() - t0;
 
 		t->calls++;
+		t->blocked += dt >= 0.04;
 		*(r ? known_cmd(cmd) ? &t->t_refused : &t->t_unknown :
 		      &t->t_ok) += dt;
 		if (!known_cmd(cmd)) {
@@ -395,7 +410,7 @@ static void fuzz(long calls, struct tally *t)
 			}
 		}
 		if (i % 1024 == 0)
-			rearm_pool();
+			rearm_pool(i / 1024);
 	}
 	kt_stop(fd);
 	close(fd);
@@ -477,8 +492,9 @@ int main(void)
 		printf("# fuzz (%s): %ld calls, %ld starts, %ld refused, %.0f calls/s\n",
 		       who, t[i].calls, t[i].started, t[i].refused,
 		       t[i].calls / took);
-		printf("# fuzz (%s): %.1f s in ioctls that succeeded, %.1f s refused, %.1f s unknown\n",
-		       who, t[i].t_ok, t[i].t_refused, t[i].t_unknown);
+		printf("# fuzz (%s): %.1f s in ioctls that succeeded, %.1f s refused, %.1f s unknown; %ld calls waited >= 40 ms\n",
+		       who, t[i].t_ok, t[i].t_refused, t[i].t_unknown,
+		       t[i].blocked);
 		at_check(at_exited_ok(status[i]) && t[i].calls == w[i].calls,
 			 "fuzz (%s): %ld random ioctls ran (status %#x)", who,
 			 t[i].calls, status[i]);
