@@ -52,6 +52,7 @@ include tests/stress/sanitize.mk
 include tests/kmod/tests.mk
 include bench/bench.mk
 include demo/demo.mk
+include cli/cli.mk
 
 check-unit: unit
 	@mkdir -p $(BUILD)/results
