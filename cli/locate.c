@@ -2,8 +2,9 @@
 /*
  * Where libsprofil.so and the analyzer are, found from our own path so
  * that the command works from the build tree (build/bin/sprofil beside
- * build/lib/ and build/gprof/) and installed (bin/sprofil beside
- * bin/sprofil-gprof and lib/ or lib/<multiarch>/).
+ * build/lib/, build/libexec/ and build/gprof/) and installed
+ * (bin/sprofil beside bin/sprofil-gprof, libexec/ and lib/ or
+ * lib/<multiarch>/).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -72,6 +73,21 @@ int cli_find_gprof(char *path, size_t size)
 
 	if (find_beside(rel, X_OK, path, size)) {
 		cli_error("the analyzer (sprofil-gprof) not found beside this command");
+		return -1;
+	}
+	return 0;
+}
+
+int cli_find_probe(char *path, size_t size)
+{
+	static const char *const rel[] = {
+		"../libexec/sprofil-probe",
+		"../libexec/sprofil/sprofil-probe",
+		NULL,
+	};
+
+	if (find_beside(rel, X_OK, path, size)) {
+		cli_error("sprofil-probe not found beside this command (../libexec/)");
 		return -1;
 	}
 	return 0;

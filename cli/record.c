@@ -260,10 +260,12 @@ static int summary(const struct record_opts *o, const struct record_files *f,
 	if (f->n == 1)
 		fprintf(stderr, "sprofil: profile in %s; read it with: sprofil report %s\n",
 			shown, shown);
+	else if (o->dir)
+		fprintf(stderr, "sprofil: %zu profiles, one per process, in %s (%s is the first process's); read it with: sprofil report %s\n",
+			f->n, o->output, shown, shown);
 	else
-		fprintf(stderr, "sprofil: %zu profiles, one per process, in %s%s; the first process's in %s; read it with: sprofil report %s\n",
-			f->n, o->dir ? o->output : o->output,
-			o->dir ? "" : " and beside it", shown, shown);
+		fprintf(stderr, "sprofil: profile in %s, and %zu of other processes beside it (<name>.<program>.<pid>); read it with: sprofil report %s\n",
+			shown, f->n - 1, shown);
 	return 0;
 }
 

@@ -87,6 +87,17 @@ int cli_report(int argc, char **argv)
 	}
 	files = argv + first;
 	nfiles = argc - first;
+	/* A last operand that is no file is a typo, not an option's value. */
+	if (!nfiles && argc > 1 && argv[argc - 1][0] != '-' &&
+	    access(argv[argc - 1], F_OK)) {
+		cli_error("%s: %s", argv[argc - 1], strerror(errno));
+		return 1;
+	}
+	if (!nfiles && argc > 1 && argv[argc - 1][0] != '-' &&
+	    is_elf(argv[argc - 1])) {
+		user_prog = argv[argc - 1];
+		nopts--;
+	}
 	if (!nfiles) {
 		if (newest_profile(deflt, sizeof(deflt))) {
 			cli_error("no profile given, and no *%s here (sprofil record writes %s)",
@@ -113,6 +124,8 @@ int cli_report(int argc, char **argv)
 		cli_error("out of memory");
 		return 1;
 	}
+	/* It would wake ld.so's own profiler in the analyzer. */
+	unsetenv("LD_PROFILE");
 	args[n++] = gprof;
 	for (i = 1; i <= nopts; i++)
 		args[n++] = argv[i];

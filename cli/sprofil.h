@@ -6,7 +6,8 @@
  *   main.c       the subcommands
  *   record.c     record's options, the run and its summary line
  *   program.c    finding the program and refusing what cannot be preloaded
- *   probe.c      whether the backend asked for can sample here
+ *   probe.c      whether the backend asked for can sample here, through
+ *   probe_helper.c  sprofil-probe, the one dynamic program of the set
  *   locate.c     libsprofil.so and the analyzer, found from our own path
  *   report.c     report's files, program and command line
  *   profile.c    what a profile file says about its program
@@ -41,6 +42,7 @@ int cli_probe(const char *lib, const char *backend);
 /* Paths next to our own executable; 0, or -1 after one line on stderr. */
 int cli_find_lib(char *path, size_t size);
 int cli_find_gprof(char *path, size_t size);
+int cli_find_probe(char *path, size_t size);
 
 /*
  * The main executable a profile file names (the module record flagged
