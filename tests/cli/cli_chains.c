@@ -4,7 +4,8 @@
  * main -> outer_a -> inner (2 parts), main -> outer_b -> inner (1 part),
  * and main -> solo (1 part).  `sprofil record` must give inner the two
  * callers in about that ratio from the chains alone.  With an argument
- * "sigdump" it sends itself SIGUSR1 halfway.
+ * "sigdump" it sends itself SIGUSR1 halfway; with "int" or "term",
+ * SIGINT or SIGTERM (left to their default action) after outer_a.
  */
 #include <signal.h>
 #include <string.h>
@@ -40,6 +41,11 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "sigdump")) {
 		kill(getpid(), SIGUSR1);
 		sleep(1);	/* the dump thread writes meanwhile */
+	}
+	if (argc > 1 && (!strcmp(argv[1], "int") || !strcmp(argv[1], "term"))) {
+		kill(getpid(), argv[1][0] == 'i' ? SIGINT : SIGTERM);
+		sleep(10);	/* the profile is written, then SIGINT kills */
+		return 3;
 	}
 	r += outer_b() + solo();
 	return r == 42;		/* 0, but the work cannot be dropped */
