@@ -47,6 +47,16 @@ static int find_beside(const char *const *rel, int mode, char *path,
 	return -1;
 }
 
+/* find_beside(), or one line naming @what and where it was looked for. */
+static int find_or_say(const char *const *rel, int mode, char *path,
+		       size_t size, const char *what)
+{
+	if (!find_beside(rel, mode, path, size))
+		return 0;
+	cli_error("%s not found beside this command (%s)", what, rel[0]);
+	return -1;
+}
+
 int cli_find_lib(char *path, size_t size)
 {
 	static const char *const rel[] = {
@@ -56,11 +66,7 @@ int cli_find_lib(char *path, size_t size)
 		NULL,
 	};
 
-	if (find_beside(rel, R_OK, path, size)) {
-		cli_error("libsprofil.so.0 not found beside this command (../lib/)");
-		return -1;
-	}
-	return 0;
+	return find_or_say(rel, R_OK, path, size, "libsprofil.so.0");
 }
 
 int cli_find_gprof(char *path, size_t size)
@@ -71,11 +77,7 @@ int cli_find_gprof(char *path, size_t size)
 		NULL,
 	};
 
-	if (find_beside(rel, X_OK, path, size)) {
-		cli_error("the analyzer (sprofil-gprof) not found beside this command");
-		return -1;
-	}
-	return 0;
+	return find_or_say(rel, X_OK, path, size, "the analyzer (sprofil-gprof)");
 }
 
 int cli_find_probe(char *path, size_t size)
@@ -86,9 +88,5 @@ int cli_find_probe(char *path, size_t size)
 		NULL,
 	};
 
-	if (find_beside(rel, X_OK, path, size)) {
-		cli_error("sprofil-probe not found beside this command (../libexec/)");
-		return -1;
-	}
-	return 0;
+	return find_or_say(rel, X_OK, path, size, "sprofil-probe");
 }
