@@ -24,6 +24,7 @@
  * raises the signal again in itself, so the process still dies of it,
  * with the status its parent expects.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -81,16 +82,71 @@ static void sd_handler(int sig)
 	errno = saved;
 }
 
-/* Async-signal-safe: the signal's number, for sd_die(). */
+typedef int (*sd_sigaction_fn)(int, const struct sigaction *,
+			       struct sigaction *);
+static sd_sigaction_fn real_sigaction;
+
+/*
+ * Async-signal-safe: the signal's number, for sd_die(), and then this
+ * thread waits for the death it asked for.  Returning would let it run
+ * on (a sleep() cut short, an exit racing with the signal) where the
+ * signal's default action stops it at once.
+ */
 static void sd_fatal_handler(int sig)
 {
-	int saved = errno;
 	char c = (char)sig;
 	ssize_t n;
 
 	n = write(sd_pipe[1], &c, 1);
-	(void)n;
-	errno = saved;
+	if (n != 1) {
+		/* No dump thread to ask: die now, unprofiled, as asked. */
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+		sigset_t one;
+
+		real_sigaction(sig, &dfl, NULL);
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		raise(sig);
+	}
+	for (;;)
+		pause();
+}
+
+/*
+ * sigaction(), wrapped so that the program never sees the handler above:
+ * where it left a signal to its default action, it is told SIG_DFL, as
+ * without the collector.  Python, for one, installs its
+ * KeyboardInterrupt handler only where SIGINT's action is SIG_DFL.
+ * Looked up at load time: sigaction() may be called in a signal handler.
+ */
+/* Also from the collector's constructor, which may run before ours. */
+static sd_sigaction_fn sd_real_sigaction(void)
+{
+	if (!real_sigaction)
+		real_sigaction = (sd_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	return real_sigaction;
+}
+
+__attribute__((constructor)) static void sd_sigaction_init(void)
+{
+	sd_real_sigaction();
+}
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int ret;
+
+	if (!sd_real_sigaction()) {
+		errno = ENOSYS;
+		return -1;
+	}
+	ret = real_sigaction(sig, act, old);
+	if (!ret && old && old->sa_handler == sd_fatal_handler) {
+		memset(old, 0, sizeof(*old));
+		old->sa_handler = SIG_DFL;
+	}
+	return ret;
 }
 
 /* The dump thread: the profile, then death by @sig as if unhandled. */
@@ -210,7 +266,8 @@ static void sd_fatal_start(void)
 	for (i = 0; i < sizeof(sd_fatal_signals) / sizeof(int); i++) {
 		int sig = sd_fatal_signals[i];
 
-		if (sig == sd_signal || sigaction(sig, NULL, &old) ||
+		if (sig == sd_signal || !sd_real_sigaction() ||
+		    real_sigaction(sig, NULL, &old) ||
 		    old.sa_handler != SIG_DFL)
 			continue;
 		if (!sigaction(sig, &sa, NULL))
