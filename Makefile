@@ -14,11 +14,11 @@ CPPFLAGS += -Iinclude/uapi -Iinclude
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
-.PHONY: all deps kmod lib unit check check-mcount check-unit check-vm check-style demo bench clean
+.PHONY: all deps kmod lib unit cli check check-mcount check-unit check-vm check-style demo bench clean
 .PHONY: check-vm-matrix debug-kernel
 .DEFAULT_GOAL := all
 
-all: kmod lib lib-tests bpf-tests unit vm-payload
+all: kmod lib lib-tests bpf-tests unit cli vm-payload
 
 deps:
 	@scripts/install-deps
@@ -52,6 +52,8 @@ include tests/stress/sanitize.mk
 include tests/kmod/tests.mk
 include bench/bench.mk
 include demo/demo.mk
+include cli/cli.mk
+include tests/cli/tests.mk
 
 check-unit: unit
 	@mkdir -p $(BUILD)/results
@@ -96,6 +98,7 @@ check: deps
 	-@$(MAKE) --no-print-directory check-stress
 	-@$(MAKE) --no-print-directory check-asan
 	-@$(MAKE) --no-print-directory check-gprof
+	-@$(MAKE) --no-print-directory check-cli
 	-@$(MAKE) --no-print-directory check-style
 	-@$(MAKE) --no-print-directory check-mcount
 	-@$(MAKE) --no-print-directory check-vm-matrix

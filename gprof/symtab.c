@@ -156,7 +156,8 @@ static const char *elf_sections_in_file(Elf *elf)
 
 /*
  * Checks module @m's sections and its symbol table (.dynsym stands in
- * for a stripped library) against its file.  Returns NULL when they
+ * for a stripped library, and for a stripped executable in a
+ * multi-module profile) against its file.  Returns NULL when they
  * hold, also when it has no symbol table.
  */
 static const char *module_symbols(unsigned int m)
@@ -173,7 +174,8 @@ static const char *module_symbols(unsigned int m)
 		else if (sh.sh_type == SHT_DYNSYM)
 			dyn = scn;
 	}
-	if (!use && m != 0 && dyn)
+	/* A GNU report of a stripped executable fails as GNU's does. */
+	if (!use && (m != 0 || multi_module) && dyn)
 		use = dyn;
 	why = elf_sections_in_file(core[m].elf);
 	if (why || !use)
@@ -553,7 +555,8 @@ void core_create_function_syms(void)
 		}
 		if (module_syms(m))
 			continue;
-		if (m == 0)
+		/* In a multi-module profile it is one of the modules. */
+		if (m == 0 && !multi_module)
 			fatal("%s: has no symbols", a_out_name);
 		modules[m].why = xstrdup("has no symbols");
 		modules[m].loaded = false;

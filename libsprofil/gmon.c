@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sprofil.h>
 #include <sprofil/callers.h>
@@ -62,8 +63,8 @@ static struct {
 } gm;
 
 /*
- * Every other load module (LD_PROFILE, docs/gmon-format.md): one region
- * over its executable PT_LOAD segments, in its own buffer.  A module
+ * Every other load module (SPROFIL_MODULES, docs/gmon-format.md): one
+ * region over its executable PT_LOAD segments, in its own buffer.  A module
  * that dlclose() unmaps keeps its entry and its buffer (our memory, not
  * the module's) with @gone set, so that the profile still holds its data.
  */
@@ -81,7 +82,7 @@ static struct gm_mod *gm_mods;
 static size_t gm_nmods;
 static unsigned int gm_bsize = 2;	/* LD_PROFILEBUCKET_SIZE / 8 */
 static struct sp_callers gm_callers;	/* table NULL: no chains */
-static bool gm_default_set;		/* LD_PROFILE unset */
+static bool gm_default_set;		/* no module list set */
 static bool gm_exe_selected = true;
 static uintptr_t gm_exe_high;		/* monstartup's highpc */
 
@@ -100,13 +101,37 @@ static unsigned int gm_bucket_size(void)
 }
 
 /*
- * Whether LD_PROFILE selects the module the loader calls @name ("" for
- * the executable, which LD_PROFILE names by its /proc/self/exe path or
- * basename).  A shared object matches by its full dlpi_name or basename.
+ * The module list: SPROFIL_MODULES, our own variable, else LD_PROFILE
+ * (HP-UX's), else NULL (every module).  A non-empty LD_PROFILE in a
+ * dynamically linked program has also woken glibc ld.so's own profiler
+ * before any of our code ran (every PLT call routed through it, a
+ * .profile file in /var/tmp for a module it names), so it is said once
+ * per program; LD_PROFILE="" (ld.so ignores an empty value) and a static
+ * program keep its meaning silently (docs/gmon-format.md).
+ */
+static const char *gm_module_list(void)
+{
+	const char *ours = getenv("SPROFIL_MODULES");
+	const char *hpux = getenv("LD_PROFILE");
+	static bool warned;
+
+	if (hpux && *hpux && getauxval(AT_BASE) && !warned) {
+		warned = true;
+		fprintf(stderr, "libsprofil: LD_PROFILE=%s also turns on ld.so's own profiler (every PLT call through it, .profile files in /var/tmp)%s; select modules with SPROFIL_MODULES instead\n",
+			hpux, ours ? ", and SPROFIL_MODULES overrides it here" : "");
+	}
+	return ours ? ours : hpux;
+}
+
+/*
+ * Whether the module list selects the module the loader calls @name (""
+ * for the executable, which the list names by its /proc/self/exe path
+ * or basename).  A shared object matches by its full dlpi_name or
+ * basename.
  */
 static bool gm_selected(const char *name)
 {
-	const char *list = getenv("LD_PROFILE"), *p, *end, *base;
+	const char *list = gm_module_list(), *p, *end, *base;
 	char exe[PATH_MAX];
 	ssize_t n;
 	size_t len;
@@ -414,7 +439,7 @@ static void gm_sample(bool on)
 		prof[n].pr_off = h->low_pc;
 		prof[n++].pr_scale = h->scale;
 	}
-	/* LD_PROFILE="": no histogram until the application asks (smonitor). */
+	/* An empty module list: no histogram until smonitor() asks. */
 	if (!n) {
 		free(prof);
 		if (gm.sampling)
@@ -499,10 +524,10 @@ static int gm_dump(unsigned int seq)
 		fprintf(stderr, "libsprofil: %llu call arcs lost: the arc table (%zu entries) is full\n",
 			(unsigned long long)lost, limit);
 	/*
-	 * With LD_PROFILE unset, a program whose only -pg module is the
+	 * With no module list, a program whose only -pg module is the
 	 * executable (every callee there) gets the GNU gmon.out glibc
 	 * writes, the other modules' samples left out as glibc loses them;
-	 * a second -pg module, or LD_PROFILE set, keeps every module.
+	 * a second -pg module, or a module list set, keeps every module.
 	 */
 	for (i = 0; i < (size_t)n && !other; i++)
 		other = arcs[i].self < gm.hist.low_pc ||
@@ -673,7 +698,7 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
 	text = highpc - lowpc;
 	gm_exe_high = highpc;
 	gm_bsize = gm_bucket_size();
-	gm_default_set = !getenv("LD_PROFILE");
+	gm_default_set = !gm_module_list();
 	gm_exe_selected = gm_selected("");
 	if (sp_fit_scale(text, GM_MAX_BUCKETS, gm_bsize, &scale, &used)) {
 		fprintf(stderr, "libsprofil: monstartup: the text is too large to profile\n");

@@ -8,6 +8,7 @@
 #ifndef LIBSPROFIL_GMON_H
 #define LIBSPROFIL_GMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -82,6 +83,16 @@ int sp_gmon_path(char *buf, size_t size);
  * final dump at exit (or exec) keeps.
  */
 int sp_gmon_path_seq(char *buf, size_t size, unsigned int seq);
+
+/*
+ * record.c, `sprofil record`'s collector: whether SPROFIL_RECORD names
+ * the output, and the name of this process image's dump @seq there
+ * (docs/record.md); @ours tells the files this image already wrote.
+ * Returns 0 or a negative errno.
+ */
+bool sp_recording(void);
+int sp_record_path(char *buf, size_t size, unsigned int seq,
+		   bool (*ours)(const char *path));
 
 /*
  * The largest profil scale <= 0x10000 with which @text bytes fit in

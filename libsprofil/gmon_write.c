@@ -145,10 +145,16 @@ static int sp_gmon_path_free(char *buf, size_t size, unsigned int seq)
 {
 	int ret;
 
-	while (!(ret = sp_gmon_path_seq(buf, size, seq)) && wr_ours(buf) &&
-	       seq < UINT_MAX)
+	for (;;) {
+		/* `sprofil record` names every process image's file itself. */
+		if (sp_recording())
+			ret = sp_record_path(buf, size, seq, wr_ours);
+		else
+			ret = sp_gmon_path_seq(buf, size, seq);
+		if (ret || !wr_ours(buf) || seq == UINT_MAX)
+			return ret;
 		seq++;
-	return ret;
+	}
 }
 
 /* The load module holding one address, as dl_iterate_phdr() sees it. */

@@ -15,7 +15,16 @@
  * kills a thread it does not know in its first instrumented function.
  * It blocks every signal, so the sampling signal and the dump signal go
  * to the threads doing the work.
+ *
+ * Under `sprofil record` (record.c) the same thread also writes the
+ * profile of a process that SIGHUP, SIGINT or SIGTERM ends, where the
+ * program left them to their default action: a ^C would otherwise lose
+ * the whole run.  The handler sends the signal's number down the pipe;
+ * the thread writes the profile, restores the default action and
+ * raises the signal again in itself, so the process still dies of it,
+ * with the status its parent expects.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,6 +41,9 @@
 static int sd_signal;			/* 0: SPROFIL_SIGDUMP unset or bad */
 static int sd_pipe[2] = { -1, -1 };	/* the handler writes to [1] */
 static unsigned int sd_seq;		/* the last dump's number */
+static bool sd_fatal;			/* the record handlers are set */
+
+static void sd_fatal_restore(void);
 
 /* "10", "USR1" or "SIGUSR1"; 0 for anything else. */
 static int sd_parse(const char *s)
@@ -70,6 +82,86 @@ static void sd_handler(int sig)
 	errno = saved;
 }
 
+typedef int (*sd_sigaction_fn)(int, const struct sigaction *,
+			       struct sigaction *);
+static sd_sigaction_fn real_sigaction;
+
+/*
+ * Async-signal-safe: the signal's number, for sd_die(), and then this
+ * thread waits for the death it asked for.  Returning would let it run
+ * on (a sleep() cut short, an exit racing with the signal) where the
+ * signal's default action stops it at once.
+ */
+static void sd_fatal_handler(int sig)
+{
+	char c = (char)sig;
+	ssize_t n;
+
+	n = write(sd_pipe[1], &c, 1);
+	if (n != 1) {
+		/* No dump thread to ask: die now, unprofiled, as asked. */
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+		sigset_t one;
+
+		real_sigaction(sig, &dfl, NULL);
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		raise(sig);
+	}
+	for (;;)
+		pause();
+}
+
+/*
+ * sigaction(), wrapped so that the program never sees the handler above:
+ * where it left a signal to its default action, it is told SIG_DFL, as
+ * without the collector.  Python, for one, installs its
+ * KeyboardInterrupt handler only where SIGINT's action is SIG_DFL.
+ * Looked up at load time: sigaction() may be called in a signal handler.
+ */
+/* Also from the collector's constructor, which may run before ours. */
+static sd_sigaction_fn sd_real_sigaction(void)
+{
+	if (!real_sigaction)
+		real_sigaction = (sd_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	return real_sigaction;
+}
+
+__attribute__((constructor)) static void sd_sigaction_init(void)
+{
+	sd_real_sigaction();
+}
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int ret;
+
+	if (!sd_real_sigaction()) {
+		errno = ENOSYS;
+		return -1;
+	}
+	ret = real_sigaction(sig, act, old);
+	if (!ret && old && old->sa_handler == sd_fatal_handler) {
+		memset(old, 0, sizeof(*old));
+		old->sa_handler = SIG_DFL;
+	}
+	return ret;
+}
+
+/* The dump thread: the profile, then death by @sig as if unhandled. */
+static void sd_die(int sig)
+{
+	sigset_t one;
+
+	sp_gmon_before_exec();
+	signal(sig, SIG_DFL);
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+}
+
 static void *sd_thread(void *unused)
 {
 	ssize_t n;
@@ -82,6 +174,10 @@ static void *sd_thread(void *unused)
 			continue;
 		if (n <= 0)
 			return NULL;
+		if (c) {
+			sd_die(c);
+			continue;
+		}
 		/* Numbered even when the write fails: names stay in order. */
 		sp_gmon_dump_reset(++sd_seq);
 	}
@@ -124,7 +220,7 @@ void sp_sigdump_fork_child(void)
 {
 	int err;
 
-	if (!sd_signal)
+	if (!sd_signal && !sd_fatal)
 		return;
 	close(sd_pipe[0]);
 	close(sd_pipe[1]);
@@ -134,7 +230,48 @@ void sp_sigdump_fork_child(void)
 		fprintf(stderr, "libsprofil: SPROFIL_SIGDUMP: no dump thread in the child: %s\n",
 			strerror(err));
 		/* No reader: the signal must not fill a pipe nobody reads. */
-		signal(sd_signal, SIG_IGN);
+		if (sd_signal)
+			signal(sd_signal, SIG_IGN);
+		sd_fatal_restore();
+	}
+}
+
+static const int sd_fatal_signals[] = { SIGHUP, SIGINT, SIGTERM };
+
+/* The default actions back (no dump thread to write the profile). */
+static void sd_fatal_restore(void)
+{
+	size_t i;
+
+	for (i = 0; sd_fatal && i < sizeof(sd_fatal_signals) / sizeof(int); i++)
+		if (sd_fatal_signals[i] != sd_signal)
+			signal(sd_fatal_signals[i], SIG_DFL);
+	sd_fatal = false;
+}
+
+/*
+ * `sprofil record`: SIGHUP, SIGINT and SIGTERM, where their action is
+ * the default one, write the profile before the process dies of them.
+ * The thread must exist first (sd_spawn()).
+ */
+static void sd_fatal_start(void)
+{
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = sd_fatal_handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sd_fatal_signals) / sizeof(int); i++) {
+		int sig = sd_fatal_signals[i];
+
+		if (sig == sd_signal || !sd_real_sigaction() ||
+		    real_sigaction(sig, NULL, &old) ||
+		    old.sa_handler != SIG_DFL)
+			continue;
+		if (!sigaction(sig, &sa, NULL))
+			sd_fatal = true;
 	}
 }
 
@@ -143,14 +280,20 @@ void sp_sigdump_start(void)
 	static bool done;
 	struct sigaction sa;
 	const char *env;
-	int sig, err;
+	int sig, err = 0;
 
 	if (done)
 		return;
 	done = true;
 	env = secure_getenv("SPROFIL_SIGDUMP");
-	if (!env || !*env)
+	if (!env || !*env) {
+		if (sp_recording() && !(err = sd_spawn()))
+			sd_fatal_start();
+		else if (sp_recording())
+			fprintf(stderr, "libsprofil: no dump thread: a process killed by a signal writes no profile: %s\n",
+				strerror(err));
 		return;
+	}
 	sig = sd_parse(env);
 	if (!sig || sig == SIGKILL || sig == SIGSTOP) {
 		fprintf(stderr, "libsprofil: SPROFIL_SIGDUMP=%s: not a signal that can be caught; ignored\n",
@@ -173,4 +316,6 @@ void sp_sigdump_start(void)
 		return;
 	}
 	sd_signal = sig;
+	if (sp_recording())
+		sd_fatal_start();
 }

@@ -1,0 +1,27 @@
+# The sprofil command (cli/, docs/record.md): build/bin/sprofil, which
+# finds libsprofil.so in ../lib, its backend probe in ../libexec and the
+# analyzer in ../gprof beside it.  The command is linked statically, so
+# that glibc's ld.so, and its LD_PROFILE profiler, never run in it; the
+# probe is the one dynamic program (it must load libsprofil).
+
+CLI_DIR := $(BUILD)/cli
+CLI_SRCS := $(filter-out cli/probe_helper.c,$(wildcard cli/*.c))
+CLI_OBJS := $(CLI_SRCS:cli/%.c=$(CLI_DIR)/%.o)
+CLI_BIN := $(BUILD)/bin/sprofil
+CLI_PROBE := $(BUILD)/libexec/sprofil-probe
+
+.PHONY: cli
+cli: $(CLI_BIN) $(CLI_PROBE) lib gprof
+
+$(CLI_DIR)/%.o: cli/%.c cli/sprofil.h include/sprofil/gmon_format.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DMULTIARCH='"$(shell $(CC) -print-multiarch)"' \
+		$(CFLAGS) -c -o $@ $<
+
+$(CLI_BIN): $(CLI_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static -o $@ $(CLI_OBJS)
+
+$(CLI_PROBE): cli/probe_helper.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -ldl

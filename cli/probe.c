@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Before the program runs: can the backend asked for sample here?
+ * sprofil-probe (probe_helper.c) runs with libsprofil preloaded, starts
+ * sampling and stops.  libsprofil says on stderr why a backend cannot
+ * run; the probe's stderr is a pipe, so that the reason becomes our one
+ * line instead of a program that runs unprofiled.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sprofil.h"
+
+static __attribute__((noreturn)) void probe_child(const char *lib,
+						  const char *helper,
+						  const char *backend, int out)
+{
+	dup2(out, 1);
+	dup2(out, 2);
+	unsetenv("SPROFIL_RECORD");
+	if (backend)
+		setenv("SPROFIL_BACKEND", backend, 1);
+	setenv("LD_PRELOAD", lib, 1);
+	execl(helper, "sprofil-probe", (char *)NULL);
+	fprintf(stderr, "%s: %s\n", helper, strerror(errno));
+	_exit(1);
+}
+
+int cli_probe(const char *lib, const char *backend)
+{
+	char msg[1024], *line, *nl;
+	size_t len = 0;
+	ssize_t n;
+	char helper[PATH_MAX];
+	int fd[2], status;
+	pid_t pid;
+
+	if (cli_find_probe(helper, sizeof(helper)))
+		return -1;
+
+	if (pipe2(fd, O_CLOEXEC)) {
+		cli_error("pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		cli_error("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (!pid)
+		probe_child(lib, helper, backend, fd[1]);
+	close(fd[1]);
+	while (len < sizeof(msg) - 1 &&
+	       ((n = read(fd[0], msg + len, sizeof(msg) - 1 - len)) > 0 ||
+		(n < 0 && errno == EINTR)))
+		len += n > 0 ? n : 0;
+	msg[len] = '\0';
+	close(fd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	/* libsprofil's first line names the reason. */
+	line = msg;
+	if (!strncmp(line, "libsprofil: ", 12))
+		line += 12;
+	nl = strchr(line, '\n');
+	if (nl)
+		*nl = '\0';
+	cli_error("no usable backend%s%s: %s", backend ? " " : "",
+		  backend ? backend : "", *line ? line : "the probe failed");
+	return -1;
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sprofil-probe, run by `sprofil record` with libsprofil preloaded and
+ * the backend asked for in SPROFIL_BACKEND (cli/probe.c): starts
+ * sampling a region of its own text and stops.  Exit 0 when sampling
+ * starts; else 1, libsprofil and this program having said why on
+ * stderr.  A program of its own because the command itself is static
+ * (so that ld.so never runs in it: see docs/record.md, LD_PROFILE).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/gmon.h>
+#include <sys/profil.h>
+
+typedef int (*sprofil_fn)(struct prof *, int, struct timeval *,
+			  unsigned int);
+
+int main(void)
+{
+	static unsigned short buckets[256];
+	struct prof region = {
+		.pr_base = buckets, .pr_size = sizeof(buckets),
+		.pr_off = (size_t)(void *)main, .pr_scale = 0x10000,
+	};
+	sprofil_fn start = (sprofil_fn)dlsym(RTLD_DEFAULT, "sprofil");
+	struct timeval tick;
+
+	if (!start) {
+		fprintf(stderr, "libsprofil is not loaded (LD_PRELOAD)\n");
+		return 1;
+	}
+	if (start(&region, 1, &tick, PROF_USHORT)) {
+		fprintf(stderr, "sampling does not start: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	start(NULL, 0, NULL, 0);
+	return 0;
+}

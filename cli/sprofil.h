@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The sprofil command (docs/record.md): `sprofil record` runs a program
+ * with libsprofil preloaded as a collector, `sprofil report` reads what
+ * it wrote with the analyzer.  One file per part:
+ *   main.c       the subcommands
+ *   record.c     record's options, the run and its summary line
+ *   program.c    finding the program and refusing what cannot be preloaded
+ *   probe.c      whether the backend asked for can sample here, through
+ *   probe_helper.c  sprofil-probe, the one dynamic program of the set
+ *   locate.c     libsprofil.so and the analyzer, found from our own path
+ *   report.c     report's files, program and command line
+ *   profile.c    what a profile file says about its program
+ */
+#ifndef SPROFIL_CLI_H
+#define SPROFIL_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The default output of record, and the suffix of every file it writes. */
+#define CLI_DEFAULT_OUTPUT	"sprofil.gmon"
+#define CLI_SUFFIX		".gmon"
+
+int cli_record(int argc, char **argv);
+int cli_report(int argc, char **argv);
+
+/*
+ * Resolves @name as execvp() would into @path; checks that it can be
+ * profiled by preloading.  Returns 0, or prints one line naming the
+ * problem and returns -1.
+ */
+int cli_program(const char *name, char *path, size_t size);
+
+/*
+ * Starts and stops sampling once in a child process with @lib on
+ * backend @backend (NULL: auto).  Returns 0, or prints one line naming
+ * why no backend can sample and returns -1.
+ */
+int cli_probe(const char *lib, const char *backend);
+
+/* Paths next to our own executable; 0, or -1 after one line on stderr. */
+int cli_find_lib(char *path, size_t size);
+int cli_find_gprof(char *path, size_t size);
+int cli_find_probe(char *path, size_t size);
+
+/*
+ * The main executable a profile file names (the module record flagged
+ * main), into @path.  Returns 1 when found, 0 for a profile that names
+ * none (a GNU gmon.out), -1 when @file is not a profile.
+ */
+int cli_profile_program(const char *file, char *path, size_t size);
+
+/* Prints "sprofil: " and the message, one line. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* CPU work the cli test programs spend in named functions. */
+#ifndef CLI_BURN_H
+#define CLI_BURN_H
+
+#include <time.h>
+
+/* Burns about @ms of this thread's CPU time; keeps a frame record. */
+static inline unsigned long cli_burn_ms(long ms)
+{
+	struct timespec t0, t;
+	volatile unsigned long x = 0;
+	unsigned long i;
+
+	(void)__builtin_frame_address(0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		for (i = 0; i < 20000; i++)
+			x = x * 1103515245ul + 12345ul;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	return x;
+}
+
+#endif

@@ -1,0 +1,46 @@
+# The sprofil command against unmodified programs (docs/record.md):
+# tests/cli/run-cli, a TAP script, once per host backend: signal, and
+# bpf (its tests are skipped where this user may not load BPF); and
+# tests/cli/run-readme, README.md's commands and programs as written.
+
+CT_DIR := $(BUILD)/tests/cli
+CT_PROGS := $(addprefix $(CT_DIR)/,cli-chains cli-chains-pg cli-tree \
+	cli-leaf cli-plt cli-static)
+# Frame records in every function, no sibling calls: chains are exact.
+CT_CFLAGS := $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer \
+	-fno-optimize-sibling-calls
+
+$(CT_DIR)/cli-%: tests/cli/cli_%.c tests/cli/cli_burn.h
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CT_CFLAGS) -o $@ $<
+
+# A -pg program (glibc's gcrt1.o; libsprofil's mcount when preloaded).
+$(CT_DIR)/cli-chains-pg: tests/cli/cli_chains.c tests/cli/cli_burn.h
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CT_CFLAGS) -pg -o $@ $<
+
+$(CT_DIR)/cli-plt: tests/cli/cli_plt.c
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CT_CFLAGS) -fno-builtin -Wl,-z,lazy -o $@ $<
+
+$(CT_DIR)/cli-static: tests/cli/cli_static.c
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CT_CFLAGS) -static -o $@ $<
+
+.PHONY: cli-tests check-cli
+cli-tests: cli $(CT_PROGS)
+
+check-cli: cli-tests
+	@mkdir -p $(BUILD)/results
+	-@CT_BIN=$(abspath $(CT_DIR)) SPROFIL=$(abspath $(CLI_BIN)) \
+		CT_BACKEND=signal $(abspath scripts/run-tap) \
+		$(abspath $(BUILD)/results/cli-signal.tap) \
+		$(abspath tests/cli/run-cli)
+	-@CT_BIN=$(abspath $(CT_DIR)) SPROFIL=$(abspath $(CLI_BIN)) \
+		CT_BACKEND=bpf $(abspath scripts/run-tap) \
+		$(abspath $(BUILD)/results/cli-bpf.tap) \
+		$(abspath tests/cli/run-cli)
+	@CT_BIN=$(abspath $(CT_DIR)) CT_ROOT=$(abspath .) \
+		$(abspath scripts/run-tap) \
+		$(abspath $(BUILD)/results/cli-readme.tap) \
+		$(abspath tests/cli/run-readme)
