@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +35,8 @@
 
 static char bindir[PATH_MAX / 2];
 static char gprof[PATH_MAX];
+/* sprofil's analyzer: the payload's gprof in the VM, the build's here. */
+static char our_gprof[PATH_MAX];
 static char out[1 << 16];
 
 /* What the program printed: extents by name, the callers' CPU. */
@@ -72,8 +75,12 @@ static int locate(void)
 	snprintf(bindir, sizeof(bindir), "%s", exe);
 	/* The VM payload has a gprof next to the driver; the host, GNU's. */
 	snprintf(gprof, sizeof(gprof), "%s/gprof", bindir);
-	if (access(gprof, X_OK))
+	snprintf(our_gprof, sizeof(our_gprof), "%s", gprof);
+	if (access(gprof, X_OK)) {
 		snprintf(gprof, sizeof(gprof), "gprof");
+		snprintf(our_gprof, sizeof(our_gprof), "%s/../../gprof/gprof",
+			 bindir);
+	}
 	return 0;
 }
 
@@ -199,27 +206,113 @@ static struct ct_span span_in(const struct prog_out *p,
 	return (struct ct_span){ 0, 0 };
 }
 
-/* GNU gprof (or the payload's) reads the GNU file @file of @prog. */
-static void gprof_reads(const char *prog, const char *file,
-			const char *expect)
+/*
+ * Runs @analyzer with @opts on @file of @prog into @buf (stdout, and
+ * stderr after it); fails unless it exits 0.
+ */
+static void analyze(const char *analyzer, const char *opts, const char *prog,
+		    const char *file, char *buf, size_t size)
 {
-	char cmd[3 * PATH_MAX], buf[4096];
+	char cmd[4 * PATH_MAX];
 	size_t len = 0, got;
 	FILE *p;
 	int rc;
 
-	snprintf(cmd, sizeof(cmd), "LC_ALL=C '%s' -b -p '%s/%s' '%s' 2>&1",
-		 gprof, bindir, prog, file);
+	snprintf(cmd, sizeof(cmd), "LC_ALL=C '%s' %s '%s/%s' '%s' 2>&1",
+		 analyzer, opts, bindir, prog, file);
 	p = popen(cmd, "r");
 	assert_non_null(p);
-	while ((got = fread(buf + len, 1, sizeof(buf) - 1 - len, p)) > 0)
+	while ((got = fread(buf + len, 1, size - 1 - len, p)) > 0)
 		len += got;
 	buf[len] = '\0';
 	rc = pclose(p);
-	print_message("# %s: status %d, flat profile:\n%.600s\n", cmd, rc,
-		      buf);
+	print_message("# %s: status %d:\n%.900s\n", cmd, rc, buf);
 	assert_int_equal(rc, 0);
+}
+
+/* GNU gprof (or the payload's) reads the GNU file @file of @prog. */
+static void gprof_reads(const char *prog, const char *file,
+			const char *expect)
+{
+	char buf[4096];
+
+	analyze(gprof, "-b -p", prog, file, buf, sizeof(buf));
 	assert_non_null(strstr(buf, expect));
+}
+
+/*
+ * sprofil's analyzer on @file of @prog: the measured call graph's
+ * header (samples with a complete chain, truncated), and the % time of
+ * each caller, from its own line of the graph.
+ */
+static void measured_graph(const char *prog, const char *file, bool counts,
+			   unsigned long long *complete,
+			   unsigned long long *cut, double pct[NCALLERS])
+{
+	static const char *const name[NCALLERS] = {
+		"caller_a", "caller_b", "caller_c", "caller_d",
+	};
+	static char buf[1 << 16];
+	const char *h;
+
+	analyze(our_gprof, "-b -q", prog, file, buf, sizeof(buf));
+	h = strstr(buf, "times measured from caller samples: ");
+	assert_non_null(h);
+	assert_int_equal(sscanf(h, "times measured from caller samples: %llu with a complete chain, %llu truncated",
+				complete, cut), 2);
+	/* Without -pg the header says there are no call counts. */
+	assert_true(!strstr(buf, "no call counts (not built with -pg)") ==
+		    counts);
+	for (int k = 0; k < NCALLERS; k++) {
+		char want[64];
+		const char *l = buf;
+
+		snprintf(want, sizeof(want), " %s [", name[k]);
+		pct[k] = -1;
+		for (; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+			size_t ll = strcspn(l, "\n");
+			char line[256];
+
+			if (*l != '[' || ll >= sizeof(line))
+				continue;
+			memcpy(line, l, ll);
+			line[ll] = '\0';
+			if (strstr(line, want) &&
+			    sscanf(line, "[%*d] %lf", &pct[k]) == 1)
+				break;
+		}
+		assert_true(pct[k] >= 0);
+	}
+}
+
+/*
+ * The analyzer's measured graph of @prog's @file: each caller's share
+ * of the four callers' time within 2 points of its share of their CPU,
+ * and at most @cut_max of the samples truncated.
+ */
+static void check_measured_graph(const char *prog, const char *file,
+				 bool counts, const struct prog_out *p,
+				 double cut_max)
+{
+	unsigned long long complete, cut;
+	double pct[NCALLERS], sum = 0, cpu = 0;
+
+	measured_graph(prog, file, counts, &complete, &cut, pct);
+	for (int k = 0; k < NCALLERS; k++) {
+		sum += pct[k];
+		cpu += p->cpu[k];
+	}
+	print_message("#   %s: %llu samples complete, %llu truncated\n",
+		      prog, complete, cut);
+	assert_true(complete + cut >= 1000);
+	assert_true(cut <= cut_max * (complete + cut));
+	for (int k = 0; k < NCALLERS; k++) {
+		double share = 100 * pct[k] / sum, truth = 100 * p->cpu[k] / cpu;
+
+		print_message("#   caller %d: %.2f%% of the callers' time measured, its CPU %.2f%%\n",
+			      k, share, truth);
+		assert_true(fabs(share - truth) <= 2);
+	}
 }
 
 static uint32_t file_version(const char *path)
@@ -303,6 +396,11 @@ static void four_callers(const char *mode)
 	assert_int_equal(f.period_ns, 1000000);
 	check_four_callers(&t, &f, &p, !strcmp(mode, "threads"));
 	ct_free(&t);
+	/*
+	 * sprofil's analyzer: the chains through main, cut beyond it in
+	 * libc's start code, count as complete.
+	 */
+	check_measured_graph("pg-callers", "gmon.out", true, &p, 0.02);
 }
 
 static void pg_four_threads_40_30_20_10_beside_gnu_file(void **state)
@@ -315,6 +413,25 @@ static void pg_one_thread_40_30_20_10_beside_gnu_file(void **state)
 {
 	(void)state;
 	four_callers("one");
+}
+
+/*
+ * No -pg: a program with frame pointers profiles itself with smonitor()
+ * and a caller table.  The analyzer gives it a call graph from its
+ * chains alone (no call counts), with each caller's time measured, and
+ * its chains through main complete.  Some samples are truly cut: in the
+ * vDSO's clock_gettime(), called by libc's, which keeps no frame
+ * pointer (3 % on the host).
+ */
+static void nopg_frame_pointers_give_a_measured_call_graph(void **state)
+{
+	const char *args[] = { "one", "2", NULL };
+	struct prog_out p;
+
+	(void)state;
+	ran_ok(run("pg-callers-fp", args, NULL));
+	parse_out(&p);
+	check_measured_graph("pg-callers-fp", "gmon.out", false, &p, 0.1);
 }
 
 /*
@@ -631,6 +748,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(pg_one_thread_40_30_20_10_beside_gnu_file,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(pg_chain_across_a_pg_library_inside_extension_file,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(nopg_frame_pointers_give_a_measured_call_graph,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(pg_callers_off_writes_no_sidecar_and_removes_a_stale_one,
 						setup, teardown),

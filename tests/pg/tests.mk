@@ -10,8 +10,8 @@ PG_PROGS := $(addprefix $(PG_DIR)/,pg-shape pg-shape-fentry pg-shape-glibc \
 	pg-threads pg-threads-glibc pg-fork pg-exec pg-exec-glibc pg-cpu \
 	pg-sigdump pg-smonitor pg-modmain pg-modmain-glibc pg-dlmod libpgmod.so \
 	pg-manyarcs pg-manyarcs-glibc pg-sigfork libpgearly.so pg-dlloop \
-	pg-arclib libpgarcs.so pg-callers pg-callers-mod pg-test_pg_callers) \
-	$(BUILD)/gprof/gmon-dump
+	pg-arclib libpgarcs.so pg-callers pg-callers-mod pg-callers-fp pg-test_pg_callers) \
+	$(BUILD)/gprof/gmon-dump $(BUILD)/gprof/gprof
 PG_DRIVER := $(PG_DIR)/test_pg
 PG_HDRS := tests/pg/pg_burn.h tests/pg/pg_manyarcs.h
 # A sibling call (jmp) leaves the caller's caller as the call's from-pc,
@@ -86,6 +86,13 @@ $(PG_DIR)/pg-callers: tests/pg/pg_callers.c $(PG_HDRS) $(LIB_DIR)/libsprofil.so
 $(PG_DIR)/pg-callers-mod: tests/pg/pg_callers.c $(PG_HDRS) $(PG_DIR)/libpgmod.so $(LIB_DIR)/libsprofil.so
 	$(CC) $(PG_CFLAGS) -DPG_CALLERS_MOD -rdynamic -o $@ $< -L$(PG_DIR) -lpgmod \
 		$(PG_SPROFIL) -ldl -pthread
+
+# No -pg: frame pointers only; it profiles itself (smonitor() and a
+# caller table), and the analyzer's call graph comes from its chains.
+$(PG_DIR)/pg-callers-fp: tests/pg/pg_callers.c $(PG_HDRS) $(LIB_DIR)/libsprofil.so
+	@mkdir -p $(PG_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer -fno-shrink-wrap \
+		-DPG_CALLERS_FP -rdynamic -o $@ $< $(PG_SPROFIL) -ldl -pthread
 
 # The caller-chain driver, named pg-* so that the VM payload takes it as
 # one of the programs, and runs it as it runs pg-test_pg.
