@@ -220,8 +220,12 @@ static uint32_t file_module(unsigned int m)
 	return index;
 }
 
-/* The extension's header and a module record per module. */
-static void put_ext_modules(struct out *o)
+/*
+ * The extension's header, then a module record per module; with
+ * @only >= 0, the record of module @only alone, as the file's main one
+ * (an extracted module's sidecar).
+ */
+static void put_ext_modules(struct out *o, int only)
 {
 	static const char zero[12];
 	unsigned int m;
@@ -234,13 +238,14 @@ static void put_ext_modules(struct out *o)
 		const char *name = mod->recorded ? mod->recorded :
 				   mod->path ? mod->path : "";
 		size_t n = strlen(name);
+		bool main_one = only >= 0 ? m == (unsigned int)only : m == 0;
 
-		if (mod->absolute)
+		if (mod->absolute || (only >= 0 && !main_one))
 			continue;
 		put_host(o, GMF_TAG_MODULE, 4);
 		put_host(o, GMF_MODULE_FIXED + n + mod->build_id_len, 8);
-		put_host(o, file_module(m), 4);
-		put_host(o, m == 0 ? GMF_MODULE_MAIN : 0, 4);
+		put_host(o, only >= 0 ? 0 : file_module(m), 4);
+		put_host(o, main_one ? GMF_MODULE_MAIN : 0, 4);
 		put_host(o, mod->load_bias, 8);
 		put_host(o, n, 4);
 		put_host(o, mod->build_id_len, 4);
@@ -284,29 +289,6 @@ static void put_callers(struct out *o, const struct caller_tree *t,
 	}
 }
 
-/* The module record of an extracted module's sidecar: its main one. */
-static void put_ext_module_as_main(struct out *o, unsigned int m)
-{
-	static const char zero[12];
-	const struct module *mod = &modules[m];
-	const char *name = mod->recorded ? mod->recorded :
-			   mod->path ? mod->path : "";
-	size_t n = strlen(name);
-
-	put_bytes(o, GMF_COOKIE, 4);
-	put_host(o, GMF_EXT_VERSION, 4);
-	put_bytes(o, zero, 12);
-	put_host(o, GMF_TAG_MODULE, 4);
-	put_host(o, GMF_MODULE_FIXED + n + mod->build_id_len, 8);
-	put_host(o, 0, 4);
-	put_host(o, GMF_MODULE_MAIN, 4);
-	put_host(o, mod->load_bias, 8);
-	put_host(o, n, 4);
-	put_host(o, mod->build_id_len, 4);
-	put_bytes(o, name, n);
-	put_bytes(o, mod->build_id, mod->build_id_len);
-}
-
 /*
  * A GNU file's caller samples go beside it (GMF_CALLERS_SUFFIX), so
  * that GNU gprof reads the file itself; an older sidecar of that name
@@ -330,10 +312,7 @@ static void put_sidecar(const char *path, const struct caller_tree *t,
 		return;
 	}
 	open_out(&o, side);
-	if (module >= 0)
-		put_ext_module_as_main(&o, module);
-	else
-		put_ext_modules(&o);
+	put_ext_modules(&o, module);
 	put_callers(&o, t, module >= 0);
 	close_out(&o);
 	free(side);
@@ -346,7 +325,7 @@ static void put_extension(struct out *o)
 	size_t j, narcs = 0;
 	struct arc *a;
 
-	put_ext_modules(o);
+	put_ext_modules(o, -1);
 	for (i = 0; i < num_hist_records; i++) {
 		const struct hist_record *r = &hist_records[i];
 		unsigned int bs = r->scale ? r->bucket_size : 2;
