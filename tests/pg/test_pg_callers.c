@@ -29,6 +29,7 @@
 #include <sprofil/gmon_format.h>
 #include "callers_file.h"
 #include "callers_tree.h"
+#include "prog_run.h"
 #include "workload.h"
 
 #define NCALLERS 4
@@ -64,15 +65,8 @@ static int teardown(void **state)
 
 static int locate(void)
 {
-	char exe[PATH_MAX / 2], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0)
+	if (prog_dir(bindir, sizeof(bindir)))
 		return -1;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	*slash = '\0';
-	snprintf(bindir, sizeof(bindir), "%s", exe);
 	/* The VM payload has a gprof next to the driver; the host, GNU's. */
 	snprintf(gprof, sizeof(gprof), "%s/gprof", bindir);
 	snprintf(our_gprof, sizeof(our_gprof), "%s", gprof);
@@ -85,58 +79,24 @@ static int locate(void)
 }
 
 /*
- * Runs @prog (next to the driver) with @args, the driver's SPROFIL_*
- * variables but SPROFIL_HZ (1000 Hz here: 2 s of CPU give 2,000
- * samples), and @env; its output goes to out[].  Returns its status.
+ * Runs @prog (next to the driver) with @args (NULL-terminated), 1000 Hz
+ * (2 s of CPU give 2,000 samples) and @env (prog_run()); its output goes
+ * to out[].  Returns its status.
  */
 static int run(const char *prog, const char *const *args,
 	       const char *const *env)
 {
-	char path[PATH_MAX], *argv[8], *envp[64];
-	posix_spawn_file_actions_t fa;
-	int n = 0, fd[2], status;
-	size_t len = 0;
-	ssize_t got;
-	pid_t pid;
+	const char *argv[8] = { prog }, *envp[16] = { "SPROFIL_HZ=1000" };
+	char path[PATH_MAX];
+	struct prog_run r;
 
 	snprintf(path, sizeof(path), "%s/%s", bindir, prog);
-	argv[0] = path;
-	argv[1] = NULL;
 	for (int i = 0; args[i] && i < 6; i++)
-		argv[i + 1] = (char *)args[i], argv[i + 2] = NULL;
-	for (char **e = environ; *e && n < 40; e++)
-		if ((!strncmp(*e, "SPROFIL_", 8) &&
-		     strncmp(*e, "SPROFIL_HZ=", 11)) ||
-		    !strncmp(*e, "PATH=", 5) || strstr(*e, "SAN_OPTIONS="))
-			envp[n++] = *e;
-	envp[n++] = "LC_ALL=C";
-	envp[n++] = "SPROFIL_HZ=1000";
-	for (int i = 0; env && env[i] && n < 62; i++)
-		envp[n++] = (char *)env[i];
-	envp[n] = NULL;
-	assert_int_equal(pipe(fd), 0);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
-	posix_spawn_file_actions_addclose(&fa, fd[0]);
-	posix_spawn_file_actions_addclose(&fa, fd[1]);
-	assert_int_equal(posix_spawn(&pid, path, &fa, NULL, argv, envp), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fd[1]);
-	while ((got = read(fd[0], out + len, sizeof(out) - 1 - len)) > 0)
-		len += got;
-	out[len] = '\0';
-	close(fd[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	print_message("# ran %s %s: status %#x\n", prog,
-		      args[0] ? args[0] : "", status);
-	for (char *l = out; *l; ) {
-		size_t ll = strcspn(l, "\n");
-
-		print_message("#   | %.*s\n", (int)ll, l);
-		l += ll + (l[ll] == '\n');
-	}
-	return status;
+		argv[i + 1] = args[i];
+	for (int i = 0; env && env[i] && i < 14; i++)
+		envp[i + 1] = env[i];
+	prog_run(&r, path, argv, envp, out, sizeof(out), INT_MAX);
+	return r.status;
 }
 
 /* The program ran and its backend records chains, else the test skips. */
@@ -590,6 +550,36 @@ static uint64_t samples_at(const uint64_t *ra, const uint64_t *n, int sites,
 }
 
 /*
+ * The samples of the callers file @file by main's call site (32 at
+ * most, by_main_site()), and in *@top the busiest site, which must
+ * hold at least 100 samples.  Returns the number of sites.
+ */
+static int main_sites(const char *file, uint64_t *ra, uint64_t *n,
+		      uint64_t *top)
+{
+	uint64_t best = 0;
+	struct ct_tree t;
+	struct ct_file f;
+	int sites;
+
+	assert_int_equal(ct_from_file(&t, &f, file), 0);
+	assert_true(f.has_callers);
+	sites = by_main_site(&t, &f, ra, n, 32);
+	for (int k = 0; k < sites; k++) {
+		if (n[k] > best) {
+			best = n[k];
+			*top = ra[k];
+		}
+	}
+	print_message("#   %s: %llu samples, %llu below main's busiest call site %#llx\n",
+		      file, (unsigned long long)t.samples,
+		      (unsigned long long)best, (unsigned long long)*top);
+	assert_true(best >= 100);
+	ct_free(&t);
+	return sites;
+}
+
+/*
  * SPROFIL_SIGDUMP: work A, dump 1, work B, dump 2, work C, exit.  Each
  * dump takes the chains: the call site of each piece of work (in main)
  * is in its own dump's chains and in no other, so no sample is in two
@@ -605,31 +595,12 @@ static void pg_sigdump_dumps_hold_each_chain_once(void **state)
 	const char *env[] = { "SPROFIL_SIGDUMP=USR1", NULL };
 	uint64_t ra[3][32], n[3][32], top[3];
 	int sites[3];
-	struct ct_tree t;
-	struct ct_file f;
 
 	(void)state;
 	ran_ok(run("pg-sigdump", args, env));
-	for (int d = 0; d < 3; d++) {
-		uint64_t best = 0;
-
-		assert_int_equal(ct_from_file(&t, &f, file[d]), 0);
-		assert_true(f.has_callers);
-		sites[d] = by_main_site(&t, &f, ra[d], n[d], 32);
-		for (int k = 0; k < sites[d]; k++) {
-			if (n[d][k] > best) {
-				best = n[d][k];
-				top[d] = ra[d][k];
-			}
-		}
-		print_message("#   %s: %llu samples, %llu below main's busiest call site %#llx\n",
-			      file[d], (unsigned long long)t.samples,
-			      (unsigned long long)best,
-			      (unsigned long long)top[d]);
-		/* 0.2 s of work at 1000 Hz. */
-		assert_true(best >= 100);
-		ct_free(&t);
-	}
+	/* 0.2 s of work at 1000 Hz in each. */
+	for (int d = 0; d < 3; d++)
+		sites[d] = main_sites(file[d], ra[d], n[d], &top[d]);
 	for (int d = 0; d < 3; d++) {
 		for (int e = 0; e < 3; e++) {
 			if (d == e)
@@ -702,8 +673,6 @@ static void pg_fork_child_chains_start_from_zero(void **state)
 	char file[3][64];
 	uint64_t ra[3][32], n[3][32], top[3];
 	int sites[3], pid[2];
-	struct ct_tree t;
-	struct ct_file f;
 
 	(void)state;
 	ran_ok(run("pg-fork", args, NULL));
@@ -715,24 +684,8 @@ static void pg_fork_child_chains_start_from_zero(void **state)
 		 pid[0]);
 	snprintf(file[2], sizeof(file[2]), "gmon.out.%d" GMF_CALLERS_SUFFIX,
 		 pid[1]);
-	for (int d = 0; d < 3; d++) {
-		uint64_t best = 0;
-
-		assert_int_equal(ct_from_file(&t, &f, file[d]), 0);
-		sites[d] = by_main_site(&t, &f, ra[d], n[d], 32);
-		for (int k = 0; k < sites[d]; k++) {
-			if (n[d][k] > best) {
-				best = n[d][k];
-				top[d] = ra[d][k];
-			}
-		}
-		print_message("#   %s: %llu samples, %llu below main's busiest call site %#llx\n",
-			      file[d], (unsigned long long)t.samples,
-			      (unsigned long long)best,
-			      (unsigned long long)top[d]);
-		assert_true(best >= 100);
-		ct_free(&t);
-	}
+	for (int d = 0; d < 3; d++)
+		sites[d] = main_sites(file[d], ra[d], n[d], &top[d]);
 	/* The parent's parent_work is in neither child's chains. */
 	for (int d = 1; d < 3; d++) {
 		assert_true(top[d] != top[0]);

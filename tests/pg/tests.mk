@@ -94,21 +94,26 @@ $(PG_DIR)/pg-callers-fp: tests/pg/pg_callers.c $(PG_HDRS) $(LIB_DIR)/libsprofil.
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer -fno-shrink-wrap \
 		-DPG_CALLERS_FP -rdynamic -o $@ $< $(PG_SPROFIL) -ldl -pthread
 
+# The drivers' runner of the programs (tests/common/prog_run.c).
+PG_RUN_SRC := tests/common/prog_run.c tests/common/prog_run.h
+
 # The caller-chain driver, named pg-* so that the VM payload takes it as
 # one of the programs, and runs it as it runs pg-test_pg.
 PG_CALLERS_DRIVER := $(PG_DIR)/pg-test_pg_callers
 $(PG_CALLERS_DRIVER): tests/pg/test_pg_callers.c tests/common/workload.c \
 		tests/common/workload.h tests/common/callers_tree.c \
 		tests/common/callers_tree.h tests/common/callers_file.c \
-		tests/common/callers_file.h
+		tests/common/callers_file.h $(PG_RUN_SRC)
 	@mkdir -p $(PG_DIR)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -o $@ $< tests/common/workload.c \
 		tests/common/callers_tree.c tests/common/callers_file.c \
-		-lcmocka -ldl -lm
+		tests/common/prog_run.c -lcmocka -ldl -lm
 
-$(PG_DRIVER): tests/pg/test_pg.c tests/pg/pg_manyarcs.h tests/common/workload.c tests/common/workload.h
+$(PG_DRIVER): tests/pg/test_pg.c tests/pg/pg_manyarcs.h tests/common/workload.c tests/common/workload.h \
+		$(PG_RUN_SRC)
 	@mkdir -p $(PG_DIR)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -o $@ $< tests/common/workload.c \
+		tests/common/prog_run.c \
 		-lcmocka -ldl
 
 .PHONY: pg-tests check-pg
