@@ -246,26 +246,104 @@ void callers_reset(void)
 	callers.truncated_top = CALLER_NONE;
 }
 
-void callers_totals(uint64_t *samples, uint64_t *truncated)
+void callers_totals(const struct caller_tree *t, uint64_t *samples,
+		    uint64_t *truncated)
 {
+	bool *cut = xcalloc(t->len ? t->len : 1, sizeof(*cut));
 	size_t i;
 
 	*samples = *truncated = 0;
-	for (i = 0; i < callers.len; i++) {
-		*samples = add_sat(*samples, callers.node[i].count);
-		if (caller_chain_truncated(i))
-			*truncated = add_sat(*truncated,
-					     callers.node[i].count);
+	/* Parents come first: a node's chain is cut when its top is. */
+	for (i = 0; i < t->len; i++) {
+		const struct caller_node *n = &t->node[i];
+
+		cut[i] = n->parent == CALLER_NONE ? caller_node_truncated(n) :
+			 cut[n->parent];
+		*samples = add_sat(*samples, n->count);
+		if (cut[i])
+			*truncated = add_sat(*truncated, n->count);
 	}
+	free(cut);
 }
 
-bool caller_chain_truncated(size_t i)
+/* An extracted tree's node, added at the end (its parent is before it). */
+static uint32_t extract_add(struct caller_tree *t, uint32_t parent,
+			    uint32_t module, uint64_t pc)
 {
-	const struct caller_node *n = &callers.node[i];
-	unsigned int hops = 0;
+	struct caller_node *n;
 
-	/* Depth is bounded when read; the bound keeps a bad tree finite. */
-	while (n->parent != CALLER_NONE && hops++ <= SPROFIL_MAX_DEPTH + 1)
-		n = &callers.node[n->parent];
-	return caller_node_truncated(n);
+	if (t->len == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->node = xreallocarray(t->node, t->cap, sizeof(*t->node));
+	}
+	n = &t->node[t->len];
+	n->parent = parent;
+	n->module = module;
+	n->pc = pc;
+	n->count = 0;
+	if (caller_node_truncated(n))
+		t->truncated_top = (uint32_t)t->len;
+	return (uint32_t)t->len++;
+}
+
+uint64_t callers_of_module(unsigned int m, struct caller_tree *t)
+{
+	size_t n = callers.len, i;
+	bool *touched = xcalloc(n ? n : 1, sizeof(*touched));
+	bool *keep = xcalloc(n ? n : 1, sizeof(*keep));
+	bool *in_m = xcalloc(n ? n : 1, sizeof(*in_m));
+	uint32_t *out = xcalloc(n ? n : 1, sizeof(*out));
+	uint64_t left_out = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->truncated_top = CALLER_NONE;
+	for (i = 0; i < n; i++) {
+		const struct caller_node *c = &callers.node[i];
+
+		in_m[i] = c->module == m;
+		touched[i] = in_m[i] ||
+			     (c->parent != CALLER_NONE && touched[c->parent]);
+	}
+	/* A node is kept when a sample of a chain through @m is below it. */
+	for (i = n; i-- > 0;) {
+		const struct caller_node *c = &callers.node[i];
+
+		if (c->count && touched[i])
+			keep[i] = true;
+		else if (c->count)
+			left_out = add_sat(left_out, c->count);
+		if (keep[i] && c->parent != CALLER_NONE)
+			keep[c->parent] = true;
+	}
+	for (i = 0; i < n; i++) {
+		const struct caller_node *c = &callers.node[i];
+		uint32_t p = c->parent == CALLER_NONE ? CALLER_NONE :
+			     out[c->parent];
+
+		if (!keep[i])
+			continue;
+		if (caller_node_truncated(c))
+			out[i] = extract_add(t, CALLER_NONE, CALLER_ABSOLUTE,
+					     PC_TRUNCATED);
+		else if (in_m[i])
+			out[i] = extract_add(t, p, 0, c->pc);
+		else if (c->parent != CALLER_NONE && !in_m[c->parent] &&
+			 !caller_node_truncated(&callers.node[c->parent]))
+			out[i] = p;	/* the same run of foreign frames */
+		else
+			out[i] = extract_add(t, p, CALLER_ABSOLUTE, 0);
+		if (touched[i])
+			t->node[out[i]].count = add_sat(t->node[out[i]].count,
+							c->count);
+	}
+	t->lost = callers.lost;
+	t->busy = callers.busy;
+	t->period_ns = callers.period_ns;
+	t->depth = callers.depth;
+	t->records = callers.records;
+	free(touched);
+	free(keep);
+	free(in_m);
+	free(out);
+	return left_out;
 }

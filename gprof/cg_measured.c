@@ -178,6 +178,43 @@ static bool sample_counts(struct sym *const *chain, size_t n)
 	return !in_table(EXCL_TIME, chain[0]);
 }
 
+/*
+ * Where a cut chain stands, read from its outermost frame inward: no
+ * frame of the program met yet, main met first, or another function.
+ */
+enum chain_entry { ENTRY_NONE, ENTRY_MAIN, ENTRY_OTHER };
+
+/*
+ * The C library's start code in a static executable, which calls main
+ * (glibc 2.34 and later: __libc_start_call_main) or leads to that call.
+ */
+static bool start_code(const struct sym *s)
+{
+	static const char *const name[] = {
+		"_start", "__libc_start_main", "__libc_start_main_impl",
+		"__libc_start_call_main", NULL,
+	};
+	const char *const *n;
+
+	for (n = name; *n; n++)
+		if (!strcmp(s->name, *n))
+			return true;
+	return false;
+}
+
+/*
+ * What frame function @s says about the chain it is the outermost known
+ * frame of.  Frames in no known function, in a library or in the start
+ * code of the executable are passed over: that is where main is called
+ * from.
+ */
+static enum chain_entry entry_of(const struct sym *s)
+{
+	if (!s || s->module != 0 || start_code(s))
+		return ENTRY_NONE;
+	return strcmp(s->name, "main") ? ENTRY_OTHER : ENTRY_MAIN;
+}
+
 /* Files one chain's @t ticks by the rules at the top of this file. */
 static void file_sample(struct sym *const *chain, size_t n, double t,
 			uint64_t *stamp, uint64_t serial)
@@ -221,6 +258,8 @@ void cg_measured_times(void)
 	uint64_t *stamp = xcalloc(units, sizeof(*stamp)), serial = 0;
 	struct sym *chain[SPROFIL_MAX_DEPTH + 2];
 	bool *cut = xcalloc(n ? n : 1, sizeof(*cut));
+	/* Of a cut chain's caller frames down to each node (entry_of()). */
+	unsigned char *entry = xcalloc(n ? n : 1, sizeof(*entry));
 	double tick;
 
 	if (hz <= 0)
@@ -244,11 +283,23 @@ void cg_measured_times(void)
 		const struct caller_node *c = &callers.node[i];
 		size_t len = 0;
 
+		enum chain_entry above = ENTRY_NONE;
+
 		cut[i] = c->parent == CALLER_NONE ? caller_node_truncated(c) :
 			 cut[c->parent];
+		if (cut[i] && c->parent != CALLER_NONE)
+			above = entry[c->parent];
+		entry[i] = above != ENTRY_NONE ? above :
+			   entry_of(node_caller[i]);
 		if (!c->count)
 			continue;
-		if (cut[i])
+		/*
+		 * A chain cut beyond main lacks only the C library's start
+		 * code, which calls main without a frame pointer (glibc 2.36
+		 * leaves 1 in the register): complete.
+		 */
+		if (cut[i] && (above != ENTRY_NONE ? above :
+			       entry_of(node_leaf[i])) != ENTRY_MAIN)
 			caller_stats.truncated += c->count;
 		else
 			caller_stats.complete += c->count;
@@ -274,6 +325,7 @@ void cg_measured_times(void)
 		cycle_header[i].cg.child_time = cycle_header[i].cg.prop.child;
 	free(stamp);
 	free(cut);
+	free(entry);
 	free(node_caller);
 	free(node_leaf);
 	free(node_known);

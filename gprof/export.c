@@ -5,7 +5,8 @@
  *
  *   callgrind  KCachegrind / qcachegrind / callgrind_annotate / gprof2dot
  *              -f callgrind: self cost per function, one "calls=" line
- *              per arc with the arc's inclusive cost (gprof's estimate),
+ *              per arc with the arc's inclusive cost (estimated, or
+ *              measured from caller samples),
  *              "ob=" the load module.  Costs are integer microseconds.
  *   dot        Graphviz: the functions of the call graph, coloured by
  *              their share of the time, arcs labelled with their calls

@@ -220,8 +220,12 @@ static uint32_t file_module(unsigned int m)
 	return index;
 }
 
-/* The extension's header and a module record per module. */
-static void put_ext_modules(struct out *o)
+/*
+ * The extension's header, then a module record per module; with
+ * @only >= 0, the record of module @only alone, as the file's main one
+ * (an extracted module's sidecar).
+ */
+static void put_ext_modules(struct out *o, int only)
 {
 	static const char zero[12];
 	unsigned int m;
@@ -234,13 +238,14 @@ static void put_ext_modules(struct out *o)
 		const char *name = mod->recorded ? mod->recorded :
 				   mod->path ? mod->path : "";
 		size_t n = strlen(name);
+		bool main_one = only >= 0 ? m == (unsigned int)only : m == 0;
 
-		if (mod->absolute)
+		if (mod->absolute || (only >= 0 && !main_one))
 			continue;
 		put_host(o, GMF_TAG_MODULE, 4);
 		put_host(o, GMF_MODULE_FIXED + n + mod->build_id_len, 8);
-		put_host(o, file_module(m), 4);
-		put_host(o, m == 0 ? GMF_MODULE_MAIN : 0, 4);
+		put_host(o, only >= 0 ? 0 : file_module(m), 4);
+		put_host(o, main_one ? GMF_MODULE_MAIN : 0, 4);
 		put_host(o, mod->load_bias, 8);
 		put_host(o, n, 4);
 		put_host(o, mod->build_id_len, 4);
@@ -249,32 +254,36 @@ static void put_ext_modules(struct out *o)
 	}
 }
 
-/* Tag 4: the caller samples of every file read, as one tree. */
-static void put_callers(struct out *o)
+/*
+ * Tag 4: tree @t, the caller samples of every file read, or with
+ * @extracted those of one module (module 0, the file's only one).
+ */
+static void put_callers(struct out *o, const struct caller_tree *t,
+			bool extracted)
 {
 	uint64_t samples, truncated;
 	size_t i;
 
-	callers_totals(&samples, &truncated);
+	callers_totals(t, &samples, &truncated);
 	put_host(o, GMF_TAG_CALLERS, 4);
 	put_host(o, GMF_CALLERS_FIXED +
-		 GMF_CALLER_NODE_SIZE * (uint64_t)callers.len, 8);
-	put_host(o, callers.len, 8);
-	put_host(o, callers.depth, 4);
+		 GMF_CALLER_NODE_SIZE * (uint64_t)t->len, 8);
+	put_host(o, t->len, 8);
+	put_host(o, t->depth, 4);
 	put_host(o, 0, 4);
 	put_host(o, samples, 8);
 	put_host(o, truncated, 8);
-	put_host(o, callers.lost, 8);
-	put_host(o, callers.busy, 8);
-	put_host(o, callers.period_ns, 8);
+	put_host(o, t->lost, 8);
+	put_host(o, t->busy, 8);
+	put_host(o, t->period_ns, 8);
 	/* Merged nodes, like the records', come after their parents. */
-	for (i = 0; i < callers.len; i++) {
-		const struct caller_node *n = &callers.node[i];
+	for (i = 0; i < t->len; i++) {
+		const struct caller_node *n = &t->node[i];
 
 		put_host(o, n->parent == CALLER_NONE ? GMF_CALLER_TOP :
 			 n->parent, 4);
 		put_host(o, n->module == CALLER_ABSOLUTE ? GMF_NO_MODULE :
-			 file_module(n->module), 4);
+			 extracted ? 0 : file_module(n->module), 4);
 		put_host(o, n->pc, 8);
 		put_host(o, n->count, 8);
 	}
@@ -284,9 +293,11 @@ static void put_callers(struct out *o)
  * A GNU file's caller samples go beside it (GMF_CALLERS_SUFFIX), so
  * that GNU gprof reads the file itself; an older sidecar of that name
  * would be read with the new file, so it goes when there are none (or
- * the file is in the extension, which holds its own).
+ * the file is in the extension, which holds its own).  @t is the tree
+ * to write, NULL for none; @module the one module extracted, or -1.
  */
-static void put_sidecar(const char *path, bool gnu)
+static void put_sidecar(const char *path, const struct caller_tree *t,
+			int module)
 {
 	size_t n = strlen(path);
 	char *side = xmalloc(n + sizeof(GMF_CALLERS_SUFFIX));
@@ -294,15 +305,15 @@ static void put_sidecar(const char *path, bool gnu)
 
 	memcpy(side, path, n);
 	memcpy(side + n, GMF_CALLERS_SUFFIX, sizeof(GMF_CALLERS_SUFFIX));
-	if (!gnu || !callers.records) {
+	if (!t) {
 		if (unlink(side) && errno != ENOENT)
 			fatal("%s: %s", side, strerror(errno));
 		free(side);
 		return;
 	}
 	open_out(&o, side);
-	put_ext_modules(&o);
-	put_callers(&o);
+	put_ext_modules(&o, module);
+	put_callers(&o, t, module >= 0);
 	close_out(&o);
 	free(side);
 }
@@ -314,7 +325,7 @@ static void put_extension(struct out *o)
 	size_t j, narcs = 0;
 	struct arc *a;
 
-	put_ext_modules(o);
+	put_ext_modules(o, -1);
 	for (i = 0; i < num_hist_records; i++) {
 		const struct hist_record *r = &hist_records[i];
 		unsigned int bs = r->scale ? r->bucket_size : 2;
@@ -357,7 +368,7 @@ static void put_extension(struct out *o)
 		}
 	}
 	if (callers.records)
-		put_callers(o);
+		put_callers(o, &callers, false);
 }
 
 void gmon_out_write(const char *path)
@@ -390,7 +401,7 @@ void gmon_out_write(const char *path)
 			bb_write(o.f);
 	}
 	close_out(&o);
-	put_sidecar(path, gnu);
+	put_sidecar(path, gnu && callers.records ? &callers : NULL, -1);
 }
 
 static unsigned int find_module(const char *spec)
@@ -427,6 +438,7 @@ void gmon_extract_module(const char *spec, const char *to)
 	const char *base = strrchr(name, '/');
 	char *path = NULL;
 	size_t dropped = 0;
+	uint64_t kept = 0, cut, callers_left_out = 0;
 	struct out o;
 
 	if (!to) {
@@ -454,14 +466,29 @@ void gmon_extract_module(const char *spec, const char *to)
 	}
 	put_gnu_arcs(&o, m, &dropped);
 	close_out(&o);
-	if (callers.records)
-		fprintf(stderr, "%s: --extract-module: the caller samples are not extracted\n",
-			whoami);
+	/*
+	 * The chains through the module go to the extracted file's
+	 * sidecar, so that its call graph is still measured.
+	 */
+	if (callers.records) {
+		struct caller_tree t;
+
+		callers_left_out = callers_of_module(m, &t);
+		callers_totals(&t, &kept, &cut);
+		put_sidecar(to, &t, (int)m);
+		free(t.node);
+	} else {
+		put_sidecar(to, NULL, -1);
+	}
 	fprintf(stderr, "%s: module %u (%s) written to %s: %u histogram record%s",
 		whoami, m, name, to, nhist, nhist == 1 ? "" : "s");
 	if (dropped)
 		fprintf(stderr, "; %zu call arc%s to or from other modules left out",
 			dropped, dropped == 1 ? "" : "s");
+	if (callers.records)
+		fprintf(stderr, "; %llu caller samples through it written to %s%s, %llu with no frame in it left out",
+			(unsigned long long)kept, to, GMF_CALLERS_SUFFIX,
+			(unsigned long long)callers_left_out);
 	fputc('\n', stderr);
 	free(path);
 }

@@ -284,10 +284,17 @@ void callers_parse(struct cursor *c, const unsigned int *map,
 void callers_reset(void);
 /* The top node of cut chains (module absolute, pc 1, no parent). */
 bool caller_node_truncated(const struct caller_node *n);
-/* Whether node @i's chain hangs below the top node of cut chains. */
-bool caller_chain_truncated(size_t i);
-/* The samples of the tree, and of them those of cut chains (-s). */
-void callers_totals(uint64_t *samples, uint64_t *truncated);
+/*
+ * --extract-module: the chains through module @m, into @t (its nodes'
+ * module 0 for @m, absolute for the rest): their frames in @m at their
+ * link-time pcs, each run of frames elsewhere as one frame in no module
+ * at pc 0 (passed over by the analysis, as code without symbols), the
+ * truncated top kept.  Returns the samples left out: no frame in @m.
+ */
+uint64_t callers_of_module(unsigned int m, struct caller_tree *t);
+/* The samples of tree @t, and of them those of cut chains (-s). */
+void callers_totals(const struct caller_tree *t, uint64_t *samples,
+		    uint64_t *truncated);
 
 /*
  * --estimated-times: GNU's propagation by call counts even when the

@@ -32,7 +32,7 @@ GPT_FUZZ_TIME ?= 80
 GPT_PGFLAGS := -pg -O1 -g
 GPT_CORPUS := $(addprefix $(GPT_DIR)/,recur recur-nopie recur-fentry \
 	recur-O2 many sig clones cxx fwd back nodebug mm-main libmm.so \
-	callers)
+	callers callers-static)
 
 $(GPT_DIR)/%: $(GPT_SRC)/corpus/%.c
 	@mkdir -p $(GPT_DIR)
@@ -54,6 +54,12 @@ $(GPT_DIR)/recur-O2: $(GPT_SRC)/corpus/recur.c
 $(GPT_DIR)/clones: $(GPT_SRC)/corpus/clones.c
 	@mkdir -p $(GPT_DIR)
 	$(CC) -pg -O2 -g -o $@ $<
+
+# glibc's start code inside the executable (run-callers: chains cut
+# beyond main).
+$(GPT_DIR)/callers-static: $(GPT_SRC)/corpus/callers.c
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_PGFLAGS) -static -o $@ $<
 
 $(GPT_DIR)/cxx: $(GPT_SRC)/corpus/cxx.cc
 	@mkdir -p $(GPT_DIR)

@@ -4,7 +4,10 @@
  * 40/30/20/10 % of the work, in four threads ("threads") or interleaved
  * in one ("one"); built with -DPG_CALLERS_MOD (pg-callers-mod) it also
  * calls libpgmod.so, a -pg library, which calls back into the program
- * ("module").  It prints what the test needs to read the chains: each
+ * ("module"); built with -DPG_CALLERS_FP and without -pg (pg-callers-fp:
+ * frame pointers, no mcount) it profiles itself with smonitor() and a
+ * caller table, so its call graph comes from the chains alone.  It
+ * prints what the test needs to read the chains: each
  * function's link-time extent in its module, and the CPU time each
  * caller really took.
  */
@@ -15,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pg_burn.h"
+#ifdef PG_CALLERS_FP
+#include <sprofil.h>
+#include <sprofil/callers.h>
+#endif
 
 #define NCALLERS 4
 
@@ -92,6 +99,42 @@ PG_FUNC void cb_back(void)
 }
 #endif
 
+#ifdef PG_CALLERS_FP
+extern char __executable_start[], etext[];
+static uint16_t fp_hist[1 << 16];
+/* 4,096 nodes of 16 bytes and the 64-byte header. */
+static uint64_t fp_table[(64 + 16 * 4096) / sizeof(uint64_t)];
+
+/* The whole run, sampled with chains, into gmon.out at the end. */
+static void fp_start(void)
+{
+	struct text_region r = {
+		.text_start = (unsigned long)__executable_start,
+		.text_end = (unsigned long)etext,
+		.name = "pg-callers-fp",
+	};
+
+	if (sprofil_callers(fp_table, sizeof(fp_table), 64)) {
+		perror("sprofil_callers");
+		exit(1);
+	}
+	smonitor(&r, 1, fp_hist, sizeof(fp_hist), 0, PROF_USHORT);
+}
+
+static void fp_stop(void)
+{
+	smonitor(0, 0, 0, 0, 0, 0);
+}
+#else
+static void fp_start(void)
+{
+}
+
+static void fp_stop(void)
+{
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "threads";
@@ -106,6 +149,7 @@ int main(int argc, char **argv)
 	for (int k = 0; k < NCALLERS; k++)
 		span(name[k], (void *)fn[k]);
 	span("pg_spin", (void *)pg_spin);
+	fp_start();
 	if (!strcmp(mode, "threads")) {
 		for (int k = 0; k < NCALLERS; k++)
 			if (pthread_create(&t[k], NULL, worker,
@@ -133,6 +177,7 @@ int main(int argc, char **argv)
 	} else {
 		return 2;
 	}
+	fp_stop();
 	for (int k = 0; k < NCALLERS; k++)
 		printf("cpu %s %.6f\n", name[k], cpu[k]);
 	return 0;

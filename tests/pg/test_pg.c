@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <sprofil/gmon_format.h>
+#include "prog_run.h"
 #include "workload.h"
 #include "pg_manyarcs.h"
 
@@ -44,12 +45,6 @@ static char gprof[PATH_MAX];
 /* Big enough for LD_DEBUG=bindings; one run's output at a time. */
 static char outbuf[8 << 20];
 
-/* What one run of a program gave. */
-struct run {
-	pid_t pid;
-	int status;
-	char *out;		/* its stdout and stderr, in outbuf */
-};
 
 static int setup(void **state)
 {
@@ -66,15 +61,10 @@ static int teardown(void **state)
 /* Finds the programs next to the driver, libsprofil and gprof. */
 static int locate(void)
 {
-	char exe[PATH_MAX / 2], real[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char real[PATH_MAX];
 
-	if (n <= 0)
+	if (prog_dir(bindir, sizeof(bindir)))
 		return -1;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	*slash = '\0';
-	snprintf(bindir, sizeof(bindir), "%s", exe);
 
 	/* In the VM payload the library sits next to the driver. */
 	snprintf(libpath, sizeof(libpath), "%s/libsprofil.so.0", bindir);
@@ -99,76 +89,24 @@ static void prog_path(char *buf, size_t size, const char *name)
 
 /*
  * Runs @argv[0] (a program next to the driver, or an absolute path) in
- * the current directory with only the environment it needs: PATH, LC_ALL,
- * the SPROFIL_* variables of the driver (the backend) and @env, a
- * NULL-terminated list of NAME=VALUE.  GMON_OUT_PREFIX, GPROFDIR and
- * LD_PRELOAD are thus set only when a test asks for them.
+ * the current directory with only the environment it needs (prog_run()):
+ * GMON_OUT_PREFIX, GPROFDIR and LD_PRELOAD are thus set only when a test
+ * asks for them in @env.  The tests print what they look for in
+ * LD_DEBUG's flood, so 40 lines of output are shown.
  */
-static void run(struct run *r, const char *const argv[],
+static void run(struct prog_run *r, const char *const argv[],
 		const char *const env[])
 {
-	char path[PATH_MAX], *envp[64], *args[16];
-	posix_spawn_file_actions_t fa;
-	size_t len = 0;
-	int n = 0, fd[2], lines = 0;
-	ssize_t got;
+	char path[PATH_MAX];
 
 	if (argv[0][0] == '/')
 		snprintf(path, sizeof(path), "%s", argv[0]);
 	else
 		prog_path(path, sizeof(path), argv[0]);
-	for (int i = 0; argv[i] && i < 15; i++)
-		args[i] = (char *)argv[i], args[i + 1] = NULL;
-	args[0] = path;
-
-	for (char **e = environ; *e && n < 40; e++)
-		/* *SAN_OPTIONS: the sanitizer builds (check-asan, -tsan). */
-		if (!strncmp(*e, "SPROFIL_", 8) || !strncmp(*e, "PATH=", 5) ||
-		    strstr(*e, "SAN_OPTIONS="))
-			envp[n++] = *e;
-	envp[n++] = "LC_ALL=C";
-	for (int i = 0; env && env[i] && n < 62; i++)
-		envp[n++] = (char *)env[i];
-	envp[n] = NULL;
-
-	assert_int_equal(pipe(fd), 0);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
-	posix_spawn_file_actions_addclose(&fa, fd[0]);
-	posix_spawn_file_actions_addclose(&fa, fd[1]);
-	assert_int_equal(posix_spawn(&r->pid, path, &fa, NULL, args, envp), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fd[1]);
-	r->out = outbuf;
-	while ((got = read(fd[0], r->out + len, sizeof(outbuf) - 1 - len)) > 0)
-		len += got;
-	r->out[len] = '\0';
-	close(fd[0]);
-	assert_int_equal(waitpid(r->pid, &r->status, 0), r->pid);
-
-	print_message("# ran %s (pid %d):", argv[0], (int)r->pid);
-	for (int i = 0; env && env[i]; i++)
-		print_message(" %s", env[i]);
-	if (WIFEXITED(r->status))
-		print_message(" exit %d\n", WEXITSTATUS(r->status));
-	else if (WIFSIGNALED(r->status))
-		print_message(" killed by signal %d (%s)\n",
-			      WTERMSIG(r->status), strsignal(WTERMSIG(r->status)));
-	for (char *l = r->out; *l; ) {
-		size_t ll = strcspn(l, "\n");
-
-		/* The tests print what they look for in LD_DEBUG's flood. */
-		if (++lines > 40) {
-			print_message("#   | ...\n");
-			break;
-		}
-		print_message("#   | %.*s\n", (int)ll, l);
-		l += ll + (l[ll] == '\n');
-	}
+	prog_run(r, path, argv, env, outbuf, sizeof(outbuf), 40);
 }
 
-static void assert_exited_ok(const struct run *r)
+static void assert_exited_ok(const struct prog_run *r)
 {
 	assert_true(WIFEXITED(r->status));
 	assert_int_equal(WEXITSTATUS(r->status), 0);
@@ -435,7 +373,7 @@ static void check_binds(const char *prog, const char *const *syms,
 			const char *const env[])
 {
 	const char *argv[] = { prog, NULL };
-	struct run r;
+	struct prog_run r;
 	char want[128];
 
 	run(&r, argv, env);
@@ -488,7 +426,7 @@ static void preload_binds_glibc_pg_program_to_libsprofil(void **state)
 static void shape_counts_exact_with_mcount(void **state)
 {
 	const char *argv[] = { "pg-shape", NULL };
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	run(&r, argv, NULL);
@@ -501,7 +439,7 @@ static void shape_counts_exact_with_mcount(void **state)
 static void shape_counts_exact_with_fentry(void **state)
 {
 	const char *argv[] = { "pg-shape-fentry", NULL };
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	run(&r, argv, NULL);
@@ -516,7 +454,7 @@ static void shape_counts_exact_preloaded_onto_glibc_pg_binary(void **state)
 	const char *argv[] = { "pg-shape-glibc", NULL };
 	char preload[PATH_MAX + 16];
 	const char *env[] = { preload, NULL };
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", libpath);
@@ -533,7 +471,7 @@ static long thread_calls(const char *prog, const char *const env[],
 {
 	const char *argv[] = { prog, NULL };
 	long flat, graph;
-	struct run r;
+	struct prog_run r;
 	char *p, *q;
 
 	run(&r, argv, env);
@@ -584,7 +522,7 @@ static void threads_counted_exactly_preloaded_onto_glibc_pg_binary(void **state)
  * The pids pg-fork printed, one "<role> <pid>" line per process; any
  * other line (a runtime's complaint on stderr) is not one of them.
  */
-static void fork_pids(const struct run *r, int *a, int *b, int *parent)
+static void fork_pids(const struct prog_run *r, int *a, int *b, int *parent)
 {
 	char line[512], role[16];
 	const char *t = r->out;
@@ -649,7 +587,7 @@ static void fork_writes_one_file_per_process(void **state)
 	const char *argv[] = { "pg-fork", NULL };
 	char fa[64], fb[64];
 	int a, b, parent;
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	run(&r, argv, NULL);
@@ -670,7 +608,7 @@ static void fork_with_gmon_out_prefix_writes_prefix_pid(void **state)
 	const char *env[] = { "GMON_OUT_PREFIX=p", NULL };
 	char fa[64], fb[64], fp[64];
 	int a, b, parent;
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	run(&r, argv, env);
@@ -697,7 +635,7 @@ static void fork_children_are_sampled(void **state)
 	static const char *const work[] = { "parent_work", "a_work", "b_work" };
 	int pid[3];
 	char file[64], *p;
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	run(&r, argv, env);
@@ -718,7 +656,7 @@ static void fork_children_are_sampled(void **state)
 }
 
 /* Runs @prog (pg-exec or pg-exec-glibc), which execs pg-cpu. */
-static void run_exec(struct run *r, const char *prog)
+static void run_exec(struct prog_run *r, const char *prog)
 {
 	char cpu[PATH_MAX];
 	const char *argv[] = { prog, cpu, NULL };
@@ -729,7 +667,7 @@ static void run_exec(struct run *r, const char *prog)
 
 static void exec_runs_new_program_and_dumps_pre_exec_profile(void **state)
 {
-	struct run r;
+	struct prog_run r;
 	char *p;
 
 	(void)state;
@@ -757,7 +695,7 @@ static void gmon_out_prefix_names_file_prefix_pid(void **state)
 	const char *argv[] = { "pg-shape", NULL };
 	const char *env[] = { "GMON_OUT_PREFIX=pfx", NULL };
 	char file[64];
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	run(&r, argv, env);
@@ -775,7 +713,7 @@ static void gprofdir_names_file_dir_pid_progname(void **state)
 	const char *env[] = { "GPROFDIR=prof", "GMON_OUT_PREFIX=ignored",
 			      NULL };
 	char file[64];
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	assert_int_equal(mkdir("prof", 0755), 0);
@@ -792,7 +730,7 @@ static void gprofdir_empty_writes_nothing(void **state)
 {
 	const char *argv[] = { "pg-shape", NULL };
 	const char *env[] = { "GPROFDIR=", NULL };
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	run(&r, argv, env);
@@ -837,7 +775,7 @@ static void sigdump_two_dumps_second_holds_only_work_after_first(void **state)
 {
 	const char *argv[] = { "pg-sigdump", "gmon.out", NULL };
 	const char *env[] = { "SPROFIL_SIGDUMP=USR1", NULL };
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	run(&r, argv, env);
@@ -857,7 +795,7 @@ static void sigdump_numbers_files_after_gmon_out_prefix(void **state)
 	const char *env[] = { "SPROFIL_SIGDUMP=SIGUSR1", "GMON_OUT_PREFIX=pfx",
 			      NULL };
 	char name[64], file[80];
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	run(&r, argv, env);
@@ -876,7 +814,7 @@ static void sigdump_invalid_signal_warns_once_and_is_ignored(void **state)
 {
 	const char *argv[] = { "pg-sigdump", "-", NULL };
 	const char *env[] = { "SPROFIL_SIGDUMP=NOSUCHSIG", NULL };
-	struct run r;
+	struct prog_run r;
 	char *w;
 
 	(void)state;
@@ -919,7 +857,7 @@ static void sigdump_racing_fork_does_not_deadlock(void **state)
 	const char *debug[] = { "LD_DEBUG=libs", NULL };
 	const char *env[] = { "SPROFIL_SIGDUMP=USR1", NULL };
 	const char *early, *lib;
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	/* The scenario: the -pg library's _init runs before ours. */
@@ -1060,7 +998,7 @@ static long dump_arc_count(const char *dump, const char *module, int nth)
 static void dlopen_loop_keeps_one_record_per_module(void **state)
 {
 	const char *argv[] = { "pg-dlloop", "300", NULL };
-	struct run r;
+	struct prog_run r;
 	long samples;
 	char *d;
 
@@ -1087,7 +1025,7 @@ static void ld_profile_all_profiles_the_pg_library(void **state)
 	const char *argv[] = { "pg-modmain", NULL };
 	const char *env[] = { "LD_PROFILE=ALL", NULL };
 	const char *gargv[] = { "pg-modmain-glibc", NULL };
-	struct run r;
+	struct prog_run r;
 	char *d, *rep;
 
 	(void)state;
@@ -1121,7 +1059,7 @@ static void ld_profile_names_select_modules(void **state)
 	const char *argv[] = { "pg-modmain", NULL };
 	const char *one[] = { "LD_PROFILE=libpgmod.so", NULL };
 	const char *none[] = { "LD_PROFILE=", NULL };
-	struct run r;
+	struct prog_run r;
 	char *d;
 
 	(void)state;
@@ -1146,7 +1084,7 @@ static void ld_profilebucket_size_picks_the_bucket_width(void **state)
 	const char *argv[] = { "pg-modmain", NULL };
 	const char *b32[] = { "LD_PROFILEBUCKET_SIZE=32", NULL };
 	const char *b7[] = { "LD_PROFILEBUCKET_SIZE=7", NULL };
-	struct run r;
+	struct prog_run r;
 	char *d;
 
 	(void)state;
@@ -1167,7 +1105,7 @@ static void ld_profilebucket_size_picks_the_bucket_width(void **state)
 static void dlopen_dlclose_library_data_kept(void **state)
 {
 	const char *argv[] = { "pg-dlmod", "dlopen", NULL };
-	struct run r;
+	struct prog_run r;
 	char *d;
 
 	(void)state;
@@ -1191,7 +1129,7 @@ static void smonitor_dump_keeps_arcs_and_exit_dump_goes_to_next_name(void **stat
 {
 	const char *argv[] = { "pg-smonitor", NULL };
 	const char *env[] = { "LD_PROFILE=", NULL };
-	struct run r;
+	struct prog_run r;
 	struct flat f;
 	char *p, *q, *d;
 
@@ -1351,7 +1289,7 @@ static void many_arcs_counted_exactly(void **state)
 	int funcs, exact;
 	size_t limit;
 	long calls;
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	run(&r, argv, NULL);
@@ -1386,7 +1324,7 @@ static void many_arcs_in_pg_library_counted_exactly(void **state)
 	int funcs, exact;
 	size_t limit;
 	long calls;
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	run(&r, argv, NULL);
@@ -1432,7 +1370,7 @@ static void many_arcs_raced_by_threads_and_dumped_meanwhile(void **state)
 	int files = 0;
 	size_t limit;
 	struct dirent *e;
-	struct run r;
+	struct prog_run r;
 	DIR *d;
 
 	(void)state;
@@ -1476,7 +1414,7 @@ static void arc_table_fits_a_limited_address_space(void **state)
 	unsigned long long lost;
 	size_t limit, room = 0;
 	const char *msg;
-	struct run r;
+	struct prog_run r;
 
 	/* ASan's shadow memory alone needs more than the limit tested. */
 	if (getenv("SPROFIL_TEST_SANITIZED")) {
@@ -1519,7 +1457,7 @@ static void arcs_beyond_the_bound_are_reported_lost(void **state)
 	int funcs, exact;
 	size_t limit = 0;
 	long long all;
-	struct run r;
+	struct prog_run r;
 
 	(void)state;
 	run(&r, argv, env);

@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,12 +29,15 @@
 #include <sprofil/gmon_format.h>
 #include "callers_file.h"
 #include "callers_tree.h"
+#include "prog_run.h"
 #include "workload.h"
 
 #define NCALLERS 4
 
 static char bindir[PATH_MAX / 2];
 static char gprof[PATH_MAX];
+/* sprofil's analyzer, the build's; empty in the VM payload. */
+static char our_gprof[PATH_MAX];
 static char out[1 << 16];
 
 /* What the program printed: extents by name, the callers' CPU. */
@@ -61,75 +65,38 @@ static int teardown(void **state)
 
 static int locate(void)
 {
-	char exe[PATH_MAX / 2], *slash;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n <= 0)
+	if (prog_dir(bindir, sizeof(bindir)))
 		return -1;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	*slash = '\0';
-	snprintf(bindir, sizeof(bindir), "%s", exe);
 	/* The VM payload has a gprof next to the driver; the host, GNU's. */
 	snprintf(gprof, sizeof(gprof), "%s/gprof", bindir);
 	if (access(gprof, X_OK))
 		snprintf(gprof, sizeof(gprof), "gprof");
+	/* The payload's gprof is GNU's: the analyzer is checked here. */
+	snprintf(our_gprof, sizeof(our_gprof), "%s/../../gprof/gprof", bindir);
+	if (access(our_gprof, X_OK))
+		our_gprof[0] = '\0';
 	return 0;
 }
 
 /*
- * Runs @prog (next to the driver) with @args, the driver's SPROFIL_*
- * variables but SPROFIL_HZ (1000 Hz here: 2 s of CPU give 2,000
- * samples), and @env; its output goes to out[].  Returns its status.
+ * Runs @prog (next to the driver) with @args (NULL-terminated), 1000 Hz
+ * (2 s of CPU give 2,000 samples) and @env (prog_run()); its output goes
+ * to out[].  Returns its status.
  */
 static int run(const char *prog, const char *const *args,
 	       const char *const *env)
 {
-	char path[PATH_MAX], *argv[8], *envp[64];
-	posix_spawn_file_actions_t fa;
-	int n = 0, fd[2], status;
-	size_t len = 0;
-	ssize_t got;
-	pid_t pid;
+	const char *argv[8] = { prog }, *envp[16] = { "SPROFIL_HZ=1000" };
+	char path[PATH_MAX];
+	struct prog_run r;
 
 	snprintf(path, sizeof(path), "%s/%s", bindir, prog);
-	argv[0] = path;
-	argv[1] = NULL;
 	for (int i = 0; args[i] && i < 6; i++)
-		argv[i + 1] = (char *)args[i], argv[i + 2] = NULL;
-	for (char **e = environ; *e && n < 40; e++)
-		if ((!strncmp(*e, "SPROFIL_", 8) &&
-		     strncmp(*e, "SPROFIL_HZ=", 11)) ||
-		    !strncmp(*e, "PATH=", 5) || strstr(*e, "SAN_OPTIONS="))
-			envp[n++] = *e;
-	envp[n++] = "LC_ALL=C";
-	envp[n++] = "SPROFIL_HZ=1000";
-	for (int i = 0; env && env[i] && n < 62; i++)
-		envp[n++] = (char *)env[i];
-	envp[n] = NULL;
-	assert_int_equal(pipe(fd), 0);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
-	posix_spawn_file_actions_addclose(&fa, fd[0]);
-	posix_spawn_file_actions_addclose(&fa, fd[1]);
-	assert_int_equal(posix_spawn(&pid, path, &fa, NULL, argv, envp), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fd[1]);
-	while ((got = read(fd[0], out + len, sizeof(out) - 1 - len)) > 0)
-		len += got;
-	out[len] = '\0';
-	close(fd[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	print_message("# ran %s %s: status %#x\n", prog,
-		      args[0] ? args[0] : "", status);
-	for (char *l = out; *l; ) {
-		size_t ll = strcspn(l, "\n");
-
-		print_message("#   | %.*s\n", (int)ll, l);
-		l += ll + (l[ll] == '\n');
-	}
-	return status;
+		argv[i + 1] = args[i];
+	for (int i = 0; env && env[i] && i < 14; i++)
+		envp[i + 1] = env[i];
+	prog_run(&r, path, argv, envp, out, sizeof(out), INT_MAX);
+	return r.status;
 }
 
 /* The program ran and its backend records chains, else the test skips. */
@@ -199,27 +166,118 @@ static struct ct_span span_in(const struct prog_out *p,
 	return (struct ct_span){ 0, 0 };
 }
 
-/* GNU gprof (or the payload's) reads the GNU file @file of @prog. */
-static void gprof_reads(const char *prog, const char *file,
-			const char *expect)
+/*
+ * Runs @analyzer with @opts on @file of @prog into @buf (stdout, and
+ * stderr after it); fails unless it exits 0.
+ */
+static void analyze(const char *analyzer, const char *opts, const char *prog,
+		    const char *file, char *buf, size_t size)
 {
-	char cmd[3 * PATH_MAX], buf[4096];
+	char cmd[4 * PATH_MAX];
 	size_t len = 0, got;
 	FILE *p;
 	int rc;
 
-	snprintf(cmd, sizeof(cmd), "LC_ALL=C '%s' -b -p '%s/%s' '%s' 2>&1",
-		 gprof, bindir, prog, file);
+	snprintf(cmd, sizeof(cmd), "LC_ALL=C '%s' %s '%s/%s' '%s' 2>&1",
+		 analyzer, opts, bindir, prog, file);
 	p = popen(cmd, "r");
 	assert_non_null(p);
-	while ((got = fread(buf + len, 1, sizeof(buf) - 1 - len, p)) > 0)
+	while ((got = fread(buf + len, 1, size - 1 - len, p)) > 0)
 		len += got;
 	buf[len] = '\0';
 	rc = pclose(p);
-	print_message("# %s: status %d, flat profile:\n%.600s\n", cmd, rc,
-		      buf);
+	print_message("# %s: status %d:\n%.900s\n", cmd, rc, buf);
 	assert_int_equal(rc, 0);
+}
+
+/* GNU gprof (or the payload's) reads the GNU file @file of @prog. */
+static void gprof_reads(const char *prog, const char *file,
+			const char *expect)
+{
+	char buf[4096];
+
+	analyze(gprof, "-b -p", prog, file, buf, sizeof(buf));
 	assert_non_null(strstr(buf, expect));
+}
+
+/*
+ * sprofil's analyzer on @file of @prog: the measured call graph's
+ * header (samples with a complete chain, truncated), and the % time of
+ * each caller, from its own line of the graph.
+ */
+static void measured_graph(const char *prog, const char *file, bool counts,
+			   unsigned long long *complete,
+			   unsigned long long *cut, double pct[NCALLERS])
+{
+	static const char *const name[NCALLERS] = {
+		"caller_a", "caller_b", "caller_c", "caller_d",
+	};
+	static char buf[1 << 16];
+	const char *h;
+
+	analyze(our_gprof, "-b -q", prog, file, buf, sizeof(buf));
+	h = strstr(buf, "times measured from caller samples: ");
+	assert_non_null(h);
+	h += strlen("times measured from caller samples: ");
+	assert_int_equal(sscanf(h, "%llu with a complete chain, %llu truncated",
+				complete, cut), 2);
+	/* Without -pg the header says there are no call counts. */
+	assert_true(!strstr(buf, "no call counts (not built with -pg)") ==
+		    counts);
+	for (int k = 0; k < NCALLERS; k++) {
+		char want[64];
+		const char *l = buf;
+
+		snprintf(want, sizeof(want), " %s [", name[k]);
+		pct[k] = -1;
+		for (; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+			size_t ll = strcspn(l, "\n");
+			char line[256];
+
+			if (*l != '[' || ll >= sizeof(line))
+				continue;
+			memcpy(line, l, ll);
+			line[ll] = '\0';
+			if (strstr(line, want) &&
+			    sscanf(line, "[%*d] %lf", &pct[k]) == 1)
+				break;
+		}
+		assert_true(pct[k] >= 0);
+	}
+}
+
+/*
+ * The analyzer's measured graph of @prog's @file: each caller's share
+ * of the four callers' time within 2 points of its share of their CPU,
+ * and at most @cut_max of the samples truncated.
+ */
+static void check_measured_graph(const char *prog, const char *file,
+				 bool counts, const struct prog_out *p,
+				 double cut_max)
+{
+	unsigned long long complete, cut;
+	double pct[NCALLERS], sum = 0, cpu = 0;
+
+	if (!our_gprof[0]) {
+		print_message("# sprofil's gprof is not here (the VM payload has GNU's): its checks run on the host\n");
+		return;
+	}
+	measured_graph(prog, file, counts, &complete, &cut, pct);
+	for (int k = 0; k < NCALLERS; k++) {
+		sum += pct[k];
+		cpu += p->cpu[k];
+	}
+	print_message("#   %s: %llu samples complete, %llu truncated\n",
+		      prog, complete, cut);
+	assert_true(complete + cut >= 1000);
+	assert_true(cut <= cut_max * (complete + cut));
+	for (int k = 0; k < NCALLERS; k++) {
+		double share = 100 * pct[k] / sum, truth = 100 * p->cpu[k] / cpu;
+
+		print_message("#   caller %d: %.2f%% of the callers' time measured, its CPU %.2f%%\n",
+			      k, share, truth);
+		assert_true(fabs(share - truth) <= 2);
+	}
 }
 
 static uint32_t file_version(const char *path)
@@ -303,6 +361,11 @@ static void four_callers(const char *mode)
 	assert_int_equal(f.period_ns, 1000000);
 	check_four_callers(&t, &f, &p, !strcmp(mode, "threads"));
 	ct_free(&t);
+	/*
+	 * sprofil's analyzer: the chains through main, cut beyond it in
+	 * libc's start code, count as complete.
+	 */
+	check_measured_graph("pg-callers", "gmon.out", true, &p, 0.02);
 }
 
 static void pg_four_threads_40_30_20_10_beside_gnu_file(void **state)
@@ -315,6 +378,35 @@ static void pg_one_thread_40_30_20_10_beside_gnu_file(void **state)
 {
 	(void)state;
 	four_callers("one");
+}
+
+/*
+ * No -pg: a program with frame pointers profiles itself with smonitor()
+ * and a caller table.  The analyzer gives it a call graph from its
+ * chains alone (no call counts), with each caller's time measured, and
+ * its chains through main complete.  Some samples are truly cut: in the
+ * vDSO's clock_gettime(), called by libc's, which keeps no frame
+ * pointer (3 % on the host).  The chains are checked on every backend,
+ * the analyzer on the host (the VM payload has GNU gprof).
+ */
+static void nopg_frame_pointers_give_a_measured_call_graph(void **state)
+{
+	const char *args[] = { "one", "2", NULL };
+	struct prog_out p;
+	struct ct_tree t;
+	struct ct_file f;
+
+	(void)state;
+	ran_ok(run("pg-callers-fp", args, NULL));
+	parse_out(&p);
+	/* The chains themselves, on every backend. */
+	assert_int_equal(file_version("gmon.out"), GMF_GNU_VERSION);
+	assert_int_equal(ct_from_file(&t, &f, "gmon.out" GMF_CALLERS_SUFFIX),
+			 0);
+	assert_true(f.has_callers);
+	check_four_callers(&t, &f, &p, 0);
+	ct_free(&t);
+	check_measured_graph("pg-callers-fp", "gmon.out", false, &p, 0.1);
 }
 
 /*
@@ -473,6 +565,36 @@ static uint64_t samples_at(const uint64_t *ra, const uint64_t *n, int sites,
 }
 
 /*
+ * The samples of the callers file @file by main's call site (32 at
+ * most, by_main_site()), and in *@top the busiest site, which must
+ * hold at least 100 samples.  Returns the number of sites.
+ */
+static int main_sites(const char *file, uint64_t *ra, uint64_t *n,
+		      uint64_t *top)
+{
+	uint64_t best = 0;
+	struct ct_tree t;
+	struct ct_file f;
+	int sites;
+
+	assert_int_equal(ct_from_file(&t, &f, file), 0);
+	assert_true(f.has_callers);
+	sites = by_main_site(&t, &f, ra, n, 32);
+	for (int k = 0; k < sites; k++) {
+		if (n[k] > best) {
+			best = n[k];
+			*top = ra[k];
+		}
+	}
+	print_message("#   %s: %llu samples, %llu below main's busiest call site %#llx\n",
+		      file, (unsigned long long)t.samples,
+		      (unsigned long long)best, (unsigned long long)*top);
+	assert_true(best >= 100);
+	ct_free(&t);
+	return sites;
+}
+
+/*
  * SPROFIL_SIGDUMP: work A, dump 1, work B, dump 2, work C, exit.  Each
  * dump takes the chains: the call site of each piece of work (in main)
  * is in its own dump's chains and in no other, so no sample is in two
@@ -488,31 +610,12 @@ static void pg_sigdump_dumps_hold_each_chain_once(void **state)
 	const char *env[] = { "SPROFIL_SIGDUMP=USR1", NULL };
 	uint64_t ra[3][32], n[3][32], top[3];
 	int sites[3];
-	struct ct_tree t;
-	struct ct_file f;
 
 	(void)state;
 	ran_ok(run("pg-sigdump", args, env));
-	for (int d = 0; d < 3; d++) {
-		uint64_t best = 0;
-
-		assert_int_equal(ct_from_file(&t, &f, file[d]), 0);
-		assert_true(f.has_callers);
-		sites[d] = by_main_site(&t, &f, ra[d], n[d], 32);
-		for (int k = 0; k < sites[d]; k++) {
-			if (n[d][k] > best) {
-				best = n[d][k];
-				top[d] = ra[d][k];
-			}
-		}
-		print_message("#   %s: %llu samples, %llu below main's busiest call site %#llx\n",
-			      file[d], (unsigned long long)t.samples,
-			      (unsigned long long)best,
-			      (unsigned long long)top[d]);
-		/* 0.2 s of work at 1000 Hz. */
-		assert_true(best >= 100);
-		ct_free(&t);
-	}
+	/* 0.2 s of work at 1000 Hz in each. */
+	for (int d = 0; d < 3; d++)
+		sites[d] = main_sites(file[d], ra[d], n[d], &top[d]);
 	for (int d = 0; d < 3; d++) {
 		for (int e = 0; e < 3; e++) {
 			if (d == e)
@@ -585,8 +688,6 @@ static void pg_fork_child_chains_start_from_zero(void **state)
 	char file[3][64];
 	uint64_t ra[3][32], n[3][32], top[3];
 	int sites[3], pid[2];
-	struct ct_tree t;
-	struct ct_file f;
 
 	(void)state;
 	ran_ok(run("pg-fork", args, NULL));
@@ -598,24 +699,8 @@ static void pg_fork_child_chains_start_from_zero(void **state)
 		 pid[0]);
 	snprintf(file[2], sizeof(file[2]), "gmon.out.%d" GMF_CALLERS_SUFFIX,
 		 pid[1]);
-	for (int d = 0; d < 3; d++) {
-		uint64_t best = 0;
-
-		assert_int_equal(ct_from_file(&t, &f, file[d]), 0);
-		sites[d] = by_main_site(&t, &f, ra[d], n[d], 32);
-		for (int k = 0; k < sites[d]; k++) {
-			if (n[d][k] > best) {
-				best = n[d][k];
-				top[d] = ra[d][k];
-			}
-		}
-		print_message("#   %s: %llu samples, %llu below main's busiest call site %#llx\n",
-			      file[d], (unsigned long long)t.samples,
-			      (unsigned long long)best,
-			      (unsigned long long)top[d]);
-		assert_true(best >= 100);
-		ct_free(&t);
-	}
+	for (int d = 0; d < 3; d++)
+		sites[d] = main_sites(file[d], ra[d], n[d], &top[d]);
 	/* The parent's parent_work is in neither child's chains. */
 	for (int d = 1; d < 3; d++) {
 		assert_true(top[d] != top[0]);
@@ -631,6 +716,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(pg_one_thread_40_30_20_10_beside_gnu_file,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(pg_chain_across_a_pg_library_inside_extension_file,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(nopg_frame_pointers_give_a_measured_call_graph,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(pg_callers_off_writes_no_sidecar_and_removes_a_stale_one,
 						setup, teardown),

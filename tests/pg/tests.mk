@@ -10,8 +10,8 @@ PG_PROGS := $(addprefix $(PG_DIR)/,pg-shape pg-shape-fentry pg-shape-glibc \
 	pg-threads pg-threads-glibc pg-fork pg-exec pg-exec-glibc pg-cpu \
 	pg-sigdump pg-smonitor pg-modmain pg-modmain-glibc pg-dlmod libpgmod.so \
 	pg-manyarcs pg-manyarcs-glibc pg-sigfork libpgearly.so pg-dlloop \
-	pg-arclib libpgarcs.so pg-callers pg-callers-mod pg-test_pg_callers) \
-	$(BUILD)/gprof/gmon-dump
+	pg-arclib libpgarcs.so pg-callers pg-callers-mod pg-callers-fp pg-test_pg_callers) \
+	$(BUILD)/gprof/gmon-dump $(BUILD)/gprof/gprof
 PG_DRIVER := $(PG_DIR)/test_pg
 PG_HDRS := tests/pg/pg_burn.h tests/pg/pg_manyarcs.h
 # A sibling call (jmp) leaves the caller's caller as the call's from-pc,
@@ -87,21 +87,33 @@ $(PG_DIR)/pg-callers-mod: tests/pg/pg_callers.c $(PG_HDRS) $(PG_DIR)/libpgmod.so
 	$(CC) $(PG_CFLAGS) -DPG_CALLERS_MOD -rdynamic -o $@ $< -L$(PG_DIR) -lpgmod \
 		$(PG_SPROFIL) -ldl -pthread
 
+# No -pg: frame pointers only; it profiles itself (smonitor() and a
+# caller table), and the analyzer's call graph comes from its chains.
+$(PG_DIR)/pg-callers-fp: tests/pg/pg_callers.c $(PG_HDRS) $(LIB_DIR)/libsprofil.so
+	@mkdir -p $(PG_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer -fno-shrink-wrap \
+		-DPG_CALLERS_FP -rdynamic -o $@ $< $(PG_SPROFIL) -ldl -pthread
+
+# The drivers' runner of the programs (tests/common/prog_run.c).
+PG_RUN_SRC := tests/common/prog_run.c tests/common/prog_run.h
+
 # The caller-chain driver, named pg-* so that the VM payload takes it as
 # one of the programs, and runs it as it runs pg-test_pg.
 PG_CALLERS_DRIVER := $(PG_DIR)/pg-test_pg_callers
 $(PG_CALLERS_DRIVER): tests/pg/test_pg_callers.c tests/common/workload.c \
 		tests/common/workload.h tests/common/callers_tree.c \
 		tests/common/callers_tree.h tests/common/callers_file.c \
-		tests/common/callers_file.h
+		tests/common/callers_file.h $(PG_RUN_SRC)
 	@mkdir -p $(PG_DIR)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -o $@ $< tests/common/workload.c \
 		tests/common/callers_tree.c tests/common/callers_file.c \
-		-lcmocka -ldl -lm
+		tests/common/prog_run.c -lcmocka -ldl -lm
 
-$(PG_DRIVER): tests/pg/test_pg.c tests/pg/pg_manyarcs.h tests/common/workload.c tests/common/workload.h
+$(PG_DRIVER): tests/pg/test_pg.c tests/pg/pg_manyarcs.h tests/common/workload.c tests/common/workload.h \
+		$(PG_RUN_SRC)
 	@mkdir -p $(PG_DIR)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -o $@ $< tests/common/workload.c \
+		tests/common/prog_run.c \
 		-lcmocka -ldl
 
 .PHONY: pg-tests check-pg
