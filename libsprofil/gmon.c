@@ -309,6 +309,7 @@ static void gm_scan(void)
 {
 	uintptr_t seen[256];
 	struct gm_scan s = { .first = true, .seen = seen, .maxseen = 256 };
+	uintptr_t tag;
 	size_t i, j;
 
 	dl_iterate_phdr(gm_scan_one, &s);
@@ -322,8 +323,16 @@ static void gm_scan(void)
 		if (j < s.nseen)
 			continue;
 		m->gone = true;
-		sp_gmon_module_gone(m->name, m->bias, m->low, m->high,
-				    m->build_id, m->build_id_len);
+		tag = sp_gmon_module_gone(m->name, m->bias, m->low, m->high,
+					  m->build_id, m->build_id_len);
+		if (!tag)
+			continue;
+		/* Its data moves where no later load can be (gmon.h). */
+		sp_arcs_move(m->low, m->high, tag - m->bias);
+		m->hist.low_pc += tag - m->bias;
+		m->low += tag - m->bias;
+		m->high += tag - m->bias;
+		m->bias = tag;
 	}
 }
 

@@ -150,9 +150,26 @@ void sp_gmon_modules_changed(void);
  * gmon_write.c: a module dlclose() unmapped, so that the writer still
  * maps the addresses it profiled to it (link-time, with its name and
  * build-id).  The name and build-id are copied.
+ *
+ * Returns the module's place in the gone modules' own address range, a
+ * load bias above every user address (SP_GONE_BASE up), the same for
+ * every load of one file (name, build-id, layout), or 0 when there is no
+ * room.  The -pg runtime moves the module's histogram and arcs there
+ * (sp_arcs_move()), so that a module dlopen()ed again elsewhere, where
+ * another module may have been, cannot mix up their addresses.
  */
-void sp_gmon_module_gone(const char *name, uintptr_t bias, uintptr_t low,
-			 uintptr_t high, const void *build_id, size_t len);
+#define SP_GONE_BASE	0xffff800000000000ul
+#define SP_GONE_STRIDE	(1ul << 32)	/* the largest module moved */
+uintptr_t sp_gmon_module_gone(const char *name, uintptr_t bias,
+			      uintptr_t low, uintptr_t high,
+			      const void *build_id, size_t len);
+/*
+ * mcount.c: the calls of every arc with an end in [@low, @high) (a
+ * module dlclose() took away) moved to the arc whose ends there are
+ * @delta higher (its place from sp_gmon_module_gone()).  Not for
+ * mcount's path; no thread may be in that module's code.
+ */
+void sp_arcs_move(uintptr_t low, uintptr_t high, uintptr_t delta);
 
 /*
  * SPROFIL_SIGDUMP: gmon.c writes the profile so far as dump @seq and

@@ -162,7 +162,8 @@ struct sp_module {
 	uintptr_t addr;			/* in: the address looked up */
 	bool found;
 	bool main;			/* the main executable */
-	uintptr_t bias;
+	uintptr_t bias;			/* what its addresses are relative to */
+	uintptr_t load_bias;		/* the runtime bias the file records */
 	uintptr_t low, high;		/* runtime range of the module */
 	const char *name;
 	const void *build_id;
@@ -229,6 +230,7 @@ static int module_of(struct dl_phdr_info *info, size_t size, void *data)
 	    m->addr - info->dlpi_addr < high) {
 		m->found = true;
 		m->bias = info->dlpi_addr;
+		m->load_bias = info->dlpi_addr;
 		m->low = info->dlpi_addr + low;
 		m->high = info->dlpi_addr + high;
 		m->name = info->dlpi_name;
@@ -240,70 +242,107 @@ static int module_of(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* Modules dlclose() took away: their profiled addresses still map. */
+/*
+ * Modules dlclose() took away: their profiled addresses still map, at
+ * each place the module had (caller chains keep those addresses) and at
+ * its place among the gone modules (histograms and arcs, gmon.h).
+ */
 struct sp_gone {
 	char *name;
 	uintptr_t bias, low, high;
+	uintptr_t tag;			/* its moved bias, or 0 */
 	void *build_id;
 	size_t build_id_len;
 };
 static struct sp_gone *gone;
 static size_t ngone;
+static uintptr_t next_tag = SP_GONE_BASE;
 
-void sp_gmon_module_gone(const char *name, uintptr_t bias, uintptr_t low,
-			 uintptr_t high, const void *build_id, size_t len)
+/* Whether @g is a load of the same file as the module described. */
+static bool gone_same_file(const struct sp_gone *g, const char *name,
+			   uintptr_t bias, uintptr_t low, uintptr_t high,
+			   const void *build_id, size_t len)
+{
+	return g->low - g->bias == low - bias &&
+	       g->high - g->bias == high - bias && g->build_id_len == len &&
+	       !strcmp(g->name, name) &&
+	       (!len || !memcmp(g->build_id, build_id, len));
+}
+
+uintptr_t sp_gmon_module_gone(const char *name, uintptr_t bias,
+			      uintptr_t low, uintptr_t high,
+			      const void *build_id, size_t len)
 {
 	struct sp_gone *g;
+	uintptr_t tag = 0;
+	size_t i;
 
 	pthread_mutex_lock(&gone_lock);
+	for (i = 0; i < ngone && !tag; i++)
+		if (gone_same_file(&gone[i], name, bias, low, high, build_id,
+				   len))
+			tag = gone[i].tag;
 	/* A dlopen() loop unloads the same module at the same place. */
-	for (size_t i = 0; i < ngone; i++) {
-		g = &gone[i];
-		if (g->bias == bias && g->low == low && g->high == high &&
-		    g->build_id_len == len && !strcmp(g->name, name) &&
-		    (!len || !memcmp(g->build_id, build_id, len))) {
-			pthread_mutex_unlock(&gone_lock);
-			return;
-		}
-	}
+	for (i = 0; i < ngone; i++)
+		if (gone[i].bias == bias &&
+		    gone_same_file(&gone[i], name, bias, low, high, build_id,
+				   len))
+			goto out;
+	if (!tag && high - bias <= SP_GONE_STRIDE &&
+	    next_tag - SP_GONE_BASE < 0 - SP_GONE_BASE - SP_GONE_STRIDE)
+		tag = next_tag;
 	g = realloc(gone, (ngone + 1) * sizeof(*g));
-	if (g) {
-		gone = g;
-		g = &gone[ngone];
-		g->name = strdup(name);
-		g->build_id = malloc(len ? len : 1);
-		if (g->name && g->build_id) {
-			if (len)
-				memcpy(g->build_id, build_id, len);
-			g->bias = bias;
-			g->low = low;
-			g->high = high;
-			g->build_id_len = len;
-			ngone++;
-		} else {
-			free(g->name);
-			free(g->build_id);
-		}
+	if (!g) {
+		tag = 0;
+		goto out;
 	}
+	gone = g;
+	g = &gone[ngone];
+	g->name = strdup(name);
+	g->build_id = malloc(len ? len : 1);
+	if (!g->name || !g->build_id) {
+		free(g->name);
+		free(g->build_id);
+		tag = 0;
+		goto out;
+	}
+	if (len)
+		memcpy(g->build_id, build_id, len);
+	g->bias = bias;
+	g->low = low;
+	g->high = high;
+	g->tag = tag;
+	g->build_id_len = len;
+	ngone++;
+	if (tag == next_tag)
+		next_tag += SP_GONE_STRIDE;
+out:
 	pthread_mutex_unlock(&gone_lock);
+	return tag;
 }
 
 /* The live modules first: a gone module's range may have been reused. */
 static void find_gone(uintptr_t addr, struct sp_module *m)
 {
+	const struct sp_gone *g;
+	uintptr_t bias;
 	size_t i;
 
 	pthread_mutex_lock(&gone_lock);
 	for (i = ngone; i-- > 0; ) {
-		if (addr < gone[i].low || addr >= gone[i].high)
+		g = &gone[i];
+		bias = addr >= SP_GONE_BASE ? g->tag : g->bias;
+		if (!bias || addr < g->low - g->bias + bias ||
+		    addr >= g->high - g->bias + bias)
 			continue;
 		m->found = true;
-		m->bias = gone[i].bias;
-		m->low = gone[i].low;
-		m->high = gone[i].high;
-		m->name = gone[i].name;
-		m->build_id = gone[i].build_id;
-		m->build_id_len = gone[i].build_id_len;
+		m->bias = bias;
+		m->load_bias = g->bias;
+		m->low = g->low - g->bias + bias;
+		m->high = g->high - g->bias + bias;
+		m->name = g->name;
+		m->build_id = g->build_id;
+		m->build_id_len = g->build_id_len;
 		break;
 	}
 	pthread_mutex_unlock(&gone_lock);
@@ -572,7 +611,7 @@ static uint32_t ext_module(struct sp_out *o, struct sp_modtab *t,
 		   GMF_MODULE_FIXED + len + m->build_id_len);
 	put_u32(o, t->n);
 	put_u32(o, m->main ? GMF_MODULE_MAIN : 0);
-	put_u64(o, m->bias);
+	put_u64(o, m->load_bias);
 	put_u32(o, len);
 	put_u32(o, m->build_id_len);
 	put(o, name, len);

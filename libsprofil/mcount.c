@@ -252,32 +252,35 @@ static __always_inline arc_ref bucket_start(uint32_t b)
 	return pref;
 }
 
-void sp_mcount(uintptr_t frompc, uintptr_t selfpc)
+/*
+ * Adds @count calls to the arc (@from, @self), linking it in if new;
+ * the calls are counted as lost when there is no room for it.
+ */
+static __always_inline void arc_add(uintptr_t from, uintptr_t self,
+				    uint64_t count)
 {
 	uint32_t key, size;
 	bool linked = false;
 	arc_ref ref;
 	size_t n;
 
-	/* Acquire: the reservation made before arc_on was raised is seen. */
-	if (!__atomic_load_n(&arc_on, __ATOMIC_ACQUIRE))
-		return;
 	/*
 	 * Fibonacci hashing of both ends (call sites of one callee spread):
 	 * its top bits are the well mixed ones, so they are the key's top
 	 * bits, which pick the bucket (the key's low bits, reversed).
 	 */
-	key = ((frompc ^ (selfpc * 0x9e3779b97f4a7c15ull)) *
+	key = ((from ^ (self * 0x9e3779b97f4a7c15ull)) *
 	       0x9e3779b97f4a7c15ull) >> 32 | 1;
 	/* A stale size is fine: a smaller one's bucket holds the arc too. */
 	size = __atomic_load_n(&arc_size, __ATOMIC_RELAXED);
 	ref = bucket_start(reverse32(key) & (size - 1));
-	ref = find_or_link(ref, key, frompc, selfpc, 0, &linked);
+	ref = find_or_link(ref, key, from, self, 0, &linked);
 	if (!ref) {
-		__atomic_fetch_add(&arc_lost, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&arc_lost, count, __ATOMIC_RELAXED);
 		return;
 	}
-	__atomic_fetch_add(&arc_nodes[ref >> 1].count, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&arc_nodes[ref >> 1].count, count,
+			   __ATOMIC_RELAXED);
 	if (!linked)
 		return;
 	n = __atomic_fetch_add(&arc_linked, 1, __ATOMIC_RELAXED) + 1;
@@ -285,6 +288,54 @@ void sp_mcount(uintptr_t frompc, uintptr_t selfpc)
 		/* One thread doubles it; the others see the new size. */
 		__atomic_compare_exchange_n(&arc_size, &size, size * 2, false,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+void sp_mcount(uintptr_t frompc, uintptr_t selfpc)
+{
+	/* Acquire: the reservation made before arc_on was raised is seen. */
+	if (!__atomic_load_n(&arc_on, __ATOMIC_ACQUIRE))
+		return;
+	arc_add(frompc, selfpc, 1);
+}
+
+static bool in_range(uintptr_t pc, uintptr_t low, uintptr_t high)
+{
+	return pc >= low && pc < high;
+}
+
+/*
+ * Each arc's count is taken by an atomic exchange and added to the moved
+ * arc, so a snapshot racing with the move sees every call once.  Nodes
+ * linked meanwhile are met by the walk too, but their moved ends lie
+ * outside [low, high) (gmon.h), so nothing is moved twice.
+ */
+void sp_arcs_move(uintptr_t low, uintptr_t high, uintptr_t delta)
+{
+	struct arc_node *node;
+	uintptr_t from, self;
+	arc_ref ref;
+	uint64_t c;
+
+	if (!arc_area)
+		return;
+	for (ref = __atomic_load_n(&link_of(ARC_HEAD)->next, __ATOMIC_ACQUIRE);
+	     ref; ref = __atomic_load_n(&link_of(ref)->next, __ATOMIC_ACQUIRE)) {
+		if (ref & 1)
+			continue;
+		node = &arc_nodes[ref >> 1];
+		from = node->from;
+		self = node->self;
+		if (!in_range(from, low, high) && !in_range(self, low, high))
+			continue;
+		c = __atomic_exchange_n(&node->count, 0, __ATOMIC_RELAXED);
+		if (!c)
+			continue;
+		if (in_range(from, low, high))
+			from += delta;
+		if (in_range(self, low, high))
+			self += delta;
+		arc_add(from, self, c);
+	}
 }
 
 static size_t page_round(size_t n)

@@ -1020,6 +1020,39 @@ static void dlopen_loop_keeps_one_record_per_module(void **state)
 	free(d);
 }
 
+/*
+ * The same loop, every other load pushed to another place, often one
+ * page below the last, overlapping it: each arc is still one record
+ * counting every cycle's calls (the arcs were kept by absolute address,
+ * and a load's were filed under the other load's bias, or twice).
+ */
+static void dlopen_loop_moved_keeps_each_arc_once(void **state)
+{
+	const char *argv[] = { "pg-dlloop", "300", "move", NULL };
+	struct prog_run r;
+	int places = 0;
+	const char *p;
+	char *d;
+
+	(void)state;
+	run(&r, argv, NULL);
+	assert_exited_ok(&r);
+	p = strstr(r.out, "cycles, ");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "cycles, %d places", &places), 1);
+	print_message("# libpgearly.so loaded at %d places\n", places);
+	/* Not vacuous: the library did move. */
+	assert_true(places >= 2);
+	d = gmon_dump("gmon.out");
+	assert_int_equal(dump_records(d, "module ", "/libpgearly.so"), 1);
+	assert_int_equal(dump_records(d, "hist ", "/libpgearly.so"), 1);
+	assert_int_equal(dump_arc_count(d, "/libpgearly.so", 0), 300);
+	assert_int_equal(dump_arc_count(d, "/libpgearly.so", 1), 300);
+	/* Exactly two arcs into the library: no third at a wrong offset. */
+	assert_int_equal(dump_arc_count(d, "/libpgearly.so", 2), -1);
+	free(d);
+}
+
 static void ld_profile_all_profiles_the_pg_library(void **state)
 {
 	const char *argv[] = { "pg-modmain", NULL };
@@ -1518,6 +1551,7 @@ int main(void)
 		PG_TEST(sigdump_invalid_signal_warns_once_and_is_ignored),
 		PG_TEST(sigdump_racing_fork_does_not_deadlock),
 		PG_TEST(dlopen_loop_keeps_one_record_per_module),
+		PG_TEST(dlopen_loop_moved_keeps_each_arc_once),
 		PG_TEST(many_arcs_counted_exactly),
 		PG_TEST(many_arcs_in_pg_library_counted_exactly),
 		PG_TEST(many_arcs_raced_by_threads_and_dumped_meanwhile),
