@@ -79,6 +79,11 @@ struct sp_thread {
 	pid_t tid;
 	int fd;				/* perf event, or -1 */
 	timer_t timer;			/* else its POSIX timer */
+	/*
+	 * Its CPU time (sp_thread_cpu_ns()) when its start routine was
+	 * entered, or 0: its set-up before that is the library's.
+	 */
+	uint64_t routine_ns;
 };
 
 /*
@@ -510,6 +515,7 @@ static int sp_add_thread(pid_t tid)
 			return fd;
 		sp_threads[sp_nthreads].tid = tid;
 		sp_threads[sp_nthreads].fd = fd;
+		sp_threads[sp_nthreads].routine_ns = 0;
 		sp_nthreads++;
 		return 0;
 	}
@@ -531,6 +537,7 @@ static int sp_add_thread(pid_t tid)
 	sp_threads[sp_nthreads].tid = tid;
 	sp_threads[sp_nthreads].fd = -1;
 	sp_threads[sp_nthreads].timer = timer;
+	sp_threads[sp_nthreads].routine_ns = 0;
 	sp_nthreads++;
 	return 0;
 }
@@ -747,8 +754,27 @@ static void sig_forget(void)
 	sp_running = false;
 }
 
+/*
+ * The calling thread @i's CPU time on the clock its sampling runs on:
+ * its counter's count since it was enabled, or its CPU clock; 0 if it
+ * cannot be read.
+ */
+static uint64_t sp_thread_cpu_ns(size_t i)
+{
+	struct timespec ts;
+	uint64_t count;
+
+	if (sp_threads[i].fd >= 0)
+		return read(sp_threads[i].fd, &count, sizeof(count)) ==
+		       sizeof(count) ? count : 0;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int sp_signal_thread_started(void)
 {
+	ssize_t i;
 	int err = 0;
 
 	if (!atomic_load(&sp_pid))
@@ -756,31 +782,42 @@ int sp_signal_thread_started(void)
 	pthread_mutex_lock(&sp_lock);
 	if (sp_running)
 		err = sp_add_thread(gettid());
+	/* Last: what follows is the thread's own work. */
+	if (sp_running && !err) {
+		i = sp_find_thread(gettid());
+		if (i >= 0)
+			sp_threads[i].routine_ns = sp_thread_cpu_ns((size_t)i);
+	}
 	pthread_mutex_unlock(&sp_lock);
 	return err;
 }
 
 /*
- * The CPU time thread @i ran in its current period, which no sample will
- * close: the elapsed part of its timer's interval, or of its counter's
- * period (the counter counts from when it was enabled).
+ * The CPU time the exiting thread @i ran in its current period, which no
+ * sample will close: the elapsed part of its timer's interval, or of its
+ * counter's period (the counter counts from when it was enabled), but
+ * none of it before its start routine was entered.  The set-up of a
+ * thread's sampling is system time (perf_event_open(), fcntl()s), and
+ * on a loaded machine enough of it to credit a thread of 1 ms with 1.3.
  */
 static uint64_t sp_unsampled_ns(size_t i)
 {
 	struct itimerspec its;
-	uint64_t count, left;
+	uint64_t now = sp_thread_cpu_ns(i), tail, left;
 
 	if (sp_threads[i].fd >= 0) {
-		if (read(sp_threads[i].fd, &count, sizeof(count)) !=
-		    sizeof(count))
+		tail = now % sp_period;
+	} else {
+		if (timer_gettime(sp_threads[i].timer, &its))
 			return 0;
-		return count % sp_period;
+		left = (uint64_t)its.it_value.tv_sec * 1000000000u +
+		       (uint64_t)its.it_value.tv_nsec;
+		tail = left < sp_period ? sp_period - left : 0;
 	}
-	if (timer_gettime(sp_threads[i].timer, &its))
+	if (now < sp_threads[i].routine_ns)
 		return 0;
-	left = (uint64_t)its.it_value.tv_sec * 1000000000u +
-	       (uint64_t)its.it_value.tv_nsec;
-	return left < sp_period ? sp_period - left : 0;
+	return tail < now - sp_threads[i].routine_ns ?
+	       tail : now - sp_threads[i].routine_ns;
 }
 
 /*
