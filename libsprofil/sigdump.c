@@ -120,8 +120,16 @@ static void sd_fatal_handler(int sig)
  * KeyboardInterrupt handler only where SIGINT's action is SIG_DFL.
  * Looked up at load time: sigaction() may be called in a signal handler.
  */
-/* Also from the collector's constructor, which may run before ours. */
-static sd_sigaction_fn sd_real_sigaction(void)
+/*
+ * Also from the collector's constructor, which may run before ours, and
+ * from a sanitizer's runtime while it starts, before it can run
+ * instrumented code (ThreadSanitizer installs its handlers through this
+ * wrapper from its initializer, and died in the wrapper's function-entry
+ * hook): neither function is instrumented.
+ */
+#define SD_NO_TSAN __attribute__((no_sanitize("thread")))
+
+SD_NO_TSAN static sd_sigaction_fn sd_real_sigaction(void)
 {
 	if (!real_sigaction)
 		real_sigaction = (sd_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
@@ -133,7 +141,8 @@ __attribute__((constructor)) static void sd_sigaction_init(void)
 	sd_real_sigaction();
 }
 
-int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+SD_NO_TSAN int sigaction(int sig, const struct sigaction *act,
+			 struct sigaction *old)
 {
 	int ret;
 

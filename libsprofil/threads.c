@@ -59,6 +59,16 @@ static void sp_thread_exit(void *fn)
 	sp_bpf_thread_exiting((uintptr_t)fn);
 }
 
+/*
+ * ThreadSanitizer's runtime, when the program has one: our set-up runs
+ * before its own for the thread (see below), and pthread_getattr_np()
+ * then mallocs through its interceptor in a thread it has not set up,
+ * which crashes.  Under it the thread's stack bounds are left unknown:
+ * the signal backend, whose chains need them, is not run under
+ * ThreadSanitizer (docs/stress.md).
+ */
+extern void __tsan_init(void) __attribute__((weak));
+
 static void *sp_thread_run(void *p)
 {
 	struct sp_start s = *(struct sp_start *)p;
@@ -66,7 +76,8 @@ static void *sp_thread_run(void *p)
 
 	free(p);
 	/* Where its caller chains may be read, whenever it is sampled. */
-	sp_callers_thread_stack();
+	if (!__tsan_init)
+		sp_callers_thread_stack();
 	/* On failure the thread runs unsampled: better than not at all. */
 	sp_signal_thread_started();
 	pthread_cleanup_push(sp_thread_exit, (void *)s.fn);

@@ -33,7 +33,8 @@ volatile uint64_t sink;
  * Distinct bodies (the octal constant 0##n) and noipa: no function may be
  * folded into another, or two callees would be one self-pc.
  */
-#define F(n)	static PG_FUNC void pgarc_##n(int site) { sink += site + 0##n; }
+#define F(n)	static PG_FUNC void pgarc_##n(int site) \
+	{ __atomic_fetch_add(&sink, site + 0##n, __ATOMIC_RELAXED); }
 #define F8(p)	F(p##0) F(p##1) F(p##2) F(p##3) F(p##4) F(p##5) F(p##6) F(p##7)
 #define F64(p)	F8(p##0) F8(p##1) F8(p##2) F8(p##3) \
 		F8(p##4) F8(p##5) F8(p##6) F8(p##7)
