@@ -68,6 +68,18 @@ static inline __u32 spc_load_acquire(__u32 *p)
 #endif
 }
 
+/* A load that other threads' atomics may race with: no order. */
+static inline __u32 spc_load_relaxed(__u32 *p)
+{
+#if defined(__KERNEL__)
+	return READ_ONCE(*p);
+#elif defined(__bpf__)
+	return *p;		/* the compare-and-swap after it checks it */
+#else
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+#endif
+}
+
 static inline void spc_store_release(__u32 *p, __u32 v)
 {
 #if defined(__KERNEL__)
@@ -253,7 +265,7 @@ static inline long spc_node_find_add(const struct spc_table *t, __u32 parent,
 /* Adds @n samples to a node's count, saturating at 2^32 - 1. */
 static inline void spc_node_count(struct spc_node *node, __u32 n)
 {
-	__u32 old = node->count, seen, next;
+	__u32 old = spc_load_relaxed(&node->count), seen, next;
 	int i;
 
 	/* Bounded for BPF; a loser this often has lost to as many adds. */
@@ -340,6 +352,50 @@ static inline int spc_frame_readable(__u64 fp, __u64 prev_fp, __u64 sp,
 }
 
 #ifdef SPC_READ_FRAME
+/* How far into its callee a direct call may return from (the leaf rule). */
+#define SPC_LEAF_SPAN		0x100000u	/* 1 MiB */
+
+#ifdef SPC_READ_CODE
+/*
+ * The leaf rule.  gcc keeps no frame record in a function that needs no
+ * stack, even with -fno-omit-frame-pointer and
+ * -mno-omit-leaf-frame-pointer (gcc 12 on x86-64), and a sample on a
+ * function's first instruction, or after its epilogue's pop, meets the
+ * same state: fp is still the caller's, and the return address is the
+ * word at sp.  Walked from fp alone, the chain would lose the caller.
+ * So when the word at sp is a return address that a direct call (e8
+ * rel32, the five bytes before it) made into code at or below pc, no
+ * further than SPC_LEAF_SPAN, it is taken as the first caller.  A
+ * function with a frame has its own locals or saved registers at sp; a
+ * value there passing this test would have to be such a return address
+ * itself.  Indirect calls and calls through a PLT are not recognized:
+ * their callers stay unknown, as before.
+ *
+ * The hook: int SPC_READ_CODE(ctx, addr, __u8 buf[8]) reads the 8 bytes
+ * at addr (user text) without faulting; 0, or nonzero if it cannot.
+ */
+static inline int spc_leaf_return(void *ctx, __u64 pc, __u64 sp,
+				  __u64 stack_end, __u64 *ret)
+{
+	__u64 rec[2], target;
+	__u8 code[8];
+	__s32 rel;
+
+	if (!spc_frame_readable(sp, 0, sp, stack_end) ||
+	    SPC_READ_FRAME(ctx, sp, rec) || rec[0] < 8 ||
+	    !SPC_TEXT_KNOWN(ctx, rec[0]) ||
+	    SPC_READ_CODE(ctx, rec[0] - 8, code) || code[3] != 0xe8)
+		return 0;
+	rel = (__s32)((__u32)code[4] | (__u32)code[5] << 8 |
+		      (__u32)code[6] << 16 | (__u32)code[7] << 24);
+	target = rec[0] + (__s64)rel;
+	if (target > pc || pc - target >= SPC_LEAF_SPAN)
+		return 0;
+	*ret = rec[0];
+	return 1;
+}
+#endif
+
 /*
  * The walk itself, for the includer that defines two hooks:
  *   int SPC_READ_FRAME(ctx, fp, __u64 rec[2]): reads the record at fp
@@ -347,6 +403,7 @@ static inline int spc_frame_readable(__u64 fp, __u64 prev_fp, __u64 sp,
  *	return address); 0, or nonzero if it cannot;
  *   int SPC_TEXT_KNOWN(ctx, pc): whether pc lies in a text the session
  *	knows (a region that is not the overflow bin).
+ * and, optionally, SPC_READ_CODE for the leaf rule above.
  * Fills @chain (room for @depth, at most SPROFIL_MAX_DEPTH) and *@len;
  * returns 1 if the chain was cut, 0 if it reached the outermost frame.
  *
@@ -365,6 +422,10 @@ static inline int spc_walk(void *ctx, __u64 pc, __u64 fp, __u64 sp,
 	int i, cut = 1;
 
 	chain[0] = pc;
+#ifdef SPC_READ_CODE
+	if (depth > 1 && spc_leaf_return(ctx, pc, sp, stack_end, &rec[1]))
+		chain[n++] = rec[1];
+#endif
 	for (i = 1; i < SPROFIL_MAX_DEPTH; i++) {
 		if (!fp) {
 			cut = 0;
