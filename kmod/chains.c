@@ -28,8 +28,10 @@
 
 static int chain_read_frame(void *ctx, u64 fp, u64 rec[2]);
 static int chain_text_known(void *ctx, u64 pc);
+static int chain_read_code(void *ctx, u64 addr, u8 code[8]);
 #define SPC_READ_FRAME(ctx, fp, rec)	chain_read_frame(ctx, fp, rec)
 #define SPC_TEXT_KNOWN(ctx, pc)		chain_text_known(ctx, pc)
+#define SPC_READ_CODE(ctx, addr, code)	chain_read_code(ctx, addr, code)
 
 #include <linux/lockdep.h>
 #include <linux/moduleparam.h>
@@ -111,6 +113,12 @@ static int chain_read_frame(void *ctx, u64 fp, u64 rec[2])
 {
 	return copy_from_user_nofault(rec, u64_to_user_ptr(fp),
 				      2 * sizeof(u64)) != 0;
+}
+
+/* The leaf rule's look at a call instruction, in the same way. */
+static int chain_read_code(void *ctx, u64 addr, u8 code[8])
+{
+	return copy_from_user_nofault(code, u64_to_user_ptr(addr), 8) != 0;
 }
 
 /* Whether @pc lies in one of the session's regions (not the overflow). */

@@ -20,12 +20,14 @@
  * initial-exec TLS words, plain loads inside the bounds, and the filing's
  * atomics.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <sprofil/mapping.h>
@@ -151,7 +153,28 @@ static inline int sp_read_frame(__u64 fp, __u64 rec[2])
 	return 0;
 }
 
+/*
+ * The leaf rule's look at a call instruction (callers.h): known text is
+ * a profiled region, which need not be mapped (profil() may cover any
+ * range), so the bytes are read by a system call that fails rather than
+ * faults.  It is made only when the word at sp is in known text.
+ */
+static int sp_read_code(__u64 addr, __u8 code[8])
+{
+	struct iovec local = { .iov_base = code, .iov_len = 8 };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr,
+				.iov_len = 8 };
+
+	int saved = errno, bad;
+
+	/* In a signal handler: the interrupted code's errno stays. */
+	bad = process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 8;
+	errno = saved;
+	return bad;
+}
+
 #define SPC_READ_FRAME(ctx, fp, rec)	sp_read_frame((fp), (rec))
+#define SPC_READ_CODE(ctx, addr, code)	sp_read_code((addr), (code))
 #define SPC_TEXT_KNOWN(ctx, pc) \
 	(spm_lookup((const struct spm_map *)(ctx), (pc)) >= 0)
 #include <sprofil/callers.h>

@@ -349,6 +349,8 @@ static __always_inline int spb_text_known(struct spb_walk *w, __u64 pc)
 #define SPC_READ_FRAME(ctx, fp, rec) \
 	bpf_probe_read_user((rec), 16, (const void *)(fp))
 #define SPC_TEXT_KNOWN(ctx, pc)	spb_text_known((ctx), (pc))
+#define SPC_READ_CODE(ctx, addr, code) \
+	bpf_probe_read_user((code), 8, (const void *)(addr))
 #define SPC_NODE(t, i)		spb_cnode(i)
 #define SPC_COUNTED(t, i)	spb_cnode_counted(i)
 #define SPC_FIND_ADD(t, parent, pc)	spb_find_add((parent), (pc))

@@ -39,8 +39,10 @@
 
 static int user_read_frame(void *ctx, __u64 fp, __u64 rec[2]);
 static int user_text_known(void *ctx, __u64 pc);
+static int user_read_code(void *ctx, __u64 addr, __u8 code[8]);
 #define SPC_READ_FRAME(ctx, fp, rec)	user_read_frame(ctx, fp, rec)
 #define SPC_TEXT_KNOWN(ctx, pc)		user_text_known(ctx, pc)
+#define SPC_READ_CODE(ctx, addr, code)	user_read_code(ctx, addr, code)
 
 #include <sprofil/mapping.h>
 #include "kmod_test.h"
@@ -388,6 +390,14 @@ static int user_read_frame(void *ctx, __u64 fp, __u64 rec[2])
 	(void)ctx;
 	/* Never faults: the walk may meet any address, as the module's. */
 	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 16;
+}
+
+static int user_read_code(void *ctx, __u64 addr, __u8 code[8])
+{
+	struct iovec local = { code, 8 }, remote = { (void *)(uintptr_t)addr, 8 };
+
+	(void)ctx;
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 8;
 }
 
 static int user_text_known(void *ctx, __u64 pc)

@@ -40,8 +40,23 @@ static int fake_known(void *ctx, __u64 pc)
 	return pc >= s->text_lo && pc < s->text_hi;
 }
 
+/* The text the leaf rule reads: one call instruction, at call_at. */
+static __u64 call_at;
+static __u8 call_insn[5];
+
+static int fake_code(void *ctx, __u64 addr, __u8 code[8])
+{
+	(void)ctx;
+	memset(code, 0x90, 8);
+	for (int i = 0; i < 8; i++)
+		if (addr + i >= call_at && addr + i < call_at + 5)
+			code[i] = call_insn[addr + i - call_at];
+	return 0;
+}
+
 #define SPC_READ_FRAME(ctx, fp, rec)	fake_read((ctx), (fp), (rec))
 #define SPC_TEXT_KNOWN(ctx, pc)		fake_known((ctx), (pc))
+#define SPC_READ_CODE(ctx, addr, code)	fake_code((ctx), (addr), (code))
 #include <sprofil/callers.h>
 
 struct table {
@@ -337,6 +352,66 @@ static void test_walk_stops_in_unknown_code(void **state)
 	assert_int_equal(len, 2);
 }
 
+/* A direct call at @at into @target: e8 and rel32 from its end. */
+static void call_insn_at(__u64 at, __u64 target)
+{
+	__s32 rel = (__s32)(target - (at + 5));
+
+	call_at = at;
+	call_insn[0] = 0xe8;
+	memcpy(&call_insn[1], &rel, 4);
+}
+
+/*
+ * A sample in a leaf with no frame record of its own: its return address
+ * is the word at sp, fp is its caller's.  The caller is taken from sp
+ * only when a direct call into code at or just below pc made it.
+ */
+static void test_walk_leaf_rule(void **state)
+{
+	struct fake_stack s = stack_of();
+	__u64 chain[8];
+	__u32 len;
+
+	(void)state;
+	words[0] = 0x400105;		/* at sp: the leaf's return address */
+	frame(4, AT(8), 0x400200);	/* the caller's record, at fp */
+	frame(8, 0, 0x400300);
+	call_insn_at(0x400100, 0x400800);
+	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
+				  &len), 0);
+	assert_int_equal(len, 4);
+	assert_int_equal(chain[1], 0x400105);
+	assert_int_equal(chain[2], 0x400200);
+	assert_int_equal(chain[3], 0x400300);
+	/* Depth 1: the pc alone. */
+	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 1, chain,
+				  &len), 1);
+	assert_int_equal(len, 1);
+	/* No call before the word: a local, not a return address. */
+	call_insn[0] = 0x90;
+	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
+				  &len), 0);
+	assert_int_equal(len, 3);
+	assert_int_equal(chain[1], 0x400200);
+	/* A call into code above pc, or too far below it: not this leaf's. */
+	call_insn_at(0x400100, 0x400900);
+	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
+				  &len), 0);
+	assert_int_equal(len, 3);
+	call_insn_at(0x400100, 0x400810 - SPC_LEAF_SPAN);
+	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
+				  &len), 0);
+	assert_int_equal(len, 3);
+	/* A word at sp outside the known text. */
+	call_insn_at(0x400100, 0x400800);
+	words[0] = 0x600105;
+	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
+				  &len), 0);
+	assert_int_equal(len, 3);
+	call_at = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_walk_complete_chain),
 		cmocka_unit_test(test_walk_cut_rules),
 		cmocka_unit_test(test_walk_stops_in_unknown_code),
+		cmocka_unit_test(test_walk_leaf_rule),
 	};
 
 	return cmocka_run_group_tests_name("callers", tests, NULL, NULL);
