@@ -51,8 +51,8 @@ include tests/stress/tests.mk
 include tests/stress/sanitize.mk
 include tests/kmod/tests.mk
 include bench/bench.mk
-include demo/demo.mk
 include cli/cli.mk
+include demo/demo.mk
 include tests/cli/tests.mk
 
 check-unit: unit

@@ -72,6 +72,14 @@ int cli_report(int argc, char **argv)
 	char **files;
 	int nfiles;
 
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		puts("usage: sprofil report [gprof options] [[PROGRAM] PROFILE...]\n"
+		     "Reads the profiles (default: the newest *" CLI_SUFFIX " here) with the\n"
+		     "program and modules named in them.  The options are GNU gprof's\n"
+		     "plus sprofil's (sprofil-gprof --help): -b brief, -p flat profile,\n"
+		     "-q call graph, -l lines, --estimated-times, --export=FORMAT.");
+		return 0;
+	}
 	if (cli_find_gprof(gprof, sizeof(gprof)))
 		return 1;
 	/* The profiles: the trailing arguments that are profile files. */

@@ -1,18 +1,28 @@
-# `make demo`: profile demo/hotspots inside the test VM through the real
-# module, then name its hottest buckets with nm on the host.
+# `make demo`: the real flow inside the test VM, on the real module:
+# `sprofil record --backend kmod` runs demo/hotspots (an ordinary program:
+# no profiling code, no -pg, frame pointers), then `sprofil report` prints
+# its flat profile and measured call graph.  The payload mirrors the build
+# tree's layout (bin/, lib/, libexec/, gprof/), which is where the command
+# looks for its library, probe and analyzer.
 DEMO_DIR := $(BUILD)/demo-payload
+DEMO_FILES := $(DEMO_DIR)/hotspots $(DEMO_DIR)/sprofil.ko $(DEMO_DIR)/run \
+	$(DEMO_DIR)/bin/sprofil $(DEMO_DIR)/lib/libsprofil.so.0 \
+	$(DEMO_DIR)/libexec/sprofil-probe $(DEMO_DIR)/gprof/gprof
 
-$(DEMO_DIR)/hotspots: demo/hotspots.c include/uapi/linux/sprofil.h
+$(DEMO_DIR)/hotspots: demo/hotspots.c
 	@mkdir -p $(DEMO_DIR)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fno-inline -o $@ $< -ldl
+	$(CC) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		-o $@ $<
 
 $(DEMO_DIR)/sprofil.ko: $(BUILD)/kmod/sprofil.ko
-	@mkdir -p $(DEMO_DIR)
-	cp $< $@
-
 $(DEMO_DIR)/run: demo/run-in-vm
-	@mkdir -p $(DEMO_DIR)
-	cp $< $@
+$(DEMO_DIR)/bin/sprofil: $(CLI_BIN)
+$(DEMO_DIR)/lib/libsprofil.so.0: $(LIB_DIR)/libsprofil.so
+$(DEMO_DIR)/libexec/sprofil-probe: $(CLI_PROBE)
+$(DEMO_DIR)/gprof/gprof: $(GPROF_DIR)/gprof
+$(filter-out $(DEMO_DIR)/hotspots,$(DEMO_FILES)):
+	@mkdir -p $(dir $@)
+	cp -L $< $@
 
 .PHONY: demo-payload
-demo-payload: $(DEMO_DIR)/hotspots $(DEMO_DIR)/sprofil.ko $(DEMO_DIR)/run
+demo-payload: $(DEMO_FILES)

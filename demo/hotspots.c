@@ -1,29 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The `make demo` workload: a program that profiles itself through
- * /dev/sprofil while doing three jobs of known relative cost, then prints
- * its nonzero buckets as link-time addresses for the host to symbolise.
+ * The `make demo` workload: an ordinary program, with no profiling code
+ * and not built with -pg, that `sprofil record` profiles unchanged.  It
+ * is built with frame pointers in every function, leaves too
+ * (-mno-omit-leaf-frame-pointer: a leaf without one hides its caller
+ * from the walk), so the module's call chains give it a call graph.
  *
- * One region covers the whole executable text with 32-bit buckets, one
- * bucket per 4 bytes of text (scale 0x10000); an overflow bin counts the
- * samples taken elsewhere (libc, the dynamic loader).
+ * Three jobs of known relative cost (count_primes, checksum, slow_sort),
+ * and one callee, hash_block(), that two callers call with very
+ * different work: index_names() hashes 64-byte names 80,000 times,
+ * verify_data() 4 KiB blocks 20,000 times.  gprof's estimate would split
+ * hash_block's time between them by their calls, 80/20; the measured
+ * call graph shows where it went, about 6/94.
  */
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/resource.h>
-#include <unistd.h>
-#include <linux/sprofil.h>
 
-extern const char __executable_start[], etext[];
+/* noipa: no inlining and no clones (count_primes.constprop.0). */
+#define NOINLINE __attribute__((noipa))
 
 /* Counts primes below n by trial division: the heaviest job. */
-static __attribute__((noinline)) long count_primes(long n)
+static NOINLINE long count_primes(long n)
 {
 	long count = 0;
 
@@ -38,8 +36,7 @@ static __attribute__((noinline)) long count_primes(long n)
 }
 
 /* An FNV-1a hash over a buffer, many times over. */
-static __attribute__((noinline)) uint32_t checksum(const uint8_t *p, size_t n,
-						    int rounds)
+static NOINLINE uint32_t checksum(const uint8_t *p, size_t n, int rounds)
 {
 	uint32_t h = 2166136261u;
 
@@ -50,7 +47,7 @@ static __attribute__((noinline)) uint32_t checksum(const uint8_t *p, size_t n,
 }
 
 /* An insertion sort of reversed data: quadratic on purpose. */
-static __attribute__((noinline)) void slow_sort(int *a, int n)
+static NOINLINE void slow_sort(int *a, int n)
 {
 	for (int i = 1; i < n; i++) {
 		int v = a[i], j = i - 1;
@@ -63,69 +60,48 @@ static __attribute__((noinline)) void slow_sort(int *a, int n)
 	}
 }
 
-static void die(const char *what)
+/* The shared callee: its cost is its caller's block size. */
+static NOINLINE uint32_t hash_block(const uint8_t *p, size_t n)
 {
-	fprintf(stderr, "hotspots: %s: %s\n", what, strerror(errno));
-	exit(1);
+	uint32_t h = 0;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h << 5) + h + p[i];
+	return h;
+}
+
+static NOINLINE uint32_t index_names(const uint8_t *data, int calls)
+{
+	uint32_t h = 0;
+
+	for (int i = 0; i < calls; i++)
+		h = h * 31 + hash_block(data + (i % 1024) * 64, 64);
+	return h;
+}
+
+static NOINLINE uint32_t verify_data(const uint8_t *data, int calls)
+{
+	uint32_t h = 0;
+
+	for (int i = 0; i < calls; i++)
+		h = h * 31 + hash_block(data + (i % 16) * 4096, 4096);
+	return h;
 }
 
 int main(void)
 {
-	size_t text = etext - __executable_start;
-	uint32_t *buckets = calloc(text / 4 + 1, sizeof(uint32_t));
-	uint32_t overflow = 0;
-	struct sprofil_region r[2] = {
-		{ .base = (uintptr_t)buckets, .size = (text / 4 + 1) * 4,
-		  .offset = (uintptr_t)__executable_start, .scale = 0x10000 },
-		{ .base = (uintptr_t)&overflow, .size = 4, .offset = 0,
-		  .scale = 2 },
-	};
-	struct sprofil_start start = {
-		.size = sizeof(start), .flags = SPROFIL_UINT,
-		.regions = (uintptr_t)r, .nregions = 2,
-		.period_ns = 1000000,
-	};
-	struct sprofil_status st = { .size = sizeof(st) };
 	static uint8_t data[1 << 16];
 	static int arr[9000];
-	struct rusage ru;
-	Dl_info self;
-	int fd;
 
-	if (!buckets)
-		die("calloc");
-	fd = open("/dev/sprofil", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		die("open /dev/sprofil");
-	if (ioctl(fd, SPROFIL_IOC_START, &start))
-		die("SPROFIL_IOC_START");
-
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 2654435761u >> 24);
 	for (int i = 0; i < 9000; i++)
 		arr[i] = 9000 - i;
 	printf("primes: %ld\n", count_primes(900000));
 	printf("checksum: %08x\n", checksum(data, sizeof(data), 400));
 	slow_sort(arr, 9000);
 	printf("sorted: %d..%d\n", arr[0], arr[8999]);
-
-	if (ioctl(fd, SPROFIL_IOC_STOP) || ioctl(fd, SPROFIL_IOC_STATUS, &st))
-		die("SPROFIL_IOC_STOP/STATUS");
-	getrusage(RUSAGE_SELF, &ru);
-	printf("period %llu ns x %llu samples = %.3f s; user CPU time %.3f s\n",
-	       (unsigned long long)start.period_ns,
-	       (unsigned long long)st.samples,
-	       st.samples * (start.period_ns / 1e9),
-	       ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
-	printf("samples outside the executable (overflow bin): %u\n",
-	       overflow);
-
-	/* Link-time addresses: the executable is PIE, loaded at dli_fbase. */
-	if (!dladdr(main, &self))
-		die("dladdr");
-	for (size_t i = 0; i <= text / 4; i++)
-		if (buckets[i])
-			printf("@@bucket %#lx %u\n",
-			       (unsigned long)(__executable_start + 4 * i -
-					       (const char *)self.dli_fbase),
-			       buckets[i]);
+	printf("names %08x, data %08x\n", index_names(data, 80000),
+	       verify_data(data, 20000));
 	return 0;
 }
