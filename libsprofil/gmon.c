@@ -470,25 +470,30 @@ static void gm_sample(bool on)
 }
 
 /*
- * Takes the counts of @h into a malloc()ed copy, leaving zeros: each
- * bucket by an atomic exchange (the sampling side adds atomically), so
- * a sample that races with a SPROFIL_SIGDUMP dump lands in one dump.
+ * The counts of @h in a malloc()ed copy, each bucket read atomically
+ * (the sampling side, the bpf fold thread among them, adds while the
+ * profile is written); @take leaves zeros behind, by an atomic exchange,
+ * so a sample that races with a SPROFIL_SIGDUMP dump lands in one dump.
  */
-static void *gm_take(const struct sp_hist *h)
+static void *gm_copy(const struct sp_hist *h, bool take)
 {
 	size_t i, n = h->nbuckets;
 	void *copy = malloc(n * h->bucket_size);
+	uint32_t *b32 = (uint32_t *)h->buckets;
+	uint16_t *b16 = (uint16_t *)h->buckets;
 
 	if (!copy)
 		return NULL;
 	if (h->bucket_size == 4)
 		for (i = 0; i < n; i++)
-			((uint32_t *)copy)[i] = __atomic_exchange_n(
-				(uint32_t *)h->buckets + i, 0, __ATOMIC_RELAXED);
+			((uint32_t *)copy)[i] = take ?
+				__atomic_exchange_n(b32 + i, 0, __ATOMIC_RELAXED) :
+				__atomic_load_n(b32 + i, __ATOMIC_RELAXED);
 	else
 		for (i = 0; i < n; i++)
-			((uint16_t *)copy)[i] = __atomic_exchange_n(
-				(uint16_t *)h->buckets + i, 0, __ATOMIC_RELAXED);
+			((uint16_t *)copy)[i] = take ?
+				__atomic_exchange_n(b16 + i, 0, __ATOMIC_RELAXED) :
+				__atomic_load_n(b16 + i, __ATOMIC_RELAXED);
 	return copy;
 }
 
@@ -560,9 +565,12 @@ static int gm_dump(unsigned int seq)
 	for (i = 0; i < gm_nmods && !gm.yielded && (other || !p.nhist); i++)
 		hist[p.nhist++] = gm_mods[i].hist;
 	p.hist = hist;
-	for (i = 0; seq && i < p.nhist; i++) {
-		/* Out of memory: the samples stay, for this dump and the next. */
-		taken[i] = gm_take(&hist[i]);
+	for (i = 0; i < p.nhist; i++) {
+		/*
+		 * Out of memory: the live buckets are written (a sigdump's
+		 * samples stay, for this dump and the next).
+		 */
+		taken[i] = gm_copy(&hist[i], seq != 0);
 		if (taken[i])
 			hist[i].buckets = taken[i];
 	}

@@ -90,7 +90,7 @@ static void fork_child_threads_are_sampled(void **state)
 	 * ("dup thread with used id", without libsprofil too: docs/stress.md).
 	 */
 	if (getenv("SPROFIL_TEST_TSAN")) {
-		print_message("# not under ThreadSanitizer: it aborts such a child\n");
+		print_message("# skipped under TSan: its runtime aborts such a child\n");
 		skip();
 	}
 	chunk = wl_calibrate(0.001);

@@ -506,8 +506,15 @@ static void own_sigprof_and_itimer_prof(void **state)
 	print_message("# CPU %.3f s (user %.3f s): application's SIGPROF %d times (%.0f due), library sampled %.3f s, %llu in wl_work_d\n",
 		      cpu, user, (int)app_ticks, due, sampled,
 		      (unsigned long long)in_d);
-	/* The application's timer kept its rate: nobody took its signal. */
-	assert_true(app_ticks >= 0.6 * due && app_ticks <= 1.5 * due);
+	/*
+	 * The application's timer kept its rate: nobody took its signal.
+	 * Not under ThreadSanitizer, which holds an asynchronous signal
+	 * until its next interception point: there it still arrives.
+	 */
+	if (getenv("SPROFIL_TEST_TSAN"))
+		assert_true(app_ticks > 0 && app_ticks <= 1.5 * due);
+	else
+		assert_true(app_ticks >= 0.6 * due && app_ticks <= 1.5 * due);
 	/*
 	 * And the library its samples: none went to the application.  The
 	 * 10 % accuracy bound is short_threads_sampled_time's; this one
