@@ -183,6 +183,9 @@ static void print_measured_header(void)
 	if (cs->unknown)
 		printf("%llu samples with no frame in a known function left out\n",
 		       (unsigned long long)cs->unknown);
+	if (cs->overhead)
+		printf("%llu samples in the profiler's own code left out\n",
+		       (unsigned long long)cs->overhead);
 	if (!cs->has_counts)
 		printf("no call counts (not built with -pg): `-' for the calls of an arc\n");
 	printf("\n");
