@@ -83,8 +83,13 @@ void symtab_add_gaps(void)
 				gap_add(out, &n, m, mod->text_low, s->addr);
 		}
 		out[n] = *s;
-		/* Of unknown size, or absurd: it runs to the next symbol. */
+		/*
+		 * Of unknown size, or absurd: it runs to the next symbol,
+		 * but not past the end of its section (_init, not the .plt).
+		 */
 		if (!s->size || __builtin_add_overflow(s->addr, s->size, &end))
+			end = next;
+		else if (!s->size_known && end > next)
 			end = next;
 		if (end > reach)
 			reach = end;

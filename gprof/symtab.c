@@ -550,6 +550,25 @@ static struct sym *sym_new(void)
 	return s;
 }
 
+/*
+ * The bytes symbol @sym covers, for sym_gaps.c: its st_size, or where
+ * it has none (_init, hand-written assembly), up to the end of its
+ * section, so that _init does not take the .plt after it.  0: unknown.
+ */
+static uint64_t sym_size(Elf *elf, const GElf_Sym *sym)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (sym->st_size)
+		return sym->st_size;
+	scn = elf_getscn(elf, sym->st_shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || sym->st_value < sh.sh_addr ||
+	    sym->st_value - sh.sh_addr >= sh.sh_size)
+		return 0;
+	return sh.sh_size - (sym->st_value - sh.sh_addr);
+}
+
 /* Reads module @m's symbols. */
 static size_t module_syms(unsigned int m)
 {
@@ -587,7 +606,8 @@ static size_t module_syms(unsigned int m)
 		s->is_func = func;
 		s->is_bb_head = true;
 		s->is_static = cls == 't';
-		s->size = sym.st_size;
+		s->size = multi_module ? sym_size(elf, &sym) : 0;
+		s->size_known = sym.st_size != 0;
 	}
 	return symtab.len - before;
 }
@@ -770,6 +790,24 @@ static bool prefer(const struct sym *src, const struct sym *dst)
 	       src->name[1] != '_' && dst->name[1] == '_';
 }
 
+/*
+ * Aliases at one address (@s keeps one of @a, @b): the code is as long
+ * as the longest st_size says; a size taken from the section only
+ * counts when no alias has an st_size.
+ */
+static void sym_size_merge(struct sym *s, const struct sym *a,
+			   const struct sym *b)
+{
+	if (a->size_known != b->size_known) {
+		const struct sym *known = a->size_known ? a : b;
+
+		s->size = known->size;
+		s->size_known = true;
+	} else {
+		s->size = a->size > b->size ? a->size : b->size;
+	}
+}
+
 void symtab_finalize(struct sym_table *t)
 {
 	struct sym *src, *dst, *end;
@@ -785,13 +823,11 @@ void symtab_finalize(struct sym_table *t)
 	for (src = dst = t->base; src < end; src++) {
 		/* A duplicate of the last symbol kept (none kept: none). */
 		if (dst > t->base && src->addr == prev) {
-			uint64_t size = src->size > dst[-1].size ?
-					src->size : dst[-1].size;
+			struct sym kept = dst[-1];
 
 			if (prefer(src, &dst[-1]))
 				dst[-1] = *src;
-			/* Aliases: the code is as long as the longest says. */
-			dst[-1].size = size;
+			sym_size_merge(&dst[-1], src, &kept);
 			continue;
 		}
 		if (dst > t->base && !dst[-1].end_addr)
