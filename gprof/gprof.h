@@ -521,6 +521,12 @@ bool module_is_vdso_name(const char *recorded);
  */
 Elf *vdso_open(const struct module *mod, unsigned char **image,
 	       const char **why);
+/*
+ * A libdwfl session that finds separate debug files under
+ * debug_file_directory, as gdb does (never through debuginfod).
+ */
+struct Dwfl;
+struct Dwfl *debug_dwfl_begin(void);
 /* The separate debug file of the ELF file at @path (malloc), or NULL. */
 char *debug_file_find(const char *path);
 /* Whether module @m is libsprofil: by name, or it defines its API. */

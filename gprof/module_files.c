@@ -107,32 +107,45 @@ Elf *vdso_open(const struct module *mod, unsigned char **image,
 	return NULL;
 }
 
-/* libdwfl's search path: "-" (no CRC check), the module's directory,
- * its .debug/, then the debug root (build-id and debuglink). */
+/*
+ * libdwfl's search path, gdb's: the module's directory, its .debug/,
+ * then the debug root (build-id, then debuglink under the module's
+ * directory).  "+": a .gnu_debuglink's CRC must match, as by default.
+ */
 static char *debuginfo_path;
 
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
+
+Dwfl *debug_dwfl_begin(void)
+{
+	size_t n;
+
+	if (!debuginfo_path) {
+		n = strlen(debug_file_directory) + sizeof("+:.debug:");
+		debuginfo_path = xmalloc(n);
+		snprintf(debuginfo_path, n, "+:.debug:%s",
+			 debug_file_directory);
+	}
+	/*
+	 * bfd never asks a debuginfod server; libdwfl would, and then find
+	 * lines GNU does not (and wait on the network).
+	 */
+	unsetenv("DEBUGINFOD_URLS");
+	return dwfl_begin(&dwfl_callbacks);
+}
 
 char *debug_file_find(const char *path)
 {
 	const char *main_file = NULL, *debug = NULL;
 	char *found = NULL;
 	Dwfl_Module *dm;
-	Dwfl *dwfl;
-	size_t n;
+	Dwfl *dwfl = debug_dwfl_begin();
 
-	if (!debuginfo_path) {
-		n = strlen(debug_file_directory) + sizeof("+:.debug:");
-		debuginfo_path = xmalloc(n);
-		/* "+": a .gnu_debuglink's CRC must match (build-ids do). */
-		snprintf(debuginfo_path, n, "+:.debug:%s",
-			 debug_file_directory);
-	}
-	dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!dwfl)
 		return NULL;
 	dm = dwfl_report_offline(dwfl, basename_of(path), path, -1);
