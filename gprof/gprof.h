@@ -71,7 +71,7 @@ struct sym {
 	unsigned int is_bb_head:1;
 	unsigned int src_known:1;	/* file/line_num looked up already */
 	unsigned int is_gap:1;	/* code past every symbol's st_size */
-	unsigned int size_known:1;	/* size is st_size, not its section's */
+	unsigned int size_known:1;	/* size is st_size, not a section's */
 	/* Multi-module gaps: st_size, else up to its section's end; 0: ? */
 	uint64_t size;
 	uint64_t ncalls;	/* calls into it (arcs), or bb executions */
