@@ -215,6 +215,9 @@ static void print_header(void)
 		/* Every numerator is 0 then; avoid dividing by zero. */
 		print_time = 1.0;
 	}
+	/* Its time is in no entry of the graph: say how much it was. */
+	if (overhead_print() && !measured_times)
+		printf("\n");
 	if (measured_times)
 		print_measured_header();
 

@@ -577,6 +577,6 @@ void export_profile(void);
  */
 void modules_print(void);
 /* The line saying what the profiler's own code took, if anything. */
-void overhead_print(void);
+bool overhead_print(void);
 
 #endif /* GPROF_GPROF_H */

@@ -17,12 +17,12 @@
  * and no percentage, only in this line, so that the cost of profiling
  * is still known.  Printed where a report's totals are stated.
  */
-void overhead_print(void)
+bool overhead_print(void)
 {
 	unsigned int m;
 
 	if (overhead_time <= 0)
-		return;
+		return false;
 	for (m = 0; m < nmodules && !modules[m].overhead; m++)
 		;
 	printf("profiler overhead (%s): %.0f samples, %.2f %s, %.1f%% of all, left out\n",
@@ -30,6 +30,7 @@ void overhead_print(void)
 	       overhead_time, hz > 0 ? overhead_time / hz : 0.0,
 	       hist_dimension,
 	       100 * overhead_time / (overhead_time + total_time));
+	return true;
 }
 
 static void warn_unread(void)
