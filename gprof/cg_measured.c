@@ -294,6 +294,16 @@ void cg_measured_times(void)
 		if (!c->count)
 			continue;
 		/*
+		 * A sample taken in the profiler (sp_mcount, its handlers) is
+		 * overhead, not its caller's self time; the profiler's frames
+		 * above a sample (a wrapper such as its pthread_create) have
+		 * no symbol and are passed over.
+		 */
+		if (c->module < nmodules && modules[c->module].overhead) {
+			caller_stats.overhead += c->count;
+			continue;
+		}
+		/*
 		 * A chain cut beyond main lacks only the C library's start
 		 * code, which calls main without a frame pointer (glibc 2.36
 		 * leaves 1 in the register): complete.

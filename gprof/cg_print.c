@@ -183,6 +183,9 @@ static void print_measured_header(void)
 	if (cs->unknown)
 		printf("%llu samples with no frame in a known function left out\n",
 		       (unsigned long long)cs->unknown);
+	if (cs->overhead)
+		printf("%llu samples in the profiler's own code left out\n",
+		       (unsigned long long)cs->overhead);
 	if (!cs->has_counts)
 		printf("no call counts (not built with -pg): `-' for the calls of an arc\n");
 	printf("\n");
@@ -212,6 +215,9 @@ static void print_header(void)
 		/* Every numerator is 0 then; avoid dividing by zero. */
 		print_time = 1.0;
 	}
+	/* Its time is in no entry of the graph: say how much it was. */
+	if (overhead_print() && !measured_times)
+		printf("\n");
 	if (measured_times)
 		print_measured_header();
 

@@ -216,12 +216,21 @@ static void json(void)
 		       (unsigned long long)caller_stats.busy,
 		       (unsigned long long)caller_stats.unknown,
 		       caller_stats.has_counts ? "true" : "false");
+	/* The profiler's own time, in no function (docs/gprof.md). */
+	if (overhead_time > 0)
+		printf(",\"overhead_seconds\":%.17g",
+		       hz > 0 ? overhead_time / hz : 0.0);
+	if (caller_stats.overhead)
+		printf(",\"overhead_caller_samples\":%llu",
+		       (unsigned long long)caller_stats.overhead);
 	printf(",\"modules\":[");
 	for (m = 0; m < nmodules; m++) {
 		printf("%s{\"index\":%u,\"name\":", m ? "," : "", m);
 		quoted(module_name(m));
 		printf(",\"read\":%s", modules[m].why ? "false" : "true");
-		if (modules[m].why) {
+		if (modules[m].overhead)
+			printf(",\"profiler_overhead\":true");
+		else if (modules[m].why) {
 			printf(",\"why\":");
 			quoted(modules[m].why);
 		}

@@ -939,6 +939,7 @@ void modules_reset(void)
 		free(modules[m].build_id);
 		free(modules[m].why);
 		free(modules[m].label);
+		free(modules[m].debug_path);
 	}
 	free(modules);
 	modules = NULL;

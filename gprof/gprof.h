@@ -70,6 +70,10 @@ struct sym {
 	unsigned int is_static:1;	/* a local (STB_LOCAL) symbol */
 	unsigned int is_bb_head:1;
 	unsigned int src_known:1;	/* file/line_num looked up already */
+	unsigned int is_gap:1;	/* code past every symbol's st_size */
+	unsigned int size_known:1;	/* size is st_size, not a section's */
+	/* Multi-module gaps: st_size, else up to its section's end; 0: ? */
+	uint64_t size;
 	uint64_t ncalls;	/* calls into it (arcs), or bb executions */
 	int nuses;		/* -A/-C bookkeeping */
 
@@ -145,6 +149,9 @@ struct module {
 	bool is_main;
 	bool absolute;		/* stands for addresses in no module */
 	bool loaded;		/* its symbols were read */
+	bool is_vdso;		/* the kernel's vDSO, read from memory */
+	bool overhead;		/* the profiler itself (libsprofil) */
+	char *debug_path;	/* the separate debug file read, or NULL */
 	char *why;		/* why not, one line, when !loaded */
 	char *label;		/* "<name>", its one symbol, when !loaded */
 	uint64_t text_low, text_high;	/* unified [) of its .text */
@@ -308,6 +315,7 @@ struct caller_stats {
 	uint64_t complete, truncated;	/* samples by their chain */
 	uint64_t lost, busy;		/* samples the writers lost */
 	uint64_t unknown;	/* samples with no frame in a known function */
+	uint64_t overhead;	/* samples taken in the profiler's code */
 	bool has_counts;	/* the profile has call counts (-pg) */
 };
 extern struct caller_stats caller_stats;
@@ -392,7 +400,9 @@ void print_name(FILE *f, struct sym *s);
 
 void hist_assign_samples(void);
 void hist_print(void);
-extern double total_time;	/* ticks */
+extern double total_time;	/* ticks, the profiler's left out */
+/* Ticks in the profiler's own code (modules[].overhead), left out. */
+extern double overhead_time;
 
 /* ---- source lines (lines.c, libdw; annotate.c for -A -C) ---- */
 
@@ -494,6 +504,42 @@ const char *elf_symbols_read(Elf *elf, Elf_Scn *scn,
 			     struct elf_symbols *out);
 /* The .symtab of @elf, checked as above; false if it has none. */
 bool elf_symtab(Elf *elf, struct elf_symbols *es);
+/* The GNU build-id note of @elf: false if it has none. */
+bool elf_build_id(Elf *elf, const unsigned char **id, size_t *len);
+
+/* ---- where a module's symbols come from (module_files.c) ---- */
+
+/* --debug-file-directory: the root of separate debug files. */
+extern const char *debug_file_directory;
+/* The name reports give module @mod: its file's basename, "[vdso]". */
+const char *module_basename(const struct module *mod);
+/* Whether a recorded module name is the kernel's vDSO. */
+bool module_is_vdso_name(const char *recorded);
+/*
+ * This kernel's vDSO image when its build-id is @mod's (*@image is the
+ * copy to free after elf_end()); else NULL and why.
+ */
+Elf *vdso_open(const struct module *mod, unsigned char **image,
+	       const char **why);
+/*
+ * A libdwfl session that finds separate debug files under
+ * debug_file_directory, as gdb does (never through debuginfod).
+ */
+struct Dwfl;
+struct Dwfl *debug_dwfl_begin(void);
+/* The separate debug file of the ELF file at @path (malloc), or NULL. */
+char *debug_file_find(const char *path);
+/* Whether module @m is libsprofil: by name, or it defines its API. */
+bool module_is_profiler(unsigned int m, Elf *elf,
+			const struct elf_symbols *es);
+/*
+ * Multi-module profiles: a pseudo-function "module+0xOFFSET" for each
+ * stretch of code past the st_size of the symbols before it (sym_gaps.c).
+ */
+void symtab_add_gaps(void);
+/* Makes @base (@len symbols, malloc'd, sorted, ends set) the symtab. */
+void symtab_adopt(struct sym *base, size_t len);
+void sym_gaps_reset(void);
 
 /* Reads the executable (module 0) and every module the profile named. */
 void core_init(const char *a_out);
@@ -530,5 +576,7 @@ void export_profile(void);
  * those that could not be read and why.
  */
 void modules_print(void);
+/* The line saying what the profiler's own code took, if anything. */
+bool overhead_print(void);
 
 #endif /* GPROF_GPROF_H */

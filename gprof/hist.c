@@ -14,6 +14,7 @@
 #include "gprof.h"
 
 double total_time;
+double overhead_time;
 
 /* SI prefixes for the per-call columns, as GNU chooses them. */
 static const struct {
@@ -158,6 +159,25 @@ static void assign_exact(const struct hist_record *r)
 	}
 }
 
+/*
+ * The samples of a histogram of the profiler's own code (extension
+ * records only) go to overhead_time, not to any function nor to the
+ * total the percentages are of: they are not the program's time.
+ */
+static bool assign_overhead(const struct hist_record *r)
+{
+	unsigned int m = ADDR_MODULE(r->lowpc);
+	uint64_t i;
+
+	if (!r->scale || m >= nmodules || !modules[m].overhead)
+		return false;
+	for (i = 0; i < r->num_bins; i++) {
+		overhead_time += r->sample[i];
+		modules[m].time += r->sample[i];
+	}
+	return true;
+}
+
 void hist_assign_samples(void)
 {
 	unsigned int i;
@@ -166,6 +186,8 @@ void hist_assign_samples(void)
 	for (j = 0; j < symtab.len; j++)
 		symtab.base[j].hist.scaled_addr = symtab.base[j].addr / 2;
 	for (i = 0; i < num_hist_records; i++) {
+		if (assign_overhead(&hist_records[i]))
+			continue;
 		if (hist_records[i].scale)
 			assign_exact(&hist_records[i]);
 		else
@@ -226,6 +248,7 @@ static void print_header(char prefix)
 		printf("\nEach sample counts as %g %s.\n", 1.0 / hz,
 		       hist_dimension);
 	}
+	overhead_print();
 	if (total_time <= 0.0) {
 		printf(" no time accumulated\n\n");
 		/* Every numerator is zero then; avoid dividing by it. */

@@ -94,12 +94,6 @@ struct source_file *source_file_lookup_path(const char *path)
 static struct dmod *dmods;
 static unsigned int ndmods;
 
-static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
 static int cmp_span(const void *a, const void *b)
 {
 	const struct cu_span *x = a, *y = b;
@@ -191,12 +185,8 @@ struct dmod *dmod_get(unsigned int m)
 		path = a_out_name;
 	else
 		return NULL;
-	/*
-	 * bfd never asks a debuginfod server; libdwfl would, and then find
-	 * lines GNU does not (and wait on the network).
-	 */
-	unsetenv("DEBUGINFOD_URLS");
-	d->dwfl = dwfl_begin(&dwfl_callbacks);
+	/* Under --debug-file-directory too (/usr/lib/debug: bfd's). */
+	d->dwfl = debug_dwfl_begin();
 	if (!d->dwfl)
 		return NULL;
 	/*

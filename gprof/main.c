@@ -132,6 +132,7 @@ enum {
 	OPTION_EXTRACT_TO,
 	OPTION_EXPORT,
 	OPTION_ESTIMATED_TIMES,
+	OPTION_DEBUG_FILE_DIRECTORY,
 };
 
 static const struct option long_options[] = {
@@ -175,6 +176,8 @@ static const struct option long_options[] = {
 	{ "extract-to", required_argument, NULL, OPTION_EXTRACT_TO },
 	{ "export", required_argument, NULL, OPTION_EXPORT },
 	{ "estimated-times", no_argument, NULL, OPTION_ESTIMATED_TIMES },
+	{ "debug-file-directory", required_argument, NULL,
+	  OPTION_DEBUG_FILE_DIRECTORY },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -195,6 +198,7 @@ static void usage(FILE *f, int status)
 "\t[--demangle[=STYLE]] [--no-demangle] [--external-symbol-table=name]\n"
 "\t[--extract-module=MODULE [--extract-to=FILE]]\n"
 "\t[--export=callgrind|dot|json] [--estimated-times] [@FILE]\n"
+"\t[--debug-file-directory=DIR]\n"
 "\t[image-file] [profile-file...]\n"
 "Reads GNU gmon.out (also the BSD formats) and sprofil's multi-module\n"
 "profiles; see docs/gprof.md.\n", whoami);
@@ -425,6 +429,9 @@ int main(int argc, char **argv)
 			break;
 		case OPTION_ESTIMATED_TIMES:
 			estimated_times = true;
+			break;
+		case OPTION_DEBUG_FILE_DIRECTORY:
+			debug_file_directory = optarg;
 			break;
 		default:
 			usage(stderr, 1);

@@ -11,15 +11,38 @@
 
 #include "gprof.h"
 
+/*
+ * The profiler's own code (libsprofil: sp_mcount, its signal handlers,
+ * the collector) is not the program's: its samples are in no function
+ * and no percentage, only in this line, so that the cost of profiling
+ * is still known.  Printed where a report's totals are stated.
+ */
+bool overhead_print(void)
+{
+	unsigned int m;
+
+	if (overhead_time <= 0)
+		return false;
+	for (m = 0; m < nmodules && !modules[m].overhead; m++)
+		;
+	printf("profiler overhead (%s): %.0f samples, %.2f %s, %.1f%% of all, left out\n",
+	       m < nmodules ? module_basename(&modules[m]) : "?",
+	       overhead_time, hz > 0 ? overhead_time / hz : 0.0,
+	       hist_dimension,
+	       100 * overhead_time / (overhead_time + total_time));
+	return true;
+}
+
 static void warn_unread(void)
 {
 	unsigned int m;
 
+	/* The profiler's symbols are not needed: its time is left out. */
 	for (m = 1; m < nmodules; m++)
-		if (modules[m].why)
+		if (modules[m].why && !modules[m].overhead)
 			fprintf(stderr, "%s: module %u (%s) not read: %s\n",
-				whoami, m, modules[m].recorded,
-				modules[m].why);
+				whoami, m, modules[m].is_vdso ? "[vdso]" :
+				modules[m].recorded, modules[m].why);
 }
 
 void modules_print(void)
@@ -31,7 +54,8 @@ void modules_print(void)
 	warn_unread();
 	for (m = 0; m < nmodules; m++) {
 		modules[m].calls = 0;
-		total += modules[m].time;
+		if (!modules[m].overhead)
+			total += modules[m].time;
 	}
 	for (i = 0; i < symtab.len; i++)
 		modules[symtab.base[i].module].calls += symtab.base[i].ncalls;
@@ -45,19 +69,29 @@ void modules_print(void)
 	for (m = 0; m < nmodules; m++) {
 		const struct module *mod = &modules[m];
 
-		printf("%5u  %7.2f %9.2f %11llu  %s", m,
-		       total > 0 ? 100 * mod->time / total : 0.0,
-		       hz > 0 ? mod->time / hz : 0.0,
+		if (mod->overhead)
+			printf("%5u  %7s", m, "-");
+		else
+			printf("%5u  %7.2f", m,
+			       total > 0 ? 100 * mod->time / total : 0.0);
+		printf(" %9.2f %11llu  %s", hz > 0 ? mod->time / hz : 0.0,
 		       (unsigned long long)mod->calls,
 		       mod->path ? mod->path : mod->recorded);
-		if (mod->why)
+		if (mod->overhead)
+			printf(" (profiler overhead, left out)");
+		else if (mod->why)
 			printf(" (not read: %s)", mod->why);
+		else if (mod->debug_path)
+			printf(" (symbols: %s)", mod->debug_path);
 		putchar('\n');
 	}
+	overhead_print();
 	if (print_descriptions)
 		printf("\n"
 "mod is the index shown in the mod column of the flat profile and the\n"
 "call graph.  %% time and seconds are the samples that fell in the\n"
 "module (in its functions, or anywhere in a module that could not be\n"
-"read); calls are the calls into its functions that were counted.\n");
+"read); calls are the calls into its functions that were counted.\n"
+"The profiler's own module (libsprofil) is overhead: its samples are\n"
+"in no function and no percentage of the report.\n");
 }

@@ -10,7 +10,8 @@
  * only if every dot-group after the name is a number (".clone.N" and
  * ".constprop.N" allowed), so "foo.part.0" and "foo.cold" fall to the
  * symbol before them.  st_size is ignored, as GNU does: a symbol ends
- * where the next begins.
+ * where the next begins.  Multi-module profiles, which GNU cannot read,
+ * keep the clones and honour st_size instead (sym_gaps.c).
  *
  * Only names and addresses are read here.  Files and lines come from
  * DWARF in source.c, when an output asks for them.
@@ -31,6 +32,9 @@ struct sym_table symtab;
 struct core_module {
 	Elf *elf;
 	int fd;
+	unsigned char *image;	/* the vDSO's copy elf reads, or NULL */
+	Elf *sym_elf;		/* where syms is: elf or its debug file */
+	int dbg_fd;		/* the separate debug file's, or -1 */
 	uint64_t text_lo, text_hi;	/* link-time .text */
 	const unsigned char *text;	/* -c: the .text bytes */
 	struct elf_symbols syms;	/* data NULL: no symbol table */
@@ -49,7 +53,7 @@ static char *why_text(const char *fmt, const char *arg)
 	return s;
 }
 
-static bool find_build_id(Elf *elf, const unsigned char **id, size_t *len)
+bool elf_build_id(Elf *elf, const unsigned char **id, size_t *len)
 {
 	Elf_Scn *scn = NULL;
 
@@ -154,32 +158,82 @@ static const char *elf_sections_in_file(Elf *elf)
 	return NULL;
 }
 
-/*
- * Checks module @m's sections and its symbol table (.dynsym stands in
- * for a stripped library, and for a stripped executable in a
- * multi-module profile) against its file.  Returns NULL when they
- * hold, also when it has no symbol table.
- */
-static const char *module_symbols(unsigned int m)
+/* The .symtab or else the .dynsym section of @elf (NULL: neither). */
+static Elf_Scn *symbol_section(Elf *elf, bool dynsym_too)
 {
-	Elf_Scn *scn = NULL, *dyn = NULL, *use = NULL;
-	const char *why;
+	Elf_Scn *scn = NULL, *dyn = NULL;
 	GElf_Shdr sh;
 
-	while ((scn = elf_nextscn(core[m].elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_SYMTAB)
-			use = scn;
-		else if (sh.sh_type == SHT_DYNSYM)
+			return scn;
+		if (sh.sh_type == SHT_DYNSYM)
 			dyn = scn;
 	}
-	/* A GNU report of a stripped executable fails as GNU's does. */
-	if (!use && (m != 0 || multi_module) && dyn)
-		use = dyn;
-	why = elf_sections_in_file(core[m].elf);
-	if (why || !use)
+	return dynsym_too ? dyn : NULL;
+}
+
+/*
+ * A stripped module's .symtab from its separate debug file (module @m
+ * of a multi-module profile).  A debug file that cannot be read, or
+ * whose headers lie, is passed over: the .dynsym still serves.
+ */
+static bool debug_symbols(unsigned int m)
+{
+	struct core_module *cm = &core[m];
+	struct elf_symbols es;
+	Elf_Scn *scn;
+	char *path;
+	Elf *elf;
+	int fd;
+
+	if (modules[m].is_vdso || !(path = debug_file_find(modules[m].path)))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_sections_in_file(elf) &&
+	    (scn = symbol_section(elf, false)) &&
+	    !elf_symbols_read(elf, scn, &es)) {
+		cm->sym_elf = elf;
+		cm->dbg_fd = fd;
+		cm->syms = es;
+		modules[m].debug_path = path;
+		return true;
+	}
+	fprintf(stderr, "%s: %s: debug file %s not used: %s\n", whoami,
+		modules[m].path, path,
+		elf ? "no readable symbol table" : strerror(errno));
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return false;
+}
+
+/*
+ * Checks module @m's sections and its symbol table against its file:
+ * its .symtab, else (a stripped module of a multi-module profile) the
+ * .symtab of its separate debug file, else its .dynsym.  A stripped
+ * executable of a GNU report fails as GNU's does.  Returns NULL when
+ * they hold, also when it has no symbol table.
+ */
+static const char *module_symbols(unsigned int m)
+{
+	bool multi = m != 0 || multi_module;
+	Elf_Scn *use = symbol_section(core[m].elf, multi);
+	const char *why = elf_sections_in_file(core[m].elf);
+
+	core[m].sym_elf = core[m].elf;
+	if (why)
 		return why;
+	if (multi && (!use || symbol_section(core[m].elf, false) != use) &&
+	    debug_symbols(m))
+		return NULL;
+	if (!use)
+		return NULL;
 	return elf_symbols_read(core[m].elf, use, &core[m].syms);
 }
 
@@ -196,10 +250,18 @@ static const char *open_module(unsigned int m, const char *path)
 	Elf_Scn *scn = NULL;
 	bool text = false;
 
-	cm->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (cm->fd < 0)
-		return strerror(errno);
-	cm->elf = elf_begin(cm->fd, ELF_C_READ_MMAP, NULL);
+	if (mod->is_vdso) {
+		const char *why;
+
+		cm->elf = vdso_open(mod, &cm->image, &why);
+		if (!cm->elf)
+			return why;
+	} else {
+		cm->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (cm->fd < 0)
+			return strerror(errno);
+		cm->elf = elf_begin(cm->fd, ELF_C_READ_MMAP, NULL);
+	}
 	if (!cm->elf || elf_kind(cm->elf) != ELF_K_ELF)
 		return "not in executable format (not an ELF file)";
 	if (elf_getshdrstrndx(cm->elf, &shstrndx))
@@ -244,13 +306,29 @@ static const char *open_module(unsigned int m, const char *path)
 						 ph.p_memsz;
 		}
 	}
-	if (mod->build_id_len && find_build_id(cm->elf, &id, &idlen) &&
+	if (mod->build_id_len && elf_build_id(cm->elf, &id, &idlen) &&
 	    (idlen != mod->build_id_len ||
 	     memcmp(id, mod->build_id, idlen)))
 		return "its build-id differs from the profiled one (another build of it)";
 	mod->text_low = MODULE_BASE(m) + cm->text_lo;
 	mod->text_high = MODULE_BASE(m) + cm->text_hi;
 	return NULL;
+}
+
+/* Closes what open_module() and module_symbols() opened. */
+static void core_module_close(struct core_module *cm)
+{
+	if (cm->sym_elf && cm->sym_elf != cm->elf)
+		elf_end(cm->sym_elf);
+	if (cm->elf)
+		elf_end(cm->elf);
+	if (cm->fd >= 0)
+		close(cm->fd);
+	if (cm->dbg_fd >= 0)
+		close(cm->dbg_fd);
+	free(cm->image);
+	memset(cm, 0, sizeof(*cm));
+	cm->fd = cm->dbg_fd = -1;
 }
 
 void core_init(const char *a_out)
@@ -267,10 +345,13 @@ void core_init(const char *a_out)
 		struct module *mod = &modules[m];
 		const char *why;
 
-		core[m].fd = -1;
+		core[m].fd = core[m].dbg_fd = -1;
 		if (mod->why)	/* a pseudo module, with no file */
 			continue;
-		mod->path = xstrdup(m == 0 ? a_out : mod->recorded);
+		/* The vDSO has no file: the name the reports give it. */
+		mod->is_vdso = m != 0 && module_is_vdso_name(mod->recorded);
+		mod->path = xstrdup(m == 0 ? a_out :
+				    mod->is_vdso ? "[vdso]" : mod->recorded);
 		why = open_module(m, mod->path);
 		if (!why) {
 			why = module_symbols(m);
@@ -283,12 +364,7 @@ void core_init(const char *a_out)
 		if (m == 0)
 			fatal("%s: %s", a_out, why);
 		mod->why = why_text("%s", why);
-		if (core[m].elf)
-			elf_end(core[m].elf);
-		core[m].elf = NULL;
-		if (core[m].fd >= 0)
-			close(core[m].fd);
-		core[m].fd = -1;
+		core_module_close(&core[m]);
 	}
 }
 
@@ -296,18 +372,21 @@ void core_reset(void)
 {
 	unsigned int m;
 
-	for (m = 0; m < ncore; m++) {
-		if (core[m].elf)
-			elf_end(core[m].elf);
-		if (core[m].fd >= 0)
-			close(core[m].fd);
-	}
+	for (m = 0; m < ncore; m++)
+		core_module_close(&core[m]);
 	free(core);
 	core = NULL;
 	ncore = 0;
+	sym_gaps_reset();
 	free(symtab.base);
 	symtab.base = NULL;
 	symtab.len = sym_cap = 0;
+}
+
+void symtab_adopt(struct sym *base, size_t len)
+{
+	symtab.base = base;
+	symtab.len = sym_cap = len;
 }
 
 uint64_t core_text_end(unsigned int m)
@@ -442,7 +521,13 @@ static int sym_class(Elf *elf, const GElf_Sym *s, const char *name,
 		return 0;
 	if (global)
 		return 'T';
-	if (!name || !static_name_ok(name, limit))
+	/*
+	 * GNU drops clones ("foo.part.0", "foo.cold") so that they fall to
+	 * the symbol before them; a multi-module report, which honours
+	 * st_size (sym_gaps.c), would show them as unnamed gaps: there
+	 * they keep their names.
+	 */
+	if (!name || (!multi_module && !static_name_ok(name, limit)))
 		return 0;
 	if (!strncmp(name, "__gnu_compiled", 14) ||
 	    !strncmp(name, "___gnu_compiled", 15))
@@ -465,11 +550,30 @@ static struct sym *sym_new(void)
 	return s;
 }
 
+/*
+ * The bytes symbol @sym covers, for sym_gaps.c: its st_size, or where
+ * it has none (_init, hand-written assembly), up to the end of its
+ * section, so that _init does not take the .plt after it.  0: unknown.
+ */
+static uint64_t sym_size(Elf *elf, const GElf_Sym *sym)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (sym->st_size)
+		return sym->st_size;
+	scn = elf_getscn(elf, sym->st_shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || sym->st_value < sh.sh_addr ||
+	    sym->st_value - sh.sh_addr >= sh.sh_size)
+		return 0;
+	return sh.sh_size - (sym->st_value - sh.sh_addr);
+}
+
 /* Reads module @m's symbols. */
 static size_t module_syms(unsigned int m)
 {
 	const struct elf_symbols *es = &core[m].syms;
-	Elf *elf = core[m].elf;
+	Elf *elf = core[m].sym_elf;
 	size_t before = symtab.len, i;
 
 	for (i = 1; es->data && i < es->count; i++) {
@@ -502,6 +606,8 @@ static size_t module_syms(unsigned int m)
 		s->is_func = func;
 		s->is_bb_head = true;
 		s->is_static = cls == 't';
+		s->size = multi_module ? sym_size(elf, &sym) : 0;
+		s->size_known = sym.st_size != 0;
 	}
 	return symtab.len - before;
 }
@@ -520,7 +626,8 @@ static void module_placeholder(unsigned int m)
 	base = base ? base + 1 : mod->recorded;
 	n = strlen(base) + 3;
 	name = xmalloc(n);
-	snprintf(name, n, "<%s>", base);
+	/* A vDSO not read (another kernel's) is still named as one. */
+	snprintf(name, n, mod->is_vdso ? "[vdso]" : "<%s>", base);
 	free(mod->label);
 	mod->label = name;
 	s = sym_new();
@@ -549,6 +656,11 @@ void core_create_function_syms(void)
 	sym_cap = total;
 
 	for (m = 0; m < ncore; m++) {
+		/* The profiler's time is overhead, in no function. */
+		if (module_is_profiler(m, core[m].sym_elf, &core[m].syms)) {
+			modules[m].overhead = true;
+			continue;
+		}
 		if (!core[m].elf) {
 			module_placeholder(m);
 			continue;
@@ -563,6 +675,9 @@ void core_create_function_syms(void)
 		module_placeholder(m);
 	}
 	symtab_finalize(&symtab);
+	/* GNU ignores st_size; where no GNU report is at stake, not here. */
+	if (multi_module)
+		symtab_add_gaps();
 }
 
 void core_create_syms_from(const char *path)
@@ -675,6 +790,24 @@ static bool prefer(const struct sym *src, const struct sym *dst)
 	       src->name[1] != '_' && dst->name[1] == '_';
 }
 
+/*
+ * Aliases at one address (@s keeps one of @a, @b): the code is as long
+ * as the longest st_size says; a size taken from the section only
+ * counts when no alias has an st_size.
+ */
+static void sym_size_merge(struct sym *s, const struct sym *a,
+			   const struct sym *b)
+{
+	if (a->size_known != b->size_known) {
+		const struct sym *known = a->size_known ? a : b;
+
+		s->size = known->size;
+		s->size_known = true;
+	} else {
+		s->size = a->size > b->size ? a->size : b->size;
+	}
+}
+
 void symtab_finalize(struct sym_table *t)
 {
 	struct sym *src, *dst, *end;
@@ -690,8 +823,11 @@ void symtab_finalize(struct sym_table *t)
 	for (src = dst = t->base; src < end; src++) {
 		/* A duplicate of the last symbol kept (none kept: none). */
 		if (dst > t->base && src->addr == prev) {
+			struct sym kept = dst[-1];
+
 			if (prefer(src, &dst[-1]))
 				dst[-1] = *src;
+			sym_size_merge(&dst[-1], src, &kept);
 			continue;
 		}
 		if (dst > t->base && !dst[-1].end_addr)

@@ -5,7 +5,7 @@
 
 CT_DIR := $(BUILD)/tests/cli
 CT_PROGS := $(addprefix $(CT_DIR)/,cli-chains cli-chains-pg cli-tree \
-	cli-leaf cli-plt cli-static)
+	cli-leaf cli-plt cli-static cli-vdso cli-qsort cli-calls-pg)
 # Frame records in every function, no sibling calls: chains are exact.
 CT_CFLAGS := $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls
@@ -16,6 +16,11 @@ $(CT_DIR)/cli-%: tests/cli/cli_%.c tests/cli/cli_burn.h
 
 # A -pg program (glibc's gcrt1.o; libsprofil's mcount when preloaded).
 $(CT_DIR)/cli-chains-pg: tests/cli/cli_chains.c tests/cli/cli_burn.h
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CT_CFLAGS) -pg -o $@ $<
+
+# Many calls: mcount's share is the profiler overhead of run-cli.
+$(CT_DIR)/cli-calls-pg: tests/cli/cli_calls.c tests/cli/cli_burn.h
 	@mkdir -p $(CT_DIR)
 	$(CC) $(CT_CFLAGS) -pg -o $@ $<
 

@@ -1,11 +1,14 @@
 # The analyzer (build/gprof/gprof) against GNU gprof 2.40, the oracle.
 #
 # check-gprof builds the corpus of -pg programs (glibc's own runtime, not
-# libsprofil), then runs four TAP scripts, each writing
+# libsprofil), then runs these TAP scripts, each writing
 # $(BUILD)/results/gprof-*.tap through scripts/run-tap:
 #   run-oracle    the same (program, gmon files, options) through both,
 #                 stdout compared byte for byte; hand-made GNU files too
 #   run-multimod  sprofil's multi-module extension (GNU cannot read it)
+#   run-trust     reports a user can trust: separate debug files
+#                 (--debug-file-directory), st_size gaps, the profiler's
+#                 own time as overhead, another kernel's [vdso]
 #   run-export    --export=callgrind|dot|json against the text reports
 #   run-callers   caller samples: the measured call graph (exact numbers
 #                 on hand-made profiles), --estimated-times against GNU,
@@ -130,6 +133,7 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 		$(GPT_SRC)/fuzz_$*.c $(GPT_FUZZ_OBJS) $(GPROF_LIBS)
 
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
+	check-gprof-trust check-gprof-trust-asan \
 	check-gprof-export check-gprof-badinput check-gprof-asan \
 	check-gprof-callers check-gprof-callers-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
@@ -156,6 +160,9 @@ check-gprof-oracle:
 
 check-gprof-multimod:
 	$(call GPT_CHECK,multimod,gprof-tests)
+
+check-gprof-trust:
+	$(call GPT_CHECK,trust,gprof-tests)
 
 check-gprof-export:
 	$(call GPT_CHECK,export,gprof-tests)
@@ -190,6 +197,10 @@ check-gprof-multimod-asan:
 	$(call GPT_CHECK,multimod-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
 		$(GPT_SAN_ENV))
 
+check-gprof-trust-asan:
+	$(call GPT_CHECK,trust-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
+		$(GPT_SAN_ENV))
+
 GPT_FUZZERS := $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf
 
 check-gprof-fuzz:
@@ -212,6 +223,7 @@ check-gprof:
 	-@$(MAKE) --no-print-directory gprof
 	-@$(MAKE) --no-print-directory check-gprof-oracle
 	-@$(MAKE) --no-print-directory check-gprof-multimod
+	-@$(MAKE) --no-print-directory check-gprof-trust
 	-@$(MAKE) --no-print-directory check-gprof-export
 	-@$(MAKE) --no-print-directory check-gprof-callers
 	-@$(MAKE) --no-print-directory check-gprof-callers-asan
@@ -219,4 +231,5 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-asan
 	-@$(MAKE) --no-print-directory check-gprof-oracle-asan
 	-@$(MAKE) --no-print-directory check-gprof-multimod-asan
+	-@$(MAKE) --no-print-directory check-gprof-trust-asan
 	-@$(MAKE) --no-print-directory check-gprof-fuzz

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Code past the end of every symbol, in multi-module profiles.
+ *
+ * GNU gprof ignores st_size: a symbol runs to the next one, so the time
+ * of a stripped library's internal functions (libc's msort_with_tmp,
+ * which has no dynamic symbol) is charged to whatever exported symbol
+ * lies before it (mrand48_r).  That is GNU's report and stays so for
+ * GNU profiles (tests/gprof/run-oracle), but a multi-module report has
+ * no GNU report to match, so there a symbol ends where its st_size
+ * says, and each stretch of code between that end and the next symbol
+ * (or the end of its module's .text, or from the start of the .text to
+ * the first symbol) is one pseudo-function named by the module and the
+ * stretch's link-time start: "libc.so.6+0x2a3f0".  A symbol of size 0
+ * (hand-written assembly often has none) still runs to the next one,
+ * and a symbol nested in another (an alias, a local label) does not end
+ * the outer one: a gap starts only where every symbol so far ended.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gprof.h"
+
+/* The gaps' names, freed by sym_gaps_reset(). */
+static char **names;
+static size_t nnames;
+
+static const char *gap_name(unsigned int m, uint64_t addr)
+{
+	const char *base = module_basename(&modules[m]);
+	size_t n = strlen(base) + 2 + 16 + 2;
+	char *name = xmalloc(n);
+
+	snprintf(name, n, "%s+0x%llx", base,
+		 (unsigned long long)ADDR_LINK(addr));
+	names = xreallocarray(names, nnames + 1, sizeof(*names));
+	names[nnames++] = name;
+	return name;
+}
+
+static void gap_add(struct sym *out, size_t *n, unsigned int m,
+		    uint64_t lo, uint64_t hi)
+{
+	struct sym *g = &out[(*n)++];
+
+	memset(g, 0, sizeof(*g));
+	g->addr = lo;
+	g->end_addr = hi - 1;
+	g->name = gap_name(m, lo);
+	g->module = m;
+	g->is_func = true;
+	g->is_gap = true;
+}
+
+void symtab_add_gaps(void)
+{
+	struct sym *out;
+	uint64_t reach = 0;
+	size_t i, n = 0, cap;
+
+	/* At most one gap before and one after each symbol. */
+	if (__builtin_mul_overflow(symtab.len, 2, &cap) ||
+	    __builtin_add_overflow(cap, nmodules, &cap))
+		fatal("too many symbols in the load modules");
+	out = xmallocarray(cap, sizeof(*out));
+	for (i = 0; i < symtab.len; i++) {
+		struct sym *s = &symtab.base[i];
+		unsigned int m = s->module;
+		const struct module *mod = &modules[m];
+		bool first = !i || symtab.base[i - 1].module != m;
+		bool last = i + 1 == symtab.len ||
+			    symtab.base[i + 1].module != m;
+		uint64_t next = last ? s->end_addr + 1 :
+				symtab.base[i + 1].addr, end;
+
+		if (!mod->loaded || m >= nmodules) {
+			out[n++] = *s;
+			continue;
+		}
+		if (first) {
+			reach = 0;
+			if (mod->text_low < s->addr)
+				gap_add(out, &n, m, mod->text_low, s->addr);
+		}
+		out[n] = *s;
+		/*
+		 * Of unknown size, or absurd: it runs to the next symbol,
+		 * but not past the end of its section (_init, not the .plt).
+		 */
+		if (!s->size || __builtin_add_overflow(s->addr, s->size, &end))
+			end = next;
+		else if (!s->size_known && end > next)
+			end = next;
+		if (end > reach)
+			reach = end;
+		if (reach < next && reach > s->addr) {
+			out[n++].end_addr = reach - 1;
+			gap_add(out, &n, m, reach, next);
+			reach = next;
+		} else {
+			n++;
+		}
+	}
+	free(symtab.base);
+	symtab_adopt(out, n);
+}
+
+void sym_gaps_reset(void)
+{
+	size_t i;
+
+	for (i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	names = NULL;
+	nnames = 0;
+}
