@@ -6,10 +6,17 @@ BUILD ?= build
 KVER ?= $(shell scripts/default-kernel)
 KDIR ?= /lib/modules/$(KVER)/build
 
+# The one version number of the project (the library, the tools, the
+# module, sprofil.pc, the DKMS tree); not VERSION, which kbuild uses for
+# the kernel's own.
+SPROFIL_VERSION := $(shell cat VERSION)
+
 CC ?= cc
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
 CPPFLAGS += -Iinclude/uapi -Iinclude
+# Every build of the tools (plain, ASan, fuzz) says the same version.
+CPPFLAGS += -DSPROFIL_VERSION='"$(SPROFIL_VERSION)"'
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
@@ -26,13 +33,14 @@ deps:
 # ---- kernel module (kbuild, out of tree; objects are copied to $(BUILD)) ----
 kmod: $(BUILD)/kmod/sprofil.ko
 
-$(BUILD)/kmod/sprofil.ko: $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) \
+$(BUILD)/kmod/sprofil.ko: $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) VERSION \
 		include/uapi/linux/sprofil.h include/sprofil/mapping.h \
 		include/sprofil/callers.h
 	@mkdir -p $(BUILD)/kmod
 	cp kmod/*.c kmod/*.h kmod/Kbuild $(BUILD)/kmod/ 2>/dev/null || true
 	$(MAKE) -C $(KDIR) M=$(abspath $(BUILD)/kmod) \
-		SPROFIL_INC=$(abspath include) modules
+		SPROFIL_INC=$(abspath include) \
+		SPROFIL_VERSION=$(SPROFIL_VERSION) modules
 
 # ---- host unit tests (cmocka) ----
 unit: $(UNIT_BINS)

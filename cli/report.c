@@ -72,6 +72,18 @@ int cli_report(int argc, char **argv)
 	char **files;
 	int nfiles;
 
+	/* Ours, not the analyzer's: report's own usage comes first. */
+	if (argc == 2 && (!strcmp(argv[1], "--help") ||
+			  !strcmp(argv[1], "-h"))) {
+		fputs("usage: sprofil report [sprofil-gprof options] [[PROGRAM] PROFILE...]\n"
+		      "sprofil " SPROFIL_VERSION "; see sprofil(1) and sprofil-gprof(1).\n",
+		      stdout);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		puts("sprofil " SPROFIL_VERSION);
+		return 0;
+	}
 	if (cli_find_gprof(gprof, sizeof(gprof)))
 		return 1;
 	/* The profiles: the trailing arguments that are profile files. */

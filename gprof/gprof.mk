@@ -17,6 +17,9 @@ $(GPROF_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Igprof -I/usr/include/libiberty $(CFLAGS) -c -o $@ $<
 
+# --version says the project's version (SPROFIL_VERSION).
+$(GPROF_DIR)/main.o: VERSION
+
 $(GPROF_DIR)/gprof: $(GPROF_OBJS)
 	$(CC) $(CFLAGS) -o $@ $(GPROF_OBJS) $(GPROF_LIBS)
 
