@@ -21,7 +21,7 @@ CPPFLAGS += -DSPROFIL_VERSION='"$(SPROFIL_VERSION)"'
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
-.PHONY: all deps kmod lib unit cli check check-mcount check-unit check-vm check-style demo bench clean
+.PHONY: all deps kmod lib unit cli check check-mcount check-install check-unit check-vm check-style demo bench clean
 .PHONY: check-vm-matrix debug-kernel
 .DEFAULT_GOAL := all
 
@@ -62,6 +62,8 @@ include bench/bench.mk
 include demo/demo.mk
 include cli/cli.mk
 include tests/cli/tests.mk
+include install.mk
+include tests/install/tests.mk
 
 check-unit: unit
 	@mkdir -p $(BUILD)/results
@@ -107,6 +109,7 @@ check: deps
 	-@$(MAKE) --no-print-directory check-asan
 	-@$(MAKE) --no-print-directory check-gprof
 	-@$(MAKE) --no-print-directory check-cli
+	-@$(MAKE) --no-print-directory check-install
 	-@$(MAKE) --no-print-directory check-style
 	-@$(MAKE) --no-print-directory check-mcount
 	-@$(MAKE) --no-print-directory check-vm-matrix

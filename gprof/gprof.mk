@@ -26,10 +26,3 @@ $(GPROF_DIR)/gprof: $(GPROF_OBJS)
 $(GPROF_DIR)/gmon-dump: gprof/gmon_dump.c include/sprofil/gmon_format.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
-
-# Installed as sprofil-gprof so that binutils' gprof keeps its name
-# (docs/gprof.md).
-PREFIX ?= /usr/local
-.PHONY: install-gprof
-install-gprof: $(GPROF_DIR)/gprof
-	install -D -m 755 $< $(DESTDIR)$(PREFIX)/bin/sprofil-gprof
