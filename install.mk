@@ -39,6 +39,13 @@ INSTALL ?= install
 LIB_REAL := libsprofil.so.$(SPROFIL_VERSION)
 
 MAN_PAGES := $(wildcard man/*.[1-8])
+# Functions documented in another function's page: each a symbolic
+# link to it (what dh_installman makes of .so links too; mandoc -T lint
+# calls .so fragile).
+MAN_LINKS := sprofil_info.3:sprofil.3 sprofil_flush.3:sprofil.3 \
+	sprofil_callers.3:sprofil.3 monstartup.3:moncontrol.3 \
+	__monstartup.3:moncontrol.3 _mcleanup.3:moncontrol.3 \
+	mcount.3:moncontrol.3 _mcount.3:moncontrol.3 __fentry__.3:moncontrol.3
 # The module's source for DKMS, and the headers it includes from outside
 # kmod/ (the same relative layout, so that Kbuild finds them).
 DKMS_FILES := $(wildcard kmod/*.c kmod/*.h) kmod/Kbuild
@@ -56,6 +63,7 @@ INST_FILES := $(BINDIR)/sprofil $(BINDIR)/sprofil-gprof \
 	$(INCLUDEDIR)/sprofil/mapping.h $(INCLUDEDIR)/sprofil/callers.h \
 	$(INCLUDEDIR)/sprofil/gmon_format.h \
 	$(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	$(foreach l,$(MAN_LINKS),$(MANDIR)/man3/$(firstword $(subst :, ,$(l)))) \
 	$(DKMS_FILES:kmod/%=$(DKMS_SRC)/%) $(DKMS_HDRS:%=$(DKMS_SRC)/%) \
 	$(DKMS_SRC)/dkms.conf \
 	$(LICENSE_FILES:%=$(DOCDIR)/%)
@@ -110,6 +118,9 @@ install: lib gprof cli $(BUILD)/sprofil.pc $(BUILD)/dkms.conf
 		$(INSTALL) -d $$d && \
 		sed 's/@VERSION@/$(SPROFIL_VERSION)/g' $$m >$$d/$${m##*/} && \
 		chmod 644 $$d/$${m##*/} || exit 1; \
+	done
+	for l in $(MAN_LINKS); do \
+		ln -sf $${l#*:} $(DESTDIR)$(MANDIR)/man3/$${l%%:*} || exit 1; \
 	done
 	$(INSTALL) -m 644 $(DKMS_FILES) $(DESTDIR)$(DKMS_SRC)/
 	for h in $(DKMS_HDRS); do \
