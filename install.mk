@@ -39,13 +39,18 @@ INSTALL ?= install
 LIB_REAL := libsprofil.so.$(SPROFIL_VERSION)
 
 MAN_PAGES := $(wildcard man/*.[1-8])
+# The extension of the section 3 pages: 3, or e.g. 3sprofil where
+# another package owns man3/profil.3 (Debian's manpages-dev does).
+MAN3EXT ?= 3
 # Functions documented in another function's page: each a symbolic
 # link to it (what dh_installman makes of .so links too; mandoc -T lint
 # calls .so fragile).
-MAN_LINKS := sprofil_info.3:sprofil.3 sprofil_flush.3:sprofil.3 \
-	sprofil_callers.3:sprofil.3 monstartup.3:moncontrol.3 \
-	__monstartup.3:moncontrol.3 _mcleanup.3:moncontrol.3 \
-	mcount.3:moncontrol.3 _mcount.3:moncontrol.3 __fentry__.3:moncontrol.3
+MAN_LINKS := sprofil_info:sprofil sprofil_flush:sprofil \
+	sprofil_callers:sprofil monstartup:moncontrol \
+	__monstartup:moncontrol _mcleanup:moncontrol \
+	mcount:moncontrol _mcount:moncontrol __fentry__:moncontrol
+# A page's installed name: man/x.3 -> man3/x.$(MAN3EXT), man/y.1 -> man1/y.1.
+man_dest = $(MANDIR)/man$(subst .,,$(suffix $(1)))/$(basename $(notdir $(1))).$(if $(filter .3,$(suffix $(1))),$(MAN3EXT),$(subst .,,$(suffix $(1))))
 # The module's source for DKMS, and the headers it includes from outside
 # kmod/ (the same relative layout, so that Kbuild finds them).
 DKMS_FILES := $(wildcard kmod/*.c kmod/*.h) kmod/Kbuild
@@ -62,8 +67,8 @@ INST_FILES := $(BINDIR)/sprofil $(BINDIR)/sprofil-gprof \
 	$(INCLUDEDIR)/sprofil.h $(INCLUDEDIR)/linux/sprofil.h \
 	$(INCLUDEDIR)/sprofil/mapping.h $(INCLUDEDIR)/sprofil/callers.h \
 	$(INCLUDEDIR)/sprofil/gmon_format.h \
-	$(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
-	$(foreach l,$(MAN_LINKS),$(MANDIR)/man3/$(firstword $(subst :, ,$(l)))) \
+	$(foreach m,$(MAN_PAGES),$(call man_dest,$(m))) \
+	$(foreach l,$(MAN_LINKS),$(MANDIR)/man3/$(firstword $(subst :, ,$(l))).$(MAN3EXT)) \
 	$(DKMS_FILES:kmod/%=$(DKMS_SRC)/%) $(DKMS_HDRS:%=$(DKMS_SRC)/%) \
 	$(DKMS_SRC)/dkms.conf \
 	$(LICENSE_FILES:%=$(DOCDIR)/%)
@@ -112,15 +117,16 @@ install: lib gprof cli $(BUILD)/sprofil.pc $(BUILD)/dkms.conf
 		$(DESTDIR)$(INCLUDEDIR)/linux/sprofil.h
 	$(INSTALL) -m 644 include/sprofil/mapping.h include/sprofil/callers.h \
 		include/sprofil/gmon_format.h $(DESTDIR)$(INCLUDEDIR)/sprofil/
-	# The pages say the version of VERSION, filled in here.
-	for m in $(MAN_PAGES); do \
-		d=$(DESTDIR)$(MANDIR)/man$${m##*.}; \
-		$(INSTALL) -d $$d && \
-		sed 's/@VERSION@/$(SPROFIL_VERSION)/g' $$m >$$d/$${m##*/} && \
-		chmod 644 $$d/$${m##*/} || exit 1; \
-	done
+	# The pages say the version of VERSION, filled in here, and the
+	# section 3 ones the section they are installed in.
+	$(foreach m,$(MAN_PAGES),$(INSTALL) -d $(dir $(DESTDIR)$(call man_dest,$(m))) && \
+		sed -e 's/@VERSION@/$(SPROFIL_VERSION)/g' \
+		-e '/^\.TH /s/ 3 / $(MAN3EXT) /' $(m) \
+		>$(DESTDIR)$(call man_dest,$(m)) && \
+		chmod 644 $(DESTDIR)$(call man_dest,$(m)) && ) true
 	for l in $(MAN_LINKS); do \
-		ln -sf $${l#*:} $(DESTDIR)$(MANDIR)/man3/$${l%%:*} || exit 1; \
+		ln -sf $${l#*:}.$(MAN3EXT) \
+			$(DESTDIR)$(MANDIR)/man3/$${l%%:*}.$(MAN3EXT) || exit 1; \
 	done
 	$(INSTALL) -m 644 $(DKMS_FILES) $(DESTDIR)$(DKMS_SRC)/
 	for h in $(DKMS_HDRS); do \
