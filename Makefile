@@ -17,6 +17,8 @@ CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
 CPPFLAGS += -Iinclude/uapi -Iinclude
 # Every build of the tools (plain, ASan, fuzz) says the same version.
 CPPFLAGS += -DSPROFIL_VERSION='"$(SPROFIL_VERSION)"'
+# LDFLAGS (none by default) goes to the links of what is installed, so
+# that a distribution's hardening flags (-z relro -z now) reach them.
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)

@@ -23,8 +23,8 @@ $(CLI_DIR)/main.o $(CLI_DIR)/record.o $(CLI_DIR)/report.o: VERSION
 
 $(CLI_BIN): $(CLI_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -static -o $@ $(CLI_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -static -o $@ $(CLI_OBJS)
 
 $(CLI_PROBE): cli/probe_helper.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -ldl
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -ldl

@@ -21,7 +21,7 @@ $(GPROF_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 $(GPROF_DIR)/main.o: VERSION
 
 $(GPROF_DIR)/gprof: $(GPROF_OBJS)
-	$(CC) $(CFLAGS) -o $@ $(GPROF_OBJS) $(GPROF_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(GPROF_OBJS) $(GPROF_LIBS)
 
 $(GPROF_DIR)/gmon-dump: gprof/gmon_dump.c include/sprofil/gmon_format.h
 	@mkdir -p $(dir $@)

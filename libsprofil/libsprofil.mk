@@ -64,7 +64,7 @@ $(BUILD)/libsprofil/mcount.o: CFLAGS += -mgeneral-regs-only \
 
 $(LIB_DIR)/libsprofil.so: $(LIB_OBJS) libsprofil/libsprofil.map
 	@mkdir -p $(LIB_DIR)
-	$(CC) -shared -Wl,-soname,libsprofil.so.$(LIB_SOMAJOR) \
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libsprofil.so.$(LIB_SOMAJOR) \
 		-Wl,--version-script=libsprofil/libsprofil.map \
 		-o $@ $(LIB_OBJS) $(LIB_LDLIBS)
 	ln -sf libsprofil.so $(LIB_DIR)/libsprofil.so.$(LIB_SOMAJOR)
