@@ -6,15 +6,24 @@ BUILD ?= build
 KVER ?= $(shell scripts/default-kernel)
 KDIR ?= /lib/modules/$(KVER)/build
 
+# The one version number of the project (the library, the tools, the
+# module, sprofil.pc, the DKMS tree); not VERSION, which kbuild uses for
+# the kernel's own.
+SPROFIL_VERSION := $(shell cat VERSION)
+
 CC ?= cc
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
 CPPFLAGS += -Iinclude/uapi -Iinclude
+# Every build of the tools (plain, ASan, fuzz) says the same version.
+CPPFLAGS += -DSPROFIL_VERSION='"$(SPROFIL_VERSION)"'
+# LDFLAGS (none by default) goes to the links of what is installed, so
+# that a distribution's hardening flags (-z relro -z now) reach them.
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
-.PHONY: all deps kmod lib unit cli check check-mcount check-unit check-vm check-style demo bench clean
+.PHONY: all deps kmod lib unit cli check check-mcount check-install check-unit check-vm check-style demo bench clean
 .PHONY: check-vm-matrix debug-kernel
 .DEFAULT_GOAL := all
 
@@ -26,13 +35,14 @@ deps:
 # ---- kernel module (kbuild, out of tree; objects are copied to $(BUILD)) ----
 kmod: $(BUILD)/kmod/sprofil.ko
 
-$(BUILD)/kmod/sprofil.ko: $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) \
+$(BUILD)/kmod/sprofil.ko: $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) VERSION \
 		include/uapi/linux/sprofil.h include/sprofil/mapping.h \
 		include/sprofil/callers.h
 	@mkdir -p $(BUILD)/kmod
 	cp kmod/*.c kmod/*.h kmod/Kbuild $(BUILD)/kmod/ 2>/dev/null || true
 	$(MAKE) -C $(KDIR) M=$(abspath $(BUILD)/kmod) \
-		SPROFIL_INC=$(abspath include) modules
+		SPROFIL_INC=$(abspath include) \
+		SPROFIL_VERSION=$(SPROFIL_VERSION) modules
 
 # ---- host unit tests (cmocka) ----
 unit: $(UNIT_BINS)
@@ -54,6 +64,8 @@ include bench/bench.mk
 include cli/cli.mk
 include demo/demo.mk
 include tests/cli/tests.mk
+include install.mk
+include tests/install/tests.mk
 
 check-unit: unit
 	@mkdir -p $(BUILD)/results
@@ -99,6 +111,7 @@ check: deps
 	-@$(MAKE) --no-print-directory check-asan
 	-@$(MAKE) --no-print-directory check-gprof
 	-@$(MAKE) --no-print-directory check-cli
+	-@$(MAKE) --no-print-directory check-install
 	-@$(MAKE) --no-print-directory check-style
 	-@$(MAKE) --no-print-directory check-mcount
 	-@$(MAKE) --no-print-directory check-vm-matrix

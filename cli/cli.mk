@@ -18,10 +18,13 @@ $(CLI_DIR)/%.o: cli/%.c cli/sprofil.h include/sprofil/gmon_format.h
 	$(CC) $(CPPFLAGS) -DMULTIARCH='"$(shell $(CC) -print-multiarch)"' \
 		$(CFLAGS) -c -o $@ $<
 
+# --version and every --help say the project's version (SPROFIL_VERSION).
+$(CLI_DIR)/main.o $(CLI_DIR)/record.o $(CLI_DIR)/report.o: VERSION
+
 $(CLI_BIN): $(CLI_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -static -o $@ $(CLI_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -static -o $@ $(CLI_OBJS)
 
 $(CLI_PROBE): cli/probe_helper.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -ldl
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -ldl

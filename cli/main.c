@@ -28,7 +28,7 @@ static void usage(FILE *f)
 	      "  --modules LIST      modules sampled: ALL (default) or a:b:...\n"
 	      "  --sigdump SIG       dump the profile so far on signal SIG\n"
 	      "  --no-callers        no call chains\n"
-	      "See docs/record.md.\n", f);
+	      "sprofil " SPROFIL_VERSION "; see sprofil(1).\n", f);
 }
 
 int main(int argc, char **argv)
@@ -37,6 +37,10 @@ int main(int argc, char **argv)
 		return cli_record(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "report"))
 		return cli_report(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		puts("sprofil " SPROFIL_VERSION);
+		return 0;
+	}
 	if (argc >= 2 && (!strcmp(argv[1], "--help") ||
 			  !strcmp(argv[1], "-h"))) {
 		usage(stdout);

@@ -270,7 +270,7 @@ static int summary(const struct record_opts *o, const struct record_files *f,
 }
 
 enum { OPT_BACKEND = 256, OPT_MODULES, OPT_SIGDUMP, OPT_THREADS,
-       OPT_NO_CALLERS, OPT_HELP };
+       OPT_NO_CALLERS, OPT_HELP, OPT_VERSION };
 
 static int parse(int argc, char **argv, struct record_opts *o)
 {
@@ -283,6 +283,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		{ "threads", no_argument, NULL, OPT_THREADS },
 		{ "no-callers", no_argument, NULL, OPT_NO_CALLERS },
 		{ "help", no_argument, NULL, OPT_HELP },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -335,8 +336,12 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'h':
 		case OPT_HELP:
-			fputs("usage: sprofil record [-o FILE|DIR/] [-F HZ] [--backend NAME] [--modules LIST] [--sigdump SIG] [--no-callers] [--] PROGRAM [ARGS...]\n",
+			fputs("usage: sprofil record [-o FILE|DIR/] [-F HZ] [--backend NAME] [--modules LIST] [--sigdump SIG] [--no-callers] [--] PROGRAM [ARGS...]\n"
+			      "sprofil " SPROFIL_VERSION "; see sprofil(1).\n",
 			      stdout);
+			exit(0);
+		case OPT_VERSION:
+			puts("sprofil " SPROFIL_VERSION);
 			exit(0);
 		default:
 			return -1;

@@ -72,12 +72,20 @@ int cli_report(int argc, char **argv)
 	char **files;
 	int nfiles;
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		puts("usage: sprofil report [gprof options] [[PROGRAM] PROFILE...]\n"
-		     "Reads the profiles (default: the newest *" CLI_SUFFIX " here) with the\n"
-		     "program and modules named in them.  The options are GNU gprof's\n"
-		     "plus sprofil's (sprofil-gprof --help): -b brief, -p flat profile,\n"
-		     "-q call graph, -l lines, --estimated-times, --export=FORMAT.");
+	/* Ours, not the analyzer's: report's own usage comes first. */
+	if (argc == 2 && (!strcmp(argv[1], "--help") ||
+			  !strcmp(argv[1], "-h"))) {
+		fputs("usage: sprofil report [sprofil-gprof options] [[PROGRAM] PROFILE...]\n"
+		      "Reads the profiles (default: the newest *" CLI_SUFFIX " here) with the\n"
+		      "program and modules named in them.  The options are GNU gprof's\n"
+		      "plus sprofil's: -b brief, -p flat profile, -q call graph, -l lines,\n"
+		      "--estimated-times, --export=FORMAT.\n"
+		      "sprofil " SPROFIL_VERSION "; see sprofil(1) and sprofil-gprof(1).\n",
+		      stdout);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		puts("sprofil " SPROFIL_VERSION);
 		return 0;
 	}
 	if (cli_find_gprof(gprof, sizeof(gprof)))

@@ -293,7 +293,7 @@ static bool load_profile(struct profile_file *f, const char *name,
 	load_one(f);
 	if (!is_extension(f->buf, f->len, &c.swap)) {
 		if (sidecar_name)
-			fatal("%s: caller samples beside a GNU profile must be in sprofil's format (docs/gmon-format.md)",
+			fatal("%s: caller samples beside a GNU profile must be in sprofil's format (sprofil-gmon(5))",
 			      name);
 		return false;
 	}

@@ -17,16 +17,12 @@ $(GPROF_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Igprof -I/usr/include/libiberty $(CFLAGS) -c -o $@ $<
 
+# --version says the project's version (SPROFIL_VERSION).
+$(GPROF_DIR)/main.o: VERSION
+
 $(GPROF_DIR)/gprof: $(GPROF_OBJS)
-	$(CC) $(CFLAGS) -o $@ $(GPROF_OBJS) $(GPROF_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(GPROF_OBJS) $(GPROF_LIBS)
 
 $(GPROF_DIR)/gmon-dump: gprof/gmon_dump.c include/sprofil/gmon_format.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
-
-# Installed as sprofil-gprof so that binutils' gprof keeps its name
-# (docs/gprof.md).
-PREFIX ?= /usr/local
-.PHONY: install-gprof
-install-gprof: $(GPROF_DIR)/gprof
-	install -D -m 755 $< $(DESTDIR)$(PREFIX)/bin/sprofil-gprof

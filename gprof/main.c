@@ -18,6 +18,7 @@
 
 #include "gprof.h"
 
+/* The name messages start with: ours as invoked (argv[0]'s last part). */
 const char *whoami = "gprof";
 const char *a_out_name = "a.out";
 int output_style;
@@ -201,7 +202,7 @@ static void usage(FILE *f, int status)
 "\t[--debug-file-directory=DIR]\n"
 "\t[image-file] [profile-file...]\n"
 "Reads GNU gmon.out (also the BSD formats) and sprofil's multi-module\n"
-"profiles; see docs/gprof.md.\n", whoami);
+"profiles; see sprofil-gprof(1).\n", whoami);
 	exit(status);
 }
 
@@ -232,6 +233,11 @@ int main(int argc, char **argv)
 	int ch, user_specified = 0;
 	const char *env;
 
+	if (argc > 0 && argv[0][0]) {
+		const char *slash = strrchr(argv[0], '/');
+
+		whoami = slash ? slash + 1 : argv[0];
+	}
 	expandargv(&argc, &argv);
 	while ((ch = getopt_long(argc, argv,
 		"aA::bBcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:Tvw:xyzZ::",
@@ -375,7 +381,8 @@ int main(int argc, char **argv)
 			bsd_style_output = true;
 			break;
 		case 'v':
-			printf("sprofil gprof 1.0 (GNU gprof 2.40 compatible)\n");
+			printf("%s (sprofil) %s (GNU gprof 2.40 compatible)\n",
+			       whoami, SPROFIL_VERSION);
 			printf("Based on BSD gprof, copyright 1983 Regents of the University of California.\n");
 			printf("This program is free software.  This program has absolutely no warranty.\n");
 			exit(0);

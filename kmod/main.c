@@ -171,3 +171,4 @@ module_exit(sprofil_exit);
 
 MODULE_DESCRIPTION("sprofil: PC-sampling profiling of the calling process");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(SPROFIL_VERSION);

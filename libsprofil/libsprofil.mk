@@ -3,6 +3,9 @@
 # also need $(LIB_LDLIBS) (libbpf, libelf, zlib for the bpf backend).
 
 LIB_DIR := $(BUILD)/lib
+# The soname's number: raised only when the ABI breaks (additions get a
+# new node in libsprofil.map instead).
+LIB_SOMAJOR := 0
 LIB_SRCS := $(wildcard libsprofil/*.c)
 LIB_ASMS := $(wildcard libsprofil/*.S)
 # mcount.S and mcount.c share a stem: assembler objects get "-asm".
@@ -61,10 +64,10 @@ $(BUILD)/libsprofil/mcount.o: CFLAGS += -mgeneral-regs-only \
 
 $(LIB_DIR)/libsprofil.so: $(LIB_OBJS) libsprofil/libsprofil.map
 	@mkdir -p $(LIB_DIR)
-	$(CC) -shared -Wl,-soname,libsprofil.so.0 \
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libsprofil.so.$(LIB_SOMAJOR) \
 		-Wl,--version-script=libsprofil/libsprofil.map \
 		-o $@ $(LIB_OBJS) $(LIB_LDLIBS)
-	ln -sf libsprofil.so $(LIB_DIR)/libsprofil.so.0
+	ln -sf libsprofil.so $(LIB_DIR)/libsprofil.so.$(LIB_SOMAJOR)
 
 $(LIB_DIR)/libsprofil.a: $(LIB_OBJS)
 	@mkdir -p $(LIB_DIR)
