@@ -109,6 +109,7 @@ check: deps
 	-@$(MAKE) --no-print-directory check-pg
 	-@$(MAKE) --no-print-directory check-stress
 	-@$(MAKE) --no-print-directory check-asan
+	-@$(MAKE) --no-print-directory check-tsan
 	-@$(MAKE) --no-print-directory check-gprof
 	-@$(MAKE) --no-print-directory check-cli
 	-@$(MAKE) --no-print-directory check-install

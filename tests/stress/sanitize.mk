@@ -6,7 +6,8 @@
 #               signal and bpf backends, tests/bpf, the -pg suite on
 #               signal (in make check); check-asan-stress: the stress
 #               suite on signal
-#   check-tsan: ThreadSanitizer; the lib, -pg and stress suites on bpf.
+#   check-tsan: ThreadSanitizer; the lib, -pg and stress suites on bpf
+#               (in make check, ~10 min on a loaded host).
 #
 # Any report from any process fails (results/<name>-reports.tap).
 #
