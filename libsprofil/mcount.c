@@ -253,10 +253,10 @@ static __always_inline arc_ref bucket_start(uint32_t b)
 }
 
 /*
- * Adds @count calls to the arc (@from, @self), linking it in if new;
- * the calls are counted as lost when there is no room for it.
+ * Adds @count calls to the arc (@from, @self), linking it in if new.
+ * Returns false when there is no room for it (nothing added).
  */
-static __always_inline void arc_add(uintptr_t from, uintptr_t self,
+static __always_inline bool arc_add(uintptr_t from, uintptr_t self,
 				    uint64_t count)
 {
 	uint32_t key, size;
@@ -275,19 +275,18 @@ static __always_inline void arc_add(uintptr_t from, uintptr_t self,
 	size = __atomic_load_n(&arc_size, __ATOMIC_RELAXED);
 	ref = bucket_start(reverse32(key) & (size - 1));
 	ref = find_or_link(ref, key, from, self, 0, &linked);
-	if (!ref) {
-		__atomic_fetch_add(&arc_lost, count, __ATOMIC_RELAXED);
-		return;
-	}
+	if (!ref)
+		return false;
 	__atomic_fetch_add(&arc_nodes[ref >> 1].count, count,
 			   __ATOMIC_RELAXED);
 	if (!linked)
-		return;
+		return true;
 	n = __atomic_fetch_add(&arc_linked, 1, __ATOMIC_RELAXED) + 1;
 	if (n > (size_t)size * ARC_LOAD && size < arc_max_buckets)
 		/* One thread doubles it; the others see the new size. */
 		__atomic_compare_exchange_n(&arc_size, &size, size * 2, false,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	return true;
 }
 
 void sp_mcount(uintptr_t frompc, uintptr_t selfpc)
@@ -295,7 +294,8 @@ void sp_mcount(uintptr_t frompc, uintptr_t selfpc)
 	/* Acquire: the reservation made before arc_on was raised is seen. */
 	if (!__atomic_load_n(&arc_on, __ATOMIC_ACQUIRE))
 		return;
-	arc_add(frompc, selfpc, 1);
+	if (!arc_add(frompc, selfpc, 1))
+		__atomic_fetch_add(&arc_lost, 1, __ATOMIC_RELAXED);
 }
 
 static bool in_range(uintptr_t pc, uintptr_t low, uintptr_t high)
@@ -334,7 +334,13 @@ void sp_arcs_move(uintptr_t low, uintptr_t high, uintptr_t delta)
 			from += delta;
 		if (in_range(self, low, high))
 			self += delta;
-		arc_add(from, self, c);
+		/*
+		 * No room for the moved arc (the table is full): the calls
+		 * stay where they were, which the writer still maps to the
+		 * module through its last place, as before moves existed.
+		 */
+		if (!arc_add(from, self, c))
+			__atomic_fetch_add(&node->count, c, __ATOMIC_RELAXED);
 	}
 }
 

@@ -365,34 +365,54 @@ static inline int spc_frame_readable(__u64 fp, __u64 prev_fp, __u64 sp,
  * word at sp.  Walked from fp alone, the chain would lose the caller.
  * So when the word at sp is a return address that a direct call (e8
  * rel32, the five bytes before it) made into code at or below pc, no
- * further than SPC_LEAF_SPAN, it is taken as the first caller.  A
- * function with a frame has its own locals or saved registers at sp; a
- * value there passing this test would have to be such a return address
- * itself.  Indirect calls and calls through a PLT are not recognized:
- * their callers stay unknown, as before.
+ * further than SPC_LEAF_SPAN, it is taken as the first caller.
+ *
+ * A function with a frame has its locals or saved registers at sp, but
+ * a slot it reserved and never wrote (alignment, an unused local) keeps
+ * what an earlier, deeper call left there, often such a return address.
+ * So the record at fp is asked too: when its return address was made by
+ * a direct call into code between the sp word's callee and pc, fp is the
+ * frame of the function pc is in (its entry is the nearer one below pc)
+ * and the word at sp is stale.  In a true frameless leaf the record at
+ * fp is its caller's, whose entry cannot lie inside the leaf.  Indirect
+ * calls and calls through a PLT are not recognized: their callers stay
+ * unknown, as before.
  *
  * The hook: int SPC_READ_CODE(ctx, addr, __u8 buf[8]) reads the 8 bytes
  * at addr (user text) without faulting; 0, or nonzero if it cannot.
  */
-static inline int spc_leaf_return(void *ctx, __u64 pc, __u64 sp,
-				  __u64 stack_end, __u64 *ret)
+
+/* The callee of the direct call that returns to @ret, or 0 if none. */
+static inline __u64 spc_call_target(void *ctx, __u64 ret)
 {
-	__u64 rec[2], target;
 	__u8 code[8];
 	__s32 rel;
 
-	if (!spc_frame_readable(sp, 0, sp, stack_end) ||
-	    SPC_READ_FRAME(ctx, sp, rec) || rec[0] < 8 ||
-	    !SPC_TEXT_KNOWN(ctx, rec[0]) ||
-	    SPC_READ_CODE(ctx, rec[0] - 8, code) || code[3] != 0xe8)
+	if (ret < 8 || !SPC_TEXT_KNOWN(ctx, ret) ||
+	    SPC_READ_CODE(ctx, ret - 8, code) || code[3] != 0xe8)
 		return 0;
 	rel = (__s32)((__u32)code[4] | (__u32)code[5] << 8 |
 		      (__u32)code[6] << 16 | (__u32)code[7] << 24);
-	target = rec[0] + (__s64)rel;
-	if (target > pc || pc - target >= SPC_LEAF_SPAN)
+	return ret + (__s64)rel;
+}
+
+static inline int spc_leaf_return(void *ctx, __u64 pc, __u64 fp, __u64 sp,
+				  __u64 stack_end, __u64 *ret)
+{
+	__u64 rec[2], target, owner;
+
+	if (!spc_frame_readable(sp, 0, sp, stack_end) ||
+	    SPC_READ_FRAME(ctx, sp, rec))
+		return 0;
+	target = spc_call_target(ctx, rec[0]);
+	if (!target || target > pc || pc - target >= SPC_LEAF_SPAN)
 		return 0;
 	*ret = rec[0];
-	return 1;
+	if (!spc_frame_readable(fp, 0, sp, stack_end) ||
+	    SPC_READ_FRAME(ctx, fp, rec))
+		return 1;
+	owner = spc_call_target(ctx, rec[1]);
+	return !(owner && owner >= target && owner <= pc);
 }
 #endif
 
@@ -423,7 +443,7 @@ static inline int spc_walk(void *ctx, __u64 pc, __u64 fp, __u64 sp,
 
 	chain[0] = pc;
 #ifdef SPC_READ_CODE
-	if (depth > 1 && spc_leaf_return(ctx, pc, sp, stack_end, &rec[1]))
+	if (depth > 1 && spc_leaf_return(ctx, pc, fp, sp, stack_end, &rec[1]))
 		chain[n++] = rec[1];
 #endif
 	for (i = 1; i < SPROFIL_MAX_DEPTH; i++) {
@@ -438,7 +458,8 @@ static inline int spc_walk(void *ctx, __u64 pc, __u64 fp, __u64 sp,
 			cut = 0;
 			break;
 		}
-		chain[n++] = rec[1];
+		/* n < depth: the mask only tells a verifier so. */
+		chain[n++ & (SPROFIL_MAX_DEPTH - 1)] = rec[1];
 		if (!SPC_TEXT_KNOWN(ctx, rec[1])) {
 			cut = rec[0] != 0;
 			break;

@@ -40,17 +40,19 @@ static int fake_known(void *ctx, __u64 pc)
 	return pc >= s->text_lo && pc < s->text_hi;
 }
 
-/* The text the leaf rule reads: one call instruction, at call_at. */
-static __u64 call_at;
-static __u8 call_insn[5];
+/* The text the leaf rule reads: up to two call instructions. */
+static __u64 call_at[2];
+static __u8 call_insn[2][5];
 
 static int fake_code(void *ctx, __u64 addr, __u8 code[8])
 {
 	(void)ctx;
 	memset(code, 0x90, 8);
-	for (int i = 0; i < 8; i++)
-		if (addr + i >= call_at && addr + i < call_at + 5)
-			code[i] = call_insn[addr + i - call_at];
+	for (int c = 0; c < 2; c++)
+		for (int i = 0; i < 8; i++)
+			if (call_at[c] && addr + i >= call_at[c] &&
+			    addr + i < call_at[c] + 5)
+				code[i] = call_insn[c][addr + i - call_at[c]];
 	return 0;
 }
 
@@ -352,14 +354,14 @@ static void test_walk_stops_in_unknown_code(void **state)
 	assert_int_equal(len, 2);
 }
 
-/* A direct call at @at into @target: e8 and rel32 from its end. */
-static void call_insn_at(__u64 at, __u64 target)
+/* Direct call @c at @at into @target: e8 and rel32 from its end. */
+static void call_insn_at(int c, __u64 at, __u64 target)
 {
 	__s32 rel = (__s32)(target - (at + 5));
 
-	call_at = at;
-	call_insn[0] = 0xe8;
-	memcpy(&call_insn[1], &rel, 4);
+	call_at[c] = at;
+	call_insn[c][0] = 0xe8;
+	memcpy(&call_insn[c][1], &rel, 4);
 }
 
 /*
@@ -377,7 +379,7 @@ static void test_walk_leaf_rule(void **state)
 	words[0] = 0x400105;		/* at sp: the leaf's return address */
 	frame(4, AT(8), 0x400200);	/* the caller's record, at fp */
 	frame(8, 0, 0x400300);
-	call_insn_at(0x400100, 0x400800);
+	call_insn_at(0, 0x400100, 0x400800);
 	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
 				  &len), 0);
 	assert_int_equal(len, 4);
@@ -389,27 +391,46 @@ static void test_walk_leaf_rule(void **state)
 				  &len), 1);
 	assert_int_equal(len, 1);
 	/* No call before the word: a local, not a return address. */
-	call_insn[0] = 0x90;
+	call_insn[0][0] = 0x90;
 	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
 				  &len), 0);
 	assert_int_equal(len, 3);
 	assert_int_equal(chain[1], 0x400200);
 	/* A call into code above pc, or too far below it: not this leaf's. */
-	call_insn_at(0x400100, 0x400900);
+	call_insn_at(0, 0x400100, 0x400900);
 	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
 				  &len), 0);
 	assert_int_equal(len, 3);
-	call_insn_at(0x400100, 0x400810 - SPC_LEAF_SPAN);
+	call_insn_at(0, 0x400100, 0x400810 - SPC_LEAF_SPAN);
 	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
 				  &len), 0);
 	assert_int_equal(len, 3);
 	/* A word at sp outside the known text. */
-	call_insn_at(0x400100, 0x400800);
+	call_insn_at(0, 0x400100, 0x400800);
 	words[0] = 0x600105;
 	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
 				  &len), 0);
 	assert_int_equal(len, 3);
-	call_at = 0;
+	/*
+	 * A framed function's unwritten slot at sp, holding a return
+	 * address an earlier call left (into a helper at 0x400700, below
+	 * pc): the record at fp was made by a direct call into 0x400800,
+	 * nearer below pc, so pc is in fp's owner and the slot is stale.
+	 */
+	words[0] = 0x400105;
+	call_insn_at(0, 0x400100, 0x400700);
+	call_insn_at(1, 0x4001fb, 0x400800);
+	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
+				  &len), 0);
+	assert_int_equal(len, 3);
+	assert_int_equal(chain[1], 0x400200);
+	/* The same words, fp's call into code above pc: a frameless leaf. */
+	call_insn_at(1, 0x4001fb, 0x400900);
+	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
+				  &len), 0);
+	assert_int_equal(len, 4);
+	assert_int_equal(chain[1], 0x400105);
+	call_at[0] = call_at[1] = 0;
 }
 
 int main(void)
