@@ -753,6 +753,25 @@ static void qsort_callback_is_truncated_without_fault(void **state)
 }
 
 /*
+ * One caller with 24 call sites of ct_spin: 24 return addresses, each a
+ * node of its own under the same parent, so that a table of 16 nodes
+ * must fill whatever pcs the samples land on (under qemu TCG they land
+ * on few: the four callers alone needed fewer than 16 nodes there).
+ */
+#define SITE(k)	x += ct_spin(n / 24 + (k));
+__attribute__((noipa)) uint64_t many_sites(uint64_t n)
+{
+	uint64_t x = 0;
+
+	SITE(0) SITE(1) SITE(2) SITE(3) SITE(4) SITE(5) SITE(6) SITE(7)
+	SITE(8) SITE(9) SITE(10) SITE(11) SITE(12) SITE(13) SITE(14)
+	SITE(15) SITE(16) SITE(17) SITE(18) SITE(19) SITE(20) SITE(21)
+	SITE(22) SITE(23)
+	return x;
+}
+#undef SITE
+
+/*
  * A table of 16 nodes for chains of up to 3 frames fills at once: the
  * samples that find no room are counted lost, never filed elsewhere, and
  * what was filed agrees with the buckets (no bucket has fewer samples
@@ -769,6 +788,7 @@ static void full_table_counts_lost_and_keeps_the_rest_exact(void **state)
 	session_start(&s, bytes, 3);
 	run_interleaved(callers4, weight4, NCALLERS, lt_seconds_for(600),
 			iters_for(1) / 16 + 1, cpu);
+	wl_spin_cpu(many_sites, iters_for(2), lt_seconds_for(300));
 	run_qsort(1);
 	session_stop(&s);
 	assert_true(s.tree.lost > 0);
