@@ -62,13 +62,19 @@ static void check_share(const char *name, uint64_t s, uint64_t total,
  * The CPU time includes the threads' kernel time, which the samples
  * (user mode only) do not: on the debug kernel (SPROFIL_TEST_DEBUG_KERNEL,
  * tests/kmod/run-in-vm) KASAN and lockdep make thread creation and
- * futexes a tenth of it, so the bound there is 25 %.
+ * futexes a tenth of it, so the bound there is 25 %.  Under qemu TCG
+ * (SPROFIL_TEST_TCG), whose guest user/system split is no oracle and
+ * whose threads spend a fifth of their time in the kernel, unevenly
+ * with the host's load, it is 20 % (6.12 once gave 0.883 for four
+ * threads whose shares were all within half a point): a gross loss or
+ * double count still fails.
  */
 static void check_sampled_time(const struct sprofil_info *i,
 			       uint64_t period_ns, double cpu)
 {
 	double sampled = i->samples * (period_ns / 1e9);
-	double bound = getenv("SPROFIL_TEST_DEBUG_KERNEL") ? 0.25 : 0.10;
+	double bound = getenv("SPROFIL_TEST_DEBUG_KERNEL") ? 0.25 :
+		       getenv("SPROFIL_TEST_TCG") ? 0.20 : 0.10;
 
 	print_message("#   sampled %.3f s for %.3f s of CPU: ratio %.4f\n",
 		      sampled, cpu, sampled / cpu);
