@@ -308,6 +308,12 @@ static void check_four_callers(const struct ct_tree *t,
 	struct ct_span spin = span_in(p, f, "pg_spin");
 	uint64_t arc[NCALLERS], sum = 0, leaf, cut;
 	double cpu = 0;
+	/*
+	 * Each caller's share within 2 points of its CPU time; 5 under qemu
+	 * TCG (SPROFIL_TEST_TCG), no accuracy oracle (6.12 once gave 41.99 %
+	 * for 39.97 %), as in tests/lib/test_callers.c.
+	 */
+	double tol = getenv("SPROFIL_TEST_TCG") ? 5 : 2;
 
 	for (int k = 0; k < NCALLERS; k++) {
 		arc[k] = ct_arc(t, span_in(p, f, name[k]), spin);
@@ -338,7 +344,7 @@ static void check_four_callers(const struct ct_tree *t,
 
 		print_message("#   %s -> pg_spin: %.2f%% (its CPU %.2f%%)\n",
 			      name[k], pct, truth);
-		assert_true(fabs(pct - truth) <= 2);
+		assert_true(fabs(pct - truth) <= tol);
 	}
 }
 
