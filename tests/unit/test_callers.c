@@ -365,6 +365,20 @@ static void call_insn_at(int c, __u64 at, __u64 target)
 }
 
 /*
+ * The leaf tests' walk: pc 0x400810, fp at word 4, sp at word 0; checks
+ * whether it was cut (@cut) and returns the chain's length.
+ */
+static __u32 leaf_walk(struct fake_stack *s, __u32 depth, __u64 *chain,
+		       int cut)
+{
+	__u32 len;
+
+	assert_int_equal(spc_walk(s, 0x400810, AT(4), AT(0), 0, depth, chain,
+				  &len), cut);
+	return len;
+}
+
+/*
  * A sample in a leaf with no frame record of its own: its return address
  * is the word at sp, fp is its caller's.  The caller is taken from sp
  * only when a direct call into code at or just below pc made it.
@@ -380,36 +394,30 @@ static void test_walk_leaf_rule(void **state)
 	frame(4, AT(8), 0x400200);	/* the caller's record, at fp */
 	frame(8, 0, 0x400300);
 	call_insn_at(0, 0x400100, 0x400800);
-	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
-				  &len), 0);
+	len = leaf_walk(&s, 8, chain, 0);
 	assert_int_equal(len, 4);
 	assert_int_equal(chain[1], 0x400105);
 	assert_int_equal(chain[2], 0x400200);
 	assert_int_equal(chain[3], 0x400300);
 	/* Depth 1: the pc alone. */
-	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 1, chain,
-				  &len), 1);
+	len = leaf_walk(&s, 1, chain, 1);
 	assert_int_equal(len, 1);
 	/* No call before the word: a local, not a return address. */
 	call_insn[0][0] = 0x90;
-	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
-				  &len), 0);
+	len = leaf_walk(&s, 8, chain, 0);
 	assert_int_equal(len, 3);
 	assert_int_equal(chain[1], 0x400200);
 	/* A call into code above pc, or too far below it: not this leaf's. */
 	call_insn_at(0, 0x400100, 0x400900);
-	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
-				  &len), 0);
+	len = leaf_walk(&s, 8, chain, 0);
 	assert_int_equal(len, 3);
 	call_insn_at(0, 0x400100, 0x400810 - SPC_LEAF_SPAN);
-	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
-				  &len), 0);
+	len = leaf_walk(&s, 8, chain, 0);
 	assert_int_equal(len, 3);
 	/* A word at sp outside the known text. */
 	call_insn_at(0, 0x400100, 0x400800);
 	words[0] = 0x600105;
-	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
-				  &len), 0);
+	len = leaf_walk(&s, 8, chain, 0);
 	assert_int_equal(len, 3);
 	/*
 	 * A framed function's unwritten slot at sp, holding a return
@@ -420,14 +428,12 @@ static void test_walk_leaf_rule(void **state)
 	words[0] = 0x400105;
 	call_insn_at(0, 0x400100, 0x400700);
 	call_insn_at(1, 0x4001fb, 0x400800);
-	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
-				  &len), 0);
+	len = leaf_walk(&s, 8, chain, 0);
 	assert_int_equal(len, 3);
 	assert_int_equal(chain[1], 0x400200);
 	/* The same words, fp's call into code above pc: a frameless leaf. */
 	call_insn_at(1, 0x4001fb, 0x400900);
-	assert_int_equal(spc_walk(&s, 0x400810, AT(4), AT(0), 0, 8, chain,
-				  &len), 0);
+	len = leaf_walk(&s, 8, chain, 0);
 	assert_int_equal(len, 4);
 	assert_int_equal(chain[1], 0x400105);
 	call_at[0] = call_at[1] = 0;
