@@ -17,6 +17,7 @@
 #include <demangle.h>
 
 #include "gprof.h"
+#include "threads.h"
 
 /* The name messages start with: ours as invoked (argv[0]'s last part). */
 const char *whoami = "gprof";
@@ -134,6 +135,8 @@ enum {
 	OPTION_EXPORT,
 	OPTION_ESTIMATED_TIMES,
 	OPTION_DEBUG_FILE_DIRECTORY,
+	OPTION_THREADS,
+	OPTION_THREAD,
 };
 
 static const struct option long_options[] = {
@@ -176,6 +179,8 @@ static const struct option long_options[] = {
 	{ "extract-module", required_argument, NULL, OPTION_EXTRACT_MODULE },
 	{ "extract-to", required_argument, NULL, OPTION_EXTRACT_TO },
 	{ "export", required_argument, NULL, OPTION_EXPORT },
+	{ "threads", no_argument, NULL, OPTION_THREADS },
+	{ "thread", required_argument, NULL, OPTION_THREAD },
 	{ "estimated-times", no_argument, NULL, OPTION_ESTIMATED_TIMES },
 	{ "debug-file-directory", required_argument, NULL,
 	  OPTION_DEBUG_FILE_DIRECTORY },
@@ -199,7 +204,7 @@ static void usage(FILE *f, int status)
 "\t[--demangle[=STYLE]] [--no-demangle] [--external-symbol-table=name]\n"
 "\t[--extract-module=MODULE [--extract-to=FILE]]\n"
 "\t[--export=callgrind|dot|json] [--estimated-times] [@FILE]\n"
-"\t[--debug-file-directory=DIR]\n"
+"\t[--debug-file-directory=DIR] [--threads] [--thread=TID|NAME]\n"
 "\t[image-file] [profile-file...]\n"
 "Reads GNU gmon.out (also the BSD formats) and sprofil's multi-module\n"
 "profiles; see sprofil-gprof(1).\n", whoami);
@@ -440,6 +445,14 @@ int main(int argc, char **argv)
 		case OPTION_DEBUG_FILE_DIRECTORY:
 			debug_file_directory = optarg;
 			break;
+		case OPTION_THREADS:
+			threads_report = true;
+			break;
+		case OPTION_THREAD:
+			if (!*optarg)
+				fatal("--thread: give a thread id or name");
+			thread_selection = optarg;
+			break;
 		default:
 			usage(stderr, 1);
 		}
@@ -486,6 +499,13 @@ int main(int argc, char **argv)
 
 	sym_id_parse();
 	gmon_parse_files();
+	threads_apply_selection();
+	if (threads_report) {
+		threads_print();
+		if (fflush(stdout) || ferror(stdout))
+			fatal("standard output: %s", strerror(errno));
+		return 0;
+	}
 
 	if (extract_module) {
 		gmon_extract_module(extract_module,

@@ -529,6 +529,7 @@ static int sb_set_new(const struct sprofil_region *r, unsigned int n,
 		err = sb_set_callers(set, callers);
 	if (err)
 		goto fail;
+	set->per_thread = callers && (flags & SPROFIL_THREADS);
 	*out = set;
 	return 0;
 fail:
@@ -561,6 +562,7 @@ static void sb_install(struct sb_session *s, struct sb_set *set)
 		set->cxlate = old->cxlate;
 		old->cxlate = NULL;
 	}
+	__atomic_store_n(&bss->sp_cthreads, set->per_thread, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&bss->sp_cdepth,
 			 set->callers.hdr ? set->callers.depth : 0,
 			 __ATOMIC_SEQ_CST);
@@ -893,7 +895,9 @@ static void sb_file(struct sb_session *s, struct sb_set *set, uint64_t pc,
 	if (set->callers.hdr) {
 		__u64 chain = pc;
 
-		spc_file(&set->callers, &chain, 1, 1, (uint32_t)n);
+		spc_file(&set->callers, &chain, 1, 1, (uint32_t)n,
+			 set->per_thread ?
+			 spc_thread_pc((__u32)syscall(SYS_gettid)) : 0);
 	}
 	if (r < 0) {
 		__atomic_fetch_add(&bss->sp_misses[set->k], n,

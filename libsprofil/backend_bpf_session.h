@@ -45,6 +45,7 @@ struct sb_set {
 	uint64_t saturated;
 	/* The caller's table (docs/callers.md); callers.hdr NULL: none. */
 	struct spc_table callers;
+	bool per_thread;		/* SPROFIL_THREADS */
 	__u32 *cxlate;			/* where each program node went */
 };
 

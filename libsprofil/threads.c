@@ -18,6 +18,7 @@
 #include "backend_bpf.h"
 #include "fork.h"
 #include "signal_internal.h"
+#include "thread_table.h"
 #include "threads.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -57,6 +58,7 @@ static void sp_thread_exit(void *fn)
 {
 	sp_signal_thread_exiting((uintptr_t)fn);
 	sp_bpf_thread_exiting((uintptr_t)fn);
+	sp_thread_table_exiting();
 }
 
 /*
