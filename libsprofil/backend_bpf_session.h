@@ -65,6 +65,11 @@ struct sb_session {
 	uint64_t period;
 	bool percpu;
 	/*
+	 * Per-thread chains (SPROFIL_THREADS): no inherited counters, each
+	 * thread has its own (backend_bpf.c, sp_bpf_thread_started()).
+	 */
+	bool own_counters;
+	/*
 	 * The program's calling context tree (sp_cnodes), mapped, with its
 	 * chunks' flags; cnodes_n 0 when it records no chains.  The tree's
 	 * lost and busy counters already added to a caller's table.

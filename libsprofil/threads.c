@@ -82,6 +82,7 @@ static void *sp_thread_run(void *p)
 		sp_callers_thread_stack();
 	/* On failure the thread runs unsampled: better than not at all. */
 	sp_signal_thread_started();
+	sp_bpf_thread_started();
 	pthread_cleanup_push(sp_thread_exit, (void *)s.fn);
 	ret = sp_call_outermost(s.fn, s.arg);
 	pthread_cleanup_pop(1);
