@@ -71,6 +71,11 @@ static struct sym *frame_function(const struct caller_node *n, bool leaf)
 	return s && s->is_func ? s : NULL;
 }
 
+struct sym *caller_node_function(const struct caller_node *n, bool leaf)
+{
+	return frame_function(n, leaf);
+}
+
 static void resolve_nodes(void)
 {
 	size_t i, n = callers.len ? callers.len : 1;
