@@ -220,6 +220,11 @@ static enum chain_entry entry_of(const struct sym *s)
 	return strcmp(s->name, "main") ? ENTRY_OTHER : ENTRY_MAIN;
 }
 
+int caller_frame_entry(const struct sym *s)
+{
+	return entry_of(s);
+}
+
 /* Files one chain's @t ticks by the rules at the top of this file. */
 static void file_sample(struct sym *const *chain, size_t n, double t,
 			uint64_t *stamp, uint64_t serial)

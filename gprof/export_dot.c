@@ -80,8 +80,16 @@ static void colour(double share_pct, char out[8])
 		 (int)((rgb[2] + l - c / 2) * 255));
 }
 
+/* The profile has call counts (-pg); else no box or arrow shows calls. */
+static bool any_counts(void)
+{
+	return !measured_times || caller_stats.has_counts;
+}
+
 static void print_calls(bool unknown, uint64_t n)
 {
+	if (!any_counts())
+		return;
 	if (unknown)
 		printf("calls not counted");
 	else
@@ -97,9 +105,9 @@ static void node(size_t i, const char *indent)
 	printf("%sf%zu [label=\"", indent, i);
 	escaped(name);
 	free(name);
-	printf("\\n%.2f%% total (%.2f s)\\n%.2f%% self\\n", share(s),
+	printf("\\n%.2f%% total (%.2f s)\\n%.2f%% self%s", share(s),
 	       seconds(s->cg.prop.self + s->cg.prop.child),
-	       pct(s->cg.prop.self));
+	       pct(s->cg.prop.self), any_counts() ? "\\n" : "");
 	print_calls(sym_calls_unknown(s), s->ncalls);
 	printf("\", fillcolor=\"%s\"];\n", fill);
 }
@@ -112,7 +120,8 @@ static void arc(size_t i, const struct arc *a)
 	colour(p, c);
 	printf("\tf%zu -> f%zu [label=\"", i, (size_t)(a->child - symtab.base));
 	if (a->child != a->parent)
-		printf("%.2f%% (%.2f s)\\n", p, seconds(arc_ticks(a)));
+		printf("%.2f%% (%.2f s)%s", p, seconds(arc_ticks(a)),
+		       any_counts() ? "\\n" : "");
 	print_calls(a->uncounted, a->count);
 	printf("\", color=\"%s\", fontcolor=\"%s\", penwidth=%.1f];\n", c, c,
 	       1 + 3 * p / 100);
@@ -126,8 +135,11 @@ static void title(size_t hidden_nodes, size_t hidden_arcs)
 	printf(": %.2f s of samples; times %s\\l", seconds(print_time),
 	       measured_times ? "measured from call chains" :
 	       "estimated from call counts, as GNU gprof does");
-	printf("box: function, %% of all time in it and below it (total), in it alone (self), calls into it\\l");
-	printf("arrow: caller to callee, %% of all time spent below that call, calls\\l");
+	printf("box: function, %% of all time in it and below it (total), in it alone (self)%s\\l",
+	       any_counts() ? ", calls into it" : "");
+	printf("arrow: caller to callee, %% of all time spent below that call%s\\l",
+	       any_counts() ? ", calls" :
+	       "; no call counts (the program was not built with -pg)");
 	if (hidden_nodes || hidden_arcs)
 		printf("not shown: %zu functions under %g %% (--node-threshold), %zu arcs under %g %% (--edge-threshold)\\l",
 		       hidden_nodes, node_threshold, hidden_arcs,

@@ -41,6 +41,7 @@
 #define MIN_WIDTH 0.1		/* pixels */
 
 static double px_per_sample;
+static bool *module_drawn;	/* [nmodules]: a box of it is drawn */
 static unsigned int max_depth;
 static uint64_t all_samples;
 
@@ -116,6 +117,24 @@ static void fill_of(const struct stack_node *n, char out[24])
 	}
 }
 
+/*
+ * The box's text: in a multi-module profile the name without its
+ * "module`" (the colour and the tooltip say the module).
+ */
+static const char *label_of(const struct stack_node *n)
+{
+	const char *mod;
+	size_t len;
+
+	if (!multi_module || n->module >= nmodules)
+		return n->name;
+	mod = module_basename(&modules[n->module]);
+	len = strlen(mod);
+	if (!strncmp(n->name, mod, len) && n->name[len] == '`')
+		return n->name + len + 1;
+	return n->name;
+}
+
 static double y_of(unsigned int depth, bool icicle)
 {
 	return icicle ? TOP + depth * FRAME_H :
@@ -132,6 +151,8 @@ static unsigned int depth_of(const struct stacks *st, uint32_t i,
 	     c = st->node[c].next_sibling) {
 		if (st->node[c].total * px_per_sample < MIN_WIDTH)
 			continue;
+		if (st->node[c].module < nmodules)
+			module_drawn[st->node[c].module] = true;
 		k = depth_of(st, c, depth + 1);
 		if (k > d)
 			d = k;
@@ -144,7 +165,9 @@ static void frame(const struct stacks *st, uint32_t i, uint64_t x,
 {
 	const struct stack_node *n = &st->node[i];
 	double w = n->total * px_per_sample;
-	size_t fit = (size_t)((w - 6) / CHAR_W), len = strlen(n->name);
+	const char *label = label_of(n);
+	size_t fit = w > 6 ? (size_t)((w - 6) / CHAR_W) : 0;
+	size_t len = strlen(label);
 	char fill[24];
 	uint32_t c;
 
@@ -161,14 +184,16 @@ static void frame(const struct stacks *st, uint32_t i, uint64_t x,
 	       fill, (unsigned long long)x, (unsigned long long)n->total,
 	       depth);
 	xml_text(n->name);
+	printf("\" data-label=\"");
+	xml_text(label);
 	printf("\"/><text x=\"%.1f\" y=\"%.1f\">", PAD + x * px_per_sample + 3,
 	       y_of(depth, icicle) + FRAME_H - 4.5);
 	/* What fits; the script redoes it on zoom. */
 	if (fit >= 3) {
 		if (len <= fit) {
-			xml_text(n->name);
+			xml_text(label);
 		} else {
-			char *cut = xstrdup(n->name);
+			char *cut = xstrdup(label);
 
 			cut[fit - 2] = 0;
 			xml_text(cut);
@@ -195,6 +220,7 @@ static const char script[] =
 "    var f = { g: gs[i], r: r, t: gs[i].getElementsByTagName('text')[0],\n"
 "      x: +r.getAttribute('data-x'), w: +r.getAttribute('data-w'),\n"
 "      d: +r.getAttribute('data-d'), name: r.getAttribute('data-name'),\n"
+"      label: r.getAttribute('data-label'),\n"
 "      fill: r.getAttribute('fill'),\n"
 "      tip: gs[i].getElementsByTagName('title')[0].textContent };\n"
 "    frames.push(f);\n"
@@ -208,8 +234,8 @@ static const char script[] =
 "}\n"
 "function label(f, w) {\n"
 "  var n = Math.floor((w - 6) / CW);\n"
-"  f.t.textContent = n < 3 ? '' : f.name.length <= n ? f.name :\n"
-"    f.name.substring(0, n - 2) + '..';\n"
+"  f.t.textContent = n < 3 ? '' : f.label.length <= n ? f.label :\n"
+"    f.label.substring(0, n - 2) + '..';\n"
 "}\n"
 "function place(f, x, w, show, faded) {\n"
 "  f.g.style.display = show ? '' : 'none';\n"
@@ -294,6 +320,8 @@ static void legend(void)
 	for (m = 0; m < nmodules && x < WIDTH - 100; m++) {
 		const char *name = module_basename(&modules[m]);
 
+		if (!module_drawn[m])
+			continue;
 		hsl(module_hue[m % NHUES], 0.65, 0.6, fill);
 		printf("<rect x=\"%.1f\" y=\"46\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%.1f\" y=\"55\" font-size=\"11\">",
 		       x, fill, x + 14);
@@ -324,6 +352,7 @@ void export_flamegraph(bool icicle)
 	}
 	all_samples = st.node[0].total;
 	px_per_sample = (double)(WIDTH - 2 * PAD) / all_samples;
+	module_drawn = xcalloc(nmodules ? nmodules : 1, sizeof(*module_drawn));
 	max_depth = depth_of(&st, 0, 0);
 	height = TOP + (max_depth + 1) * FRAME_H + BOTTOM;
 	printf("<?xml version=\"1.0\" standalone=\"no\"?>\n");
@@ -340,5 +369,7 @@ void export_flamegraph(bool icicle)
 	legend();
 	frame(&st, 0, 0, 0, icicle);
 	printf("</svg>\n");
+	free(module_drawn);
+	module_drawn = NULL;
 	stacks_free(&st);
 }

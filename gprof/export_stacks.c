@@ -194,27 +194,67 @@ static unsigned int node_module(const struct caller_node *n)
 	return n->module < nmodules ? n->module : UINT_MAX;
 }
 
+/*
+ * Every node's stack as a caller twice: under "[truncated]" when its
+ * chain was cut, and without it.  A sample's chain is put under the
+ * mark unless the cut lies beyond main (the rule of the measured call
+ * graph, cg_measured.c: glibc's start code calls main without a frame
+ * pointer, so such a chain lacks nothing of the program).
+ */
+struct walk {
+	uint32_t *plain, *cut;	/* the stack node as a caller */
+	bool *was_cut;		/* the chain through the node was cut */
+	unsigned char *entry;	/* caller_frame_entry() of the cut chain */
+};
+
 static void from_chains(struct stacks *st)
 {
-	size_t n = callers.len, i;
-	uint32_t *as_caller = xcalloc(n ? n : 1, sizeof(*as_caller));
+	size_t n = callers.len ? callers.len : 1, i;
+	struct walk w = {
+		.plain = xcalloc(n, sizeof(*w.plain)),
+		.cut = xcalloc(n, sizeof(*w.cut)),
+		.was_cut = xcalloc(n, sizeof(*w.was_cut)),
+		.entry = xcalloc(n, sizeof(*w.entry)),
+	};
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < callers.len; i++) {
 		const struct caller_node *c = &callers.node[i];
-		uint32_t up = c->parent == CALLER_NONE ? 0 :
-			      as_caller[c->parent];
+		uint32_t p = c->parent;
+		int above = 0, leaf_entry;
+		const char *name;
 
-		as_caller[i] = stack_child(st, up, node_frame_name(c, false),
-					   node_module(c));
-		if (c->count) {
-			uint32_t leaf = stack_child(st, up,
-						    node_frame_name(c, true),
-						    node_module(c));
-
-			st->node[leaf].self += c->count;
+		if (p == CALLER_NONE && caller_node_truncated(c)) {
+			w.was_cut[i] = true;
+			w.plain[i] = 0;
+			w.cut[i] = stack_child(st, 0, node_frame_name(c, false),
+					       UINT_MAX);
+			continue;
 		}
+		if (p != CALLER_NONE) {
+			w.was_cut[i] = w.was_cut[p];
+			above = w.entry[p];
+		}
+		name = node_frame_name(c, false);
+		w.plain[i] = stack_child(st, p == CALLER_NONE ? 0 :
+					 w.plain[p], name, node_module(c));
+		w.cut[i] = stack_child(st, p == CALLER_NONE ? 0 : w.cut[p],
+				       name, node_module(c));
+		w.entry[i] = above ? above :
+			     caller_frame_entry(caller_node_function(c, false));
+		if (!c->count)
+			continue;
+		leaf_entry = above ? above :
+			     caller_frame_entry(caller_node_function(c, true));
+		name = node_frame_name(c, true);
+		st->node[stack_child(st, p == CALLER_NONE ? 0 :
+				     w.was_cut[i] && leaf_entry != 1 ?
+				     w.cut[p] : w.plain[p],
+				     name, node_module(c))].self += c->count;
 	}
-	free(as_caller);
+	free(w.plain);
+	free(w.cut);
+	free(w.was_cut);
+	free(w.entry);
 }
 
 /*

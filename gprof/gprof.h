@@ -297,6 +297,13 @@ bool caller_node_truncated(const struct caller_node *n);
  */
 struct sym *caller_node_function(const struct caller_node *n, bool leaf);
 /*
+ * What function @s (NULL: unknown) says of a cut chain it is the
+ * outermost frame of: 0, nothing (a library, the start code); 1, main,
+ * so that the chain lacks only the C library's start code and counts
+ * as complete; 2, another function of the program.  cg_measured.c.
+ */
+int caller_frame_entry(const struct sym *s);
+/*
  * --extract-module: the chains through module @m, into @t (its nodes'
  * module 0 for @m, absolute for the rest): their frames in @m at their
  * link-time pcs, each run of frames elsewhere as one frame in no module
