@@ -10,9 +10,11 @@
  * one sample is never rounded away (5.636 s, not 5.6360000000000001);
  * percentages with two decimals.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "export.h"
 
@@ -62,10 +64,44 @@ static void header(void)
 		       (unsigned long long)caller_stats.overhead);
 }
 
+static void hex(const unsigned char *id, size_t len)
+{
+	putchar('"');
+	while (len--)
+		printf("%02x", *id++);
+	putchar('"');
+}
+
+/*
+ * The build-id the profile recorded for the module, else its file's
+ * (a GNU gmon.out records none), else null.
+ */
+static void build_id(const struct module *mod)
+{
+	const unsigned char *id;
+	size_t len;
+	Elf *elf;
+	int fd;
+
+	if (mod->build_id_len) {
+		hex(mod->build_id, mod->build_id_len);
+		return;
+	}
+	fd = mod->path && !mod->is_vdso ? open(mod->path, O_RDONLY | O_CLOEXEC) :
+	     -1;
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (elf && elf_build_id(elf, &id, &len) && len)
+		hex(id, len);
+	else
+		printf("null");
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void json_modules(void)
 {
 	unsigned int m;
-	size_t k;
 
 	printf(",\"modules\":[");
 	for (m = 0; m < nmodules; m++) {
@@ -74,14 +110,7 @@ static void json_modules(void)
 		printf("%s{\"index\":%u,\"name\":", m ? "," : "", m);
 		quoted(module_name(m));
 		printf(",\"build_id\":");
-		if (mod->build_id_len) {
-			putchar('"');
-			for (k = 0; k < mod->build_id_len; k++)
-				printf("%02x", mod->build_id[k]);
-			putchar('"');
-		} else {
-			printf("null");
-		}
+		build_id(mod);
 		printf(",\"read\":%s", mod->why ? "false" : "true");
 		if (mod->overhead)
 			printf(",\"profiler_overhead\":true");
