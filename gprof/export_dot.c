@@ -37,6 +37,12 @@ static double pct(double ticks)
 	return print_time > 0 ? 100 * ticks / print_time : 0.0;
 }
 
+/* The profile has call counts (-pg); else no box or arrow shows calls. */
+static bool any_counts(void)
+{
+	return !measured_times || caller_stats.has_counts;
+}
+
 static bool node_kept(const struct sym *s)
 {
 	return shown(s) && (print_time <= 0 || share(s) >= node_threshold);
@@ -47,12 +53,17 @@ static double arc_ticks(const struct arc *a)
 	return a->time + a->child_time;
 }
 
-/* Recursive calls carry no time of their own: kept with their node. */
+/*
+ * Recursive calls carry no time of their own: kept with their node when
+ * counted (-pg), as an unlabelled loop says nothing.
+ */
 static bool arc_kept(const struct arc *a)
 {
-	return node_kept(a->parent) && node_kept(a->child) &&
-	       (print_time <= 0 || a->child == a->parent ||
-		pct(arc_ticks(a)) >= edge_threshold);
+	if (!node_kept(a->parent) || !node_kept(a->child))
+		return false;
+	if (a->child == a->parent)
+		return !a->uncounted && any_counts();
+	return print_time <= 0 || pct(arc_ticks(a)) >= edge_threshold;
 }
 
 /*
@@ -78,12 +89,6 @@ static void colour(double share_pct, char out[8])
 	snprintf(out, 8, "#%02x%02x%02x", (int)((rgb[0] + l - c / 2) * 255),
 		 (int)((rgb[1] + l - c / 2) * 255),
 		 (int)((rgb[2] + l - c / 2) * 255));
-}
-
-/* The profile has call counts (-pg); else no box or arrow shows calls. */
-static bool any_counts(void)
-{
-	return !measured_times || caller_stats.has_counts;
 }
 
 static void print_calls(bool unknown, uint64_t n)
