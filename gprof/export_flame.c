@@ -60,6 +60,8 @@ static void xml_text(const char *s)
 			fputs("&quot;", stdout);
 		else if (c < 0x20)
 			putchar(' ');	/* not allowed in XML 1.0 */
+		else if (c >= 0x80)
+			putchar('?');	/* may not be UTF-8: not well-formed */
 		else
 			putchar(c);
 	}

@@ -273,7 +273,9 @@ static void from_histogram(struct stacks *st)
 		const struct sym *s = &symtab.base[i];
 		uint64_t upto;
 
-		if (s->hist.time <= 0 || !s->name)
+		/* The profiler's own time is in no function (hist.c). */
+		if (s->hist.time <= 0 || !s->name ||
+		    (s->module < nmodules && modules[s->module].overhead))
 			continue;
 		sum += s->hist.time;
 		upto = (uint64_t)(sum + 0.5);
