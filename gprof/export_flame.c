@@ -319,6 +319,9 @@ static void legend(void)
 
 	if (!multi_module)
 		return;
+	printf("<text x=\"%.1f\" y=\"55\" font-size=\"11\">colour = load module:</text>\n",
+	       x);
+	x += 14 + CHAR_W * 20;
 	for (m = 0; m < nmodules && x < WIDTH - 100; m++) {
 		const char *name = module_basename(&modules[m]);
 
