@@ -146,7 +146,7 @@ static void title(size_t hidden_nodes, size_t hidden_arcs)
 	       any_counts() ? ", calls" :
 	       "; no call counts (the program was not built with -pg)");
 	if (hidden_nodes || hidden_arcs)
-		printf("not shown: %zu functions under %g %% (--node-threshold), %zu arcs under %g %% (--edge-threshold)\\l",
+		printf("not shown: %zu functions under %g %% (--node-threshold) with their arcs, %zu more arcs under %g %% (--edge-threshold)\\l",
 		       hidden_nodes, node_threshold, hidden_arcs,
 		       edge_threshold);
 	printf("\";\n\tlabelloc=t;\n\tfontname=\"Helvetica\";\n");
@@ -164,8 +164,10 @@ void export_dot(void)
 		if (!shown(s))
 			continue;
 		hidden_nodes += !node_kept(s);
+		/* Arcs of hidden functions go with them, unsaid. */
 		for (a = s->cg.children; a; a = a->next_child)
-			hidden_arcs += shown(a->child) && !arc_kept(a);
+			hidden_arcs += node_kept(s) && node_kept(a->child) &&
+				       !arc_kept(a) && a->child != s;
 	}
 	printf("digraph gprof {\n");
 	title(hidden_nodes, hidden_arcs);
