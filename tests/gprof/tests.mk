@@ -10,6 +10,11 @@
 #                 (--debug-file-directory), st_size gaps, the profiler's
 #                 own time as overhead, another kernel's [vdso]
 #   run-export    --export=callgrind|dot|json against the text reports
+#   run-exports   the exports people look at: folded stacks, flame and
+#                 icicle graphs (SVG), dot's thresholds, clusters and
+#                 --render, JSON's build-ids and lines; bad input; a
+#                 real `sprofil record`; also under ASan+UBSan
+#                 (check-gprof-exports-asan)
 #   run-callers   caller samples: the measured call graph (exact numbers
 #                 on hand-made profiles), --estimated-times against GNU,
 #                 no -pg, exports, -s, corrupt tag-4 records; also under
@@ -135,6 +140,7 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
 	check-gprof-trust check-gprof-trust-asan \
 	check-gprof-export check-gprof-badinput check-gprof-asan \
+	check-gprof-exports check-gprof-exports-asan \
 	check-gprof-callers check-gprof-callers-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
@@ -169,6 +175,17 @@ check-gprof-export:
 
 check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
+
+# The recording needs `sprofil record` (its library and probe).
+GPT_EXPORTS_PREREQS := gprof-tests $(CLI_BIN) $(CLI_PROBE) lib
+check-gprof-exports:
+	$(call GPT_CHECK,exports,$(GPT_EXPORTS_PREREQS),\
+		GPT_SPROFIL=$(abspath $(CLI_BIN)))
+
+check-gprof-exports-asan:
+	$(call GPT_CHECK,exports-asan,$(GPT_EXPORTS_PREREQS) \
+		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV) \
+		GPT_SPROFIL=$(abspath $(CLI_BIN)))
 
 check-gprof-callers:
 	$(call GPT_CHECK,callers,gprof-tests)
@@ -225,6 +242,8 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-multimod
 	-@$(MAKE) --no-print-directory check-gprof-trust
 	-@$(MAKE) --no-print-directory check-gprof-export
+	-@$(MAKE) --no-print-directory check-gprof-exports
+	-@$(MAKE) --no-print-directory check-gprof-exports-asan
 	-@$(MAKE) --no-print-directory check-gprof-callers
 	-@$(MAKE) --no-print-directory check-gprof-callers-asan
 	-@$(MAKE) --no-print-directory check-gprof-badinput
