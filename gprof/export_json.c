@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "threads.h"
 
 /* Decimals of a second that show one sample: 2 at 100 Hz, 3 at 1 kHz. */
 static int second_digits;
@@ -241,6 +242,44 @@ static void json_lines(void)
 	printf("]");
 }
 
+/*
+ * A per-thread profile's threads (threads.h): their totals, and whether
+ * --thread chose them (the functions and arcs are then theirs alone).
+ */
+static void json_threads(void)
+{
+	double period = callers.period_ns / 1e9;
+	uint32_t t;
+
+	if (!nthreads)
+		return;
+	if (thread_selection) {
+		printf(",\"thread_selection\":");
+		quoted(thread_selection);
+	}
+	printf(",\"threads\":[");
+	for (t = 0; t < nthreads; t++) {
+		const struct thread_prof *th = &threads[t];
+
+		printf("%s{\"tid\":%u,\"name\":", t ? "," : "", th->tid);
+		if (th->name[0])
+			quoted(th->name);
+		else
+			printf("null");
+		printf(",\"samples\":%llu,\"truncated\":%llu,\"seconds\":%.*f",
+		       (unsigned long long)th->samples,
+		       (unsigned long long)th->truncated, second_digits,
+		       th->samples * period);
+		if (th->cpu_known)
+			printf(",\"cpu_seconds\":%.*f", second_digits,
+			       th->cpu_ns / 1e9);
+		else
+			printf(",\"cpu_seconds\":null");
+		printf(",\"selected\":%s}", th->selected ? "true" : "false");
+	}
+	printf("]");
+}
+
 void export_json(void)
 {
 	second_digits = hz > 100 ? (int)ceil(log10(hz) - 1e-9) : 2;
@@ -248,6 +287,7 @@ void export_json(void)
 		second_digits = 9;
 	header();
 	json_modules();
+	json_threads();
 	json_functions();
 	json_arcs();
 	json_lines();
