@@ -3,11 +3,7 @@
  * --export=FORMAT: the analyzed profile in a form other tools read,
  * instead of the text reports.
  *
- *   callgrind  KCachegrind / qcachegrind / callgrind_annotate / gprof2dot
- *              -f callgrind: self cost per function, one "calls=" line
- *              per arc with the arc's inclusive cost (estimated, or
- *              measured from caller samples),
- *              "ob=" the load module.  Costs are integer microseconds.
+ *   callgrind  KCachegrind and friends (export_callgrind.c).
  *   dot        Graphviz: the functions of the call graph, coloured by
  *              their share of the time, arcs labelled with their calls
  *              (render with `dot -Tsvg`).
@@ -26,11 +22,11 @@
 #include <string.h>
 #include <demangle.h>
 
-#include "gprof.h"
+#include "export.h"
 
 const char *export_format;
 
-static const char *module_name(unsigned int m)
+const char *export_module_name(unsigned int m)
 {
 	const struct module *mod = &modules[m];
 
@@ -38,7 +34,7 @@ static const char *module_name(unsigned int m)
 }
 
 /* The name as the reports print it (demangled unless --no-demangle). */
-static char *display_name(const struct sym *s)
+char *export_display_name(const struct sym *s)
 {
 	char *dm = NULL;
 
@@ -47,7 +43,7 @@ static char *display_name(const struct sym *s)
 	return dm ? dm : xstrdup(s->name ? s->name : "");
 }
 
-static bool shown(const struct sym *s)
+bool export_shown(const struct sym *s)
 {
 	return s->name && s->cg.print_flag &&
 	       (!ignore_zeros || s->ncalls || s->cg.self_calls ||
@@ -55,58 +51,15 @@ static bool shown(const struct sym *s)
 		s->hist.time != 0);
 }
 
-static long long us(double ticks)
+long long export_us(double ticks)
 {
 	return hz > 0 ? (long long)(ticks / hz * 1e6 + 0.5) : 0;
 }
 
 /* A function's own time: the flat profile's, or the measured graph's. */
-static double self_ticks(const struct sym *s)
+double export_self_ticks(const struct sym *s)
 {
 	return measured_times ? s->cg.prop.self : s->hist.time;
-}
-
-static void callgrind(void)
-{
-	long long sum = 0;
-	size_t i;
-
-	/* The summary is the total of the self costs written below. */
-	for (i = 0; i < symtab.len; i++)
-		if (shown(&symtab.base[i]))
-			sum += us(self_ticks(&symtab.base[i]));
-	printf("# callgrind format\nversion: 1\ncreator: sprofil-gprof\n");
-	printf("cmd: %s\npositions: line\nevents: us\n", a_out_name);
-	printf("summary: %lld\n\n", sum);
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
-		struct arc *a;
-		char *name;
-
-		if (!shown(s))
-			continue;
-		sym_source(s);
-		name = display_name(s);
-		printf("ob=%s\nfl=%s\nfn=%s\n%d %lld\n", module_name(s->module),
-		       s->file ? s->file->name : "???", name, s->line_num,
-		       us(self_ticks(s)));
-		free(name);
-		for (a = s->cg.children; a; a = a->next_child) {
-			struct sym *c = a->child;
-
-			if (!shown(c) || c == s)
-				continue;
-			sym_source(c);
-			name = display_name(c);
-			printf("cob=%s\ncfl=%s\ncfn=%s\ncalls=%llu %d\n%d %lld\n",
-			       module_name(c->module),
-			       c->file ? c->file->name : "???", name,
-			       (unsigned long long)a->count, c->line_num,
-			       s->line_num, us(a->time + a->child_time));
-			free(name);
-		}
-		putchar('\n');
-	}
 }
 
 /* Writes @s escaped for a JSON or dot string. */
@@ -149,9 +102,9 @@ static void dot(void)
 		/* White to red with the share of the time. */
 		int shade = 255 - (int)(pct * 2.04);
 
-		if (!shown(s))
+		if (!export_shown(s))
 			continue;
-		name = display_name(s);
+		name = export_display_name(s);
 		printf("\tf%zu [label=\"", i);
 		escaped(name);
 		free(name);
@@ -167,10 +120,10 @@ static void dot(void)
 		struct sym *s = &symtab.base[i];
 		struct arc *a;
 
-		if (!shown(s))
+		if (!export_shown(s))
 			continue;
 		for (a = s->cg.children; a; a = a->next_child) {
-			if (!shown(a->child))
+			if (!export_shown(a->child))
 				continue;
 			printf("\tf%zu -> f%zu [label=\"", i,
 			       (size_t)(a->child - symtab.base));
@@ -226,7 +179,7 @@ static void json(void)
 	printf(",\"modules\":[");
 	for (m = 0; m < nmodules; m++) {
 		printf("%s{\"index\":%u,\"name\":", m ? "," : "", m);
-		quoted(module_name(m));
+		quoted(export_module_name(m));
 		printf(",\"read\":%s", modules[m].why ? "false" : "true");
 		if (modules[m].overhead)
 			printf(",\"profiler_overhead\":true");
@@ -241,10 +194,10 @@ static void json(void)
 		struct sym *s = &symtab.base[i];
 		char *name;
 
-		if (!shown(s))
+		if (!export_shown(s))
 			continue;
 		sym_source(s);
-		name = display_name(s);
+		name = export_display_name(s);
 		printf("%s{\"id\":%zu,\"name\":", sep, i);
 		quoted(name);
 		free(name);
@@ -271,10 +224,10 @@ static void json(void)
 		struct sym *s = &symtab.base[i];
 		struct arc *a;
 
-		if (!shown(s))
+		if (!export_shown(s))
 			continue;
 		for (a = s->cg.children; a; a = a->next_child) {
-			if (!shown(a->child))
+			if (!export_shown(a->child))
 				continue;
 			printf("%s{\"caller\":%zu,\"callee\":%zu,\"count\":",
 			       sep, i, (size_t)(a->child - symtab.base));
@@ -291,7 +244,7 @@ static void json(void)
 void export_profile(void)
 {
 	if (!strcmp(export_format, "callgrind"))
-		callgrind();
+		export_callgrind();
 	else if (!strcmp(export_format, "dot"))
 		dot();
 	else
