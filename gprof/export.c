@@ -4,6 +4,7 @@
  * instead of the text reports.
  *
  *   callgrind  KCachegrind and friends (export_callgrind.c).
+ *   pprof      `go tool pprof`'s gzipped profile.proto (export_pprof.c).
  *   dot        Graphviz: the functions of the call graph, coloured by
  *              their share of the time, arcs labelled with their calls
  *              (render with `dot -Tsvg`).
@@ -245,6 +246,8 @@ void export_profile(void)
 {
 	if (!strcmp(export_format, "callgrind"))
 		export_callgrind();
+	else if (!strcmp(export_format, "pprof"))
+		export_pprof();
 	else if (!strcmp(export_format, "dot"))
 		dot();
 	else
@@ -253,6 +256,7 @@ void export_profile(void)
 
 bool export_format_known(const char *f)
 {
-	return !strcmp(f, "callgrind") || !strcmp(f, "dot") ||
+	return !strcmp(f, "callgrind") || !strcmp(f, "pprof") ||
+	       !strcmp(f, "dot") ||
 	       !strcmp(f, "json");
 }

@@ -22,5 +22,6 @@ double export_self_ticks(const struct sym *s);
 
 /* The writers, one a format. */
 void export_callgrind(void);
+void export_pprof(void);
 
 #endif /* GPROF_EXPORT_H */

@@ -198,7 +198,7 @@ static void usage(FILE *f, int status)
 "\t[--version] [--width=n] [--ignore-non-functions]\n"
 "\t[--demangle[=STYLE]] [--no-demangle] [--external-symbol-table=name]\n"
 "\t[--extract-module=MODULE [--extract-to=FILE]]\n"
-"\t[--export=callgrind|dot|json] [--estimated-times] [@FILE]\n"
+"\t[--export=callgrind|pprof|dot|json] [--estimated-times] [@FILE]\n"
 "\t[--debug-file-directory=DIR]\n"
 "\t[image-file] [profile-file...]\n"
 "Reads GNU gmon.out (also the BSD formats) and sprofil's multi-module\n"
@@ -430,7 +430,7 @@ int main(int argc, char **argv)
 			break;
 		case OPTION_EXPORT:
 			if (!export_format_known(optarg))
-				fatal("--export: unknown format `%s' (callgrind, dot or json)",
+				fatal("--export: unknown format `%s' (callgrind, pprof, dot or json)",
 				      optarg);
 			export_format = optarg;
 			break;

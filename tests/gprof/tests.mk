@@ -101,12 +101,19 @@ $(GPT_DIR)/mkbadelf: $(GPT_SRC)/mkbadelf.c gprof/gprof.h
 GPROF_ASAN_DIR := $(BUILD)/gprof-asan
 GPROF_ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
-GPROF_ASAN_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPROF_ASAN_DIR)/%.o)
+GPROF_ASAN_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPROF_ASAN_DIR)/%.o) \
+	$(GPROF_ASAN_DIR)/pprof.pb-c.o
 
 $(GPROF_ASAN_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Igprof -I/usr/include/libiberty $(CFLAGS) \
+	$(CC) $(CPPFLAGS) $(CPPFLAGS_PB) -Igprof -I/usr/include/libiberty $(CFLAGS) \
 		$(GPROF_ASAN_FLAGS) -c -o $@ $<
+
+$(GPROF_ASAN_DIR)/pprof.pb-c.o: $(GPROF_PB_C)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CPPFLAGS_PB) $(GPROF_ASAN_FLAGS) -c -o $@ $<
+
+$(GPROF_ASAN_DIR)/export_pprof.o: $(GPROF_PB_H)
 
 $(GPROF_ASAN_DIR)/gprof: $(GPROF_ASAN_OBJS)
 	$(CC) $(CFLAGS) $(GPROF_ASAN_FLAGS) -o $@ $(GPROF_ASAN_OBJS) $(GPROF_LIBS)
@@ -116,11 +123,18 @@ $(GPROF_ASAN_DIR)/gprof: $(GPROF_ASAN_OBJS)
 GPT_FUZZ_DIR := $(GPT_DIR)/fuzz-obj
 GPT_FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=fuzzer-no-link,address,undefined
-GPT_FUZZ_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPT_FUZZ_DIR)/%.o)
+GPT_FUZZ_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPT_FUZZ_DIR)/%.o) \
+	$(GPT_FUZZ_DIR)/pprof.pb-c.o
+
+$(GPT_FUZZ_DIR)/pprof.pb-c.o: $(GPROF_PB_C)
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) $(CPPFLAGS_PB) $(GPT_FUZZ_FLAGS) -c -o $@ $<
+
+$(GPT_FUZZ_DIR)/export_pprof.o: $(GPROF_PB_H)
 
 $(GPT_FUZZ_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS) -Igprof -I/usr/include/libiberty -std=gnu11 \
+	clang $(CPPFLAGS) $(CPPFLAGS_PB) -Igprof -I/usr/include/libiberty -std=gnu11 \
 		-D_GNU_SOURCE -Dmain=gprof_main $(GPT_FUZZ_FLAGS) -c -o $@ $<
 
 # fuzz_gmon: the profile reader; fuzz_elf: the ELF and DWARF readers
