@@ -10,6 +10,9 @@
 #                 (--debug-file-directory), st_size gaps, the profiler's
 #                 own time as overhead, another kernel's [vdso]
 #   run-export    --export=callgrind|dot|json against the text reports
+#   run-pprof     --export=pprof read back by `go tool pprof` (the
+#                 oracle): -top against the flat profile, -traces
+#                 against the callers tree, build-ids, empty profiles
 #   run-callers   caller samples: the measured call graph (exact numbers
 #                 on hand-made profiles), --estimated-times against GNU,
 #                 no -pg, exports, -s, corrupt tag-4 records; also under
@@ -88,6 +91,21 @@ $(GPT_DIR)/libmm.so: $(GPT_SRC)/corpus/mm_lib.c
 $(GPT_DIR)/mm-main: $(GPT_SRC)/corpus/mm_main.c $(GPT_DIR)/libmm.so
 	$(CC) -O1 -g -o $@ $< -L$(GPT_DIR) -lmm -Wl,-rpath,'$$ORIGIN'
 
+# Recorded by `sprofil record` (run-pprof, run-merge): frame records in
+# every function, no sibling calls, no shrink-wrapping, so the chains are
+# exact; -DVARIANT=2 is another build of it (another build-id).
+GPT_FP_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+	-fno-shrink-wrap
+GPT_RECORDED := $(GPT_DIR)/pp-chains $(GPT_DIR)/pp-chains-v2
+
+$(GPT_DIR)/pp-chains: $(GPT_SRC)/corpus/pp_chains.c tests/cli/cli_burn.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_FP_FLAGS) -o $@ $<
+
+$(GPT_DIR)/pp-chains-v2: $(GPT_SRC)/corpus/pp_chains.c tests/cli/cli_burn.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_FP_FLAGS) -DVARIANT=2 -o $@ $<
+
 $(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c include/sprofil/gmon_format.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
@@ -148,13 +166,14 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
 	check-gprof-trust check-gprof-trust-asan \
-	check-gprof-export check-gprof-badinput check-gprof-asan \
+	check-gprof-export check-gprof-pprof check-gprof-badinput check-gprof-asan \
 	check-gprof-callers check-gprof-callers-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
 GPT_ENV = GPROF=$(GPROF) GPT_BIN=$(abspath $(GPT_DIR)) \
-	GPT_SRC=$(abspath $(GPT_SRC)) GPT_ROOT=$(abspath .)
+	GPT_SRC=$(abspath $(GPT_SRC)) GPT_ROOT=$(abspath .) \
+	SPROFIL=$(abspath $(CLI_BIN))
 
 # $(call GPT_CHECK,NAME,PREREQS,ENV): builds PREREQS, then runs
 # run-NAME into gprof-NAME.tap; a part that does not build gets a
@@ -180,6 +199,11 @@ check-gprof-trust:
 
 check-gprof-export:
 	$(call GPT_CHECK,export,gprof-tests)
+
+# --export=pprof read back by `go tool pprof`, on -pg profiles and on
+# profiles `sprofil record` writes (so it needs the command built).
+check-gprof-pprof:
+	$(call GPT_CHECK,pprof,gprof-tests cli $(GPT_RECORDED))
 
 check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
@@ -239,6 +263,7 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-multimod
 	-@$(MAKE) --no-print-directory check-gprof-trust
 	-@$(MAKE) --no-print-directory check-gprof-export
+	-@$(MAKE) --no-print-directory check-gprof-pprof
 	-@$(MAKE) --no-print-directory check-gprof-callers
 	-@$(MAKE) --no-print-directory check-gprof-callers-asan
 	-@$(MAKE) --no-print-directory check-gprof-badinput
