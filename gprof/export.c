@@ -16,7 +16,7 @@
  * (symspecs, -z) shape them.  When the profile has caller samples they
  * are the measured ones (cg_measured.c): a function's self cost is then
  * the call graph's (its samples' sampled pcs), so that inclusive costs
- * add up, and an arc seen only in the chains has no call count (0 in
+ * add up, and an arc seen only in the chains has no call count (1 in
  * callgrind's calls=, null in JSON, "-" in dot).
  */
 #include <stdlib.h>

@@ -399,6 +399,9 @@ void print_name(FILE *f, struct sym *s);
 /* ---- histograms and the flat profile (hist.c) ---- */
 
 void hist_assign_samples(void);
+/* The unified [lo, hi) that bin @i of @r counted (empty: none). */
+void hist_bin_bounds(const struct hist_record *r, uint64_t i, uint64_t *lo,
+		     uint64_t *hi);
 void hist_print(void);
 extern double total_time;	/* ticks, the profiler's left out */
 /* Ticks in the profiler's own code (modules[].overhead), left out. */

@@ -128,6 +128,23 @@ static uint64_t bucket_start(const struct hist_record *r, uint64_t i)
 	return r->lowpc + (uint64_t)(units / r->scale) * r->bucket_size;
 }
 
+void hist_bin_bounds(const struct hist_record *r, uint64_t i, uint64_t *lo,
+		     uint64_t *hi)
+{
+	double scale = first_scale();
+
+	if (!r->scale) {
+		/* GNU's bins, in 2-byte units from lowpc / 2. */
+		*lo = 2 * (r->lowpc / 2 + (uint64_t)(scale * i));
+		*hi = 2 * (r->lowpc / 2 + (uint64_t)(scale * (i + 1)));
+		return;
+	}
+	*lo = bucket_start(r, i);
+	*hi = bucket_start(r, i + 1);
+	if (*hi > r->highpc)
+		*hi = r->highpc;
+}
+
 static void assign_exact(const struct hist_record *r)
 {
 	uint64_t i;
@@ -138,10 +155,7 @@ static void assign_exact(const struct hist_record *r)
 
 		if (!count)
 			continue;
-		lo = bucket_start(r, i);
-		hi = bucket_start(r, i + 1);
-		if (hi > r->highpc)
-			hi = r->highpc;
+		hist_bin_bounds(r, i, &lo, &hi);
 		total_time += count;
 		if (hi <= lo)
 			continue;

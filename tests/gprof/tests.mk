@@ -13,6 +13,8 @@
 #   run-pprof     --export=pprof read back by `go tool pprof` (the
 #                 oracle): -top against the flat profile, -traces
 #                 against the callers tree, build-ids, empty profiles
+#   run-cglines   --export=callgrind's source lines and call sites read
+#                 back by callgrind_annotate, against -l's flat profile
 #   run-callers   caller samples: the measured call graph (exact numbers
 #                 on hand-made profiles), --estimated-times against GNU,
 #                 no -pg, exports, -s, corrupt tag-4 records; also under
@@ -166,7 +168,8 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
 	check-gprof-trust check-gprof-trust-asan \
-	check-gprof-export check-gprof-pprof check-gprof-badinput check-gprof-asan \
+	check-gprof-export check-gprof-pprof check-gprof-cglines \
+	check-gprof-badinput check-gprof-asan \
 	check-gprof-callers check-gprof-callers-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
@@ -204,6 +207,10 @@ check-gprof-export:
 # profiles `sprofil record` writes (so it needs the command built).
 check-gprof-pprof:
 	$(call GPT_CHECK,pprof,gprof-tests cli $(GPT_RECORDED))
+
+# --export=callgrind's source lines read back by callgrind_annotate.
+check-gprof-cglines:
+	$(call GPT_CHECK,cglines,gprof-tests cli $(GPT_RECORDED))
 
 check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
@@ -264,6 +271,7 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-trust
 	-@$(MAKE) --no-print-directory check-gprof-export
 	-@$(MAKE) --no-print-directory check-gprof-pprof
+	-@$(MAKE) --no-print-directory check-gprof-cglines
 	-@$(MAKE) --no-print-directory check-gprof-callers
 	-@$(MAKE) --no-print-directory check-gprof-callers-asan
 	-@$(MAKE) --no-print-directory check-gprof-badinput
