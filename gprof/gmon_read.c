@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +41,8 @@ static uint64_t file_arcs, file_stray_arcs;
 /* The GNU records' common bin width and whether one was read yet. */
 static double gnu_hist_scale;
 static bool have_gnu_hist;
+/* The sampling period of the extension's histograms read so far, or 0. */
+static uint64_t ext_period;
 
 struct profile_file {
 	const char *name;
@@ -87,9 +90,63 @@ void modules_init(void)
 	modules[0].is_main = true;
 }
 
+/* The profile file being read: whose modules module_add() registers. */
+static const char *current_file = "";
+
+static void hex_id(char *out, const unsigned char *id, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		strcpy(out, "none");
+	for (i = 0; i < len && i < 64; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+}
+
+/*
+ * Whether the module record (@name, @id) of the file being read can be
+ * summed with module @mod, which an earlier file named: the same build
+ * or a file that merely has no build-id.  Else one line in @why.
+ */
+static bool same_build(const struct module *mod, const char *name,
+		       size_t name_len, const unsigned char *id, size_t id_len,
+		       char *why, size_t whylen)
+{
+	char was[129], now[129];
+
+	if (!mod->recorded || !mod->profile ||
+	    !strcmp(mod->profile, current_file))
+		return true;
+	if (id_len && mod->build_id_len &&
+	    (id_len != mod->build_id_len || memcmp(id, mod->build_id, id_len))) {
+		hex_id(was, mod->build_id, mod->build_id_len);
+		hex_id(now, id, id_len);
+		snprintf(why, whylen, "a profile of another build: %s %.*s has build-id %s, not %s as in %s",
+			 mod->is_main ? "its program" : "module", (int)name_len,
+			 name, now, was, mod->profile);
+		return false;
+	}
+	if (mod->is_main && (!id_len || !mod->build_id_len) &&
+	    (strlen(mod->recorded) != name_len ||
+	     memcmp(mod->recorded, name, name_len))) {
+		snprintf(why, whylen, "a profile of another program: %.*s, not %s as in %s",
+			 (int)name_len, name, mod->recorded, mod->profile);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The module of a module record: the executable (module 0), or the
+ * module of the same path and build-id, or of the same build-id (the
+ * same library at another path in another run), else a new one.
+ * Profiles of several runs are summed module by module, so a module of
+ * another build than an earlier file's is refused: UINT_MAX, why in @why.
+ */
 static unsigned int module_add(const char *name, size_t name_len,
 			       const unsigned char *id, size_t id_len,
-			       uint64_t bias, bool is_main)
+			       uint64_t bias, bool is_main, char *why,
+			       size_t whylen)
 {
 	unsigned int m;
 	struct module *mod;
@@ -97,14 +154,25 @@ static unsigned int module_add(const char *name, size_t name_len,
 	modules_init();
 	if (is_main) {
 		m = 0;
+		if (!same_build(&modules[0], name, name_len, id, id_len, why,
+				whylen))
+			return UINT_MAX;
 	} else {
+		for (m = 1; m < nmodules; m++) {
+			mod = &modules[m];
+			if (mod->build_id_len == id_len &&
+			    (id_len ? !memcmp(mod->build_id, id, id_len) :
+			     strlen(mod->recorded) == name_len &&
+			     !memcmp(mod->recorded, name, name_len)))
+				return m;
+		}
 		for (m = 1; m < nmodules; m++) {
 			mod = &modules[m];
 			if (strlen(mod->recorded) == name_len &&
 			    !memcmp(mod->recorded, name, name_len) &&
-			    mod->build_id_len == id_len &&
-			    (!id_len || !memcmp(mod->build_id, id, id_len)))
-				return m;
+			    !same_build(mod, name, name_len, id, id_len, why,
+					whylen))
+				return UINT_MAX;
 		}
 		if (nmodules >= (1u << (64 - MODULE_SHIFT)) - 1)
 			fatal("too many load modules in the profiles");
@@ -124,6 +192,7 @@ static unsigned int module_add(const char *name, size_t name_len,
 			mod->build_id_len = id_len;
 		}
 		mod->load_bias = bias;
+		mod->profile = current_file;
 	}
 	return m;
 }
@@ -177,6 +246,7 @@ static bool scan_modules(struct cursor *c, unsigned int **map,
 		uint32_t index, flags, name_len, id_len;
 		uint64_t bias;
 		const unsigned char *name, *id;
+		char why[512];
 
 		if (c->failed || !take(c, size, &body))
 			break;
@@ -204,8 +274,13 @@ static bool scan_modules(struct cursor *c, unsigned int **map,
 			break;
 		}
 		*map = xrealloc(*map, (*nmap + 1) * sizeof(**map));
-		(*map)[(*nmap)++] = module_add((const char *)name, name_len,
-					       id, id_len, bias, flags & 1);
+		(*map)[*nmap] = module_add((const char *)name, name_len, id,
+					   id_len, bias, flags & 1, why,
+					   sizeof(why));
+		if ((*map)[(*nmap)++] == UINT_MAX) {
+			cursor_fail(c, "%s", why);
+			break;
+		}
 	}
 	return !c->failed;
 }
@@ -290,6 +365,7 @@ static bool load_profile(struct profile_file *f, const char *name,
 
 	f->name = name;
 	f->sidecar_name = sidecar_name;
+	current_file = name;
 	load_one(f);
 	if (!is_extension(f->buf, f->len, &c.swap)) {
 		if (sidecar_name)
@@ -637,7 +713,12 @@ static unsigned int outside;	/* module_outside()'s, 0 before */
 unsigned int module_outside(void)
 {
 	if (!outside) {
-		outside = module_add("(no module)", 11, NULL, 0, 0, false);
+		char why[512];
+
+		outside = module_add("(no module)", 11, NULL, 0, 0, false,
+				     why, sizeof(why));
+		if (outside == UINT_MAX)
+			fatal("%s", why);
 		modules[outside].absolute = true;
 		modules[outside].why =
 			xstrdup("absolute addresses, in no load module");
@@ -732,6 +813,14 @@ static void ext_hist(struct cursor *c, const unsigned int *map,
 	n.bucket_size = bucket_size;
 	n.scale = scale;
 	n.bin_scale = (double)((high - low) / 2) / n.num_bins;
+	/* Samples of different periods are not the same time: no sum. */
+	if (ext_period && period != ext_period) {
+		cursor_fail(c, "sampled every %llu ns, not every %llu ns as the profiles before it",
+			    (unsigned long long)period,
+			    (unsigned long long)ext_period);
+		return;
+	}
+	ext_period = period;
 	rate = 1e9 / (double)period;
 	if (!have_gnu_hist && !num_hist_records) {
 		hz = rate;
@@ -837,6 +926,7 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 	struct file_counts fc = { 0 };
 	bool magic = len >= 4 && !memcmp(buf, GMF_COOKIE, 4);
 
+	current_file = name;
 	if (is_extension(buf, len, &c.swap)) {
 		c.p = buf + GMF_HEADER_SIZE;
 		fc.version = GMF_EXT_VERSION;
@@ -913,6 +1003,7 @@ void profile_reset(void)
 	hist_records = NULL;
 	num_hist_records = 0;
 	have_gnu_hist = false;
+	ext_period = 0;
 	hz = 0;
 	gmon_input = 0;
 	callers_reset();
@@ -946,6 +1037,7 @@ void modules_reset(void)
 	nmodules = 0;
 	multi_module = false;
 	outside = 0;
+	current_file = "";
 	for (i = 0; i < nfiles; i++) {
 		free(files[i].buf);
 		free(files[i].sidecar_name);

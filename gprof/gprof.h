@@ -146,6 +146,7 @@ struct module {
 	unsigned char *build_id;
 	size_t build_id_len;
 	uint64_t load_bias;	/* as the profile recorded it */
+	const char *profile;	/* the profile file that named it first */
 	bool is_main;
 	bool absolute;		/* stands for addresses in no module */
 	bool loaded;		/* its symbols were read */

@@ -15,6 +15,9 @@
 #                 against the callers tree, build-ids, empty profiles
 #   run-cglines   --export=callgrind's source lines and call sites read
 #                 back by callgrind_annotate, against -l's flat profile
+#   run-merge     -s, sprofil report -s and --export=pprof over ten
+#                 recorded runs: the sum is the parts; other builds and
+#                 periods refused
 #   run-callers   caller samples: the measured call graph (exact numbers
 #                 on hand-made profiles), --estimated-times against GNU,
 #                 no -pg, exports, -s, corrupt tag-4 records; also under
@@ -98,7 +101,8 @@ $(GPT_DIR)/mm-main: $(GPT_SRC)/corpus/mm_main.c $(GPT_DIR)/libmm.so
 # exact; -DVARIANT=2 is another build of it (another build-id).
 GPT_FP_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls \
 	-fno-shrink-wrap
-GPT_RECORDED := $(GPT_DIR)/pp-chains $(GPT_DIR)/pp-chains-v2
+GPT_RECORDED := $(GPT_DIR)/pp-chains $(GPT_DIR)/pp-chains-v2 \
+	$(GPT_DIR)/pp-chains-pg
 
 $(GPT_DIR)/pp-chains: $(GPT_SRC)/corpus/pp_chains.c tests/cli/cli_burn.h
 	@mkdir -p $(GPT_DIR)
@@ -107,6 +111,11 @@ $(GPT_DIR)/pp-chains: $(GPT_SRC)/corpus/pp_chains.c tests/cli/cli_burn.h
 $(GPT_DIR)/pp-chains-v2: $(GPT_SRC)/corpus/pp_chains.c tests/cli/cli_burn.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(GPT_FP_FLAGS) -DVARIANT=2 -o $@ $<
+
+# With -pg too: call counts (libsprofil's mcount under sprofil record).
+$(GPT_DIR)/pp-chains-pg: $(GPT_SRC)/corpus/pp_chains.c tests/cli/cli_burn.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_FP_FLAGS) -pg -o $@ $<
 
 $(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c include/sprofil/gmon_format.h
 	@mkdir -p $(GPT_DIR)
@@ -168,7 +177,7 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
 	check-gprof-trust check-gprof-trust-asan \
-	check-gprof-export check-gprof-pprof check-gprof-cglines \
+	check-gprof-export check-gprof-pprof check-gprof-cglines check-gprof-merge \
 	check-gprof-badinput check-gprof-asan \
 	check-gprof-callers check-gprof-callers-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
@@ -211,6 +220,10 @@ check-gprof-pprof:
 # --export=callgrind's source lines read back by callgrind_annotate.
 check-gprof-cglines:
 	$(call GPT_CHECK,cglines,gprof-tests cli $(GPT_RECORDED))
+
+# -s (and sprofil report -s, --export=pprof) over many recorded runs.
+check-gprof-merge:
+	$(call GPT_CHECK,merge,gprof-tests cli $(GPT_RECORDED))
 
 check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
@@ -272,6 +285,7 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-export
 	-@$(MAKE) --no-print-directory check-gprof-pprof
 	-@$(MAKE) --no-print-directory check-gprof-cglines
+	-@$(MAKE) --no-print-directory check-gprof-merge
 	-@$(MAKE) --no-print-directory check-gprof-callers
 	-@$(MAKE) --no-print-directory check-gprof-callers-asan
 	-@$(MAKE) --no-print-directory check-gprof-badinput
