@@ -178,6 +178,7 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
 	check-gprof-trust check-gprof-trust-asan \
 	check-gprof-export check-gprof-pprof check-gprof-cglines check-gprof-merge \
+	check-gprof-exports-asan \
 	check-gprof-badinput check-gprof-asan \
 	check-gprof-callers check-gprof-callers-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
@@ -224,6 +225,16 @@ check-gprof-cglines:
 # -s (and sprofil report -s, --export=pprof) over many recorded runs.
 check-gprof-merge:
 	$(call GPT_CHECK,merge,gprof-tests cli $(GPT_RECORDED))
+
+# The new exports and the merge once more under ASan+UBSan and LSan
+# (a report fails the checks on exit status or stderr).
+check-gprof-exports-asan:
+	$(call GPT_CHECK,pprof-asan,gprof-tests cli $(GPT_RECORDED) \
+		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
+	$(call GPT_CHECK,cglines-asan,gprof-tests cli $(GPT_RECORDED) \
+		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
+	$(call GPT_CHECK,merge-asan,gprof-tests cli $(GPT_RECORDED) \
+		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
 
 check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
@@ -293,4 +304,5 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-oracle-asan
 	-@$(MAKE) --no-print-directory check-gprof-multimod-asan
 	-@$(MAKE) --no-print-directory check-gprof-trust-asan
+	-@$(MAKE) --no-print-directory check-gprof-exports-asan
 	-@$(MAKE) --no-print-directory check-gprof-fuzz
