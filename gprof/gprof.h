@@ -566,7 +566,7 @@ bool hist_check_address(uint64_t addr);
 
 /* ---- --export (export.c) ---- */
 
-extern const char *export_format;	/* callgrind, dot, json or NULL */
+extern const char *export_format;	/* callgrind, pprof, dot, json or NULL */
 bool export_format_known(const char *format);
 /* Writes the analyzed profile in export_format on stdout. */
 void export_profile(void);
