@@ -30,13 +30,7 @@
 #include "export.h"
 #include "pprof.pb-c.h"
 
-typedef Perftools__Profiles__Profile PProfile;
-typedef Perftools__Profiles__Sample PSample;
-typedef Perftools__Profiles__Location PLocation;
-typedef Perftools__Profiles__Line PLine;
-typedef Perftools__Profiles__Function PFunction;
-typedef Perftools__Profiles__Mapping PMapping;
-typedef Perftools__Profiles__ValueType PValueType;
+/* The types protoc-c generates from gprof/pprof.proto are used as named. */
 
 /* A location's key: the frame's module (CALLER_ABSOLUTE: none) and pc. */
 struct loc_key {
@@ -55,7 +49,8 @@ struct index_hash {
 };
 
 struct pp {
-	PProfile prof;	/* freed by protobuf-c, so all of it is malloc's */
+	/* Freed by protobuf-c, so all of it is malloc's. */
+	Perftools__Profiles__Profile prof;
 	/* string_table's length, room, and the table finding its strings */
 	size_t nstr, strcap;
 	struct index_hash strs;
@@ -130,10 +125,11 @@ static int64_t str(struct pp *p, const char *s)
 	return (int64_t)p->nstr - 1;
 }
 
-static PValueType *value_type(struct pp *p, const char *type,
-			      const char *unit)
+static Perftools__Profiles__ValueType *value_type(struct pp *p,
+						  const char *type,
+						  const char *unit)
 {
-	PValueType *v = xmalloc(sizeof(*v));
+	Perftools__Profiles__ValueType *v = xmalloc(sizeof(*v));
 
 	perftools__profiles__value_type__init(v);
 	v->type = str(p, type);
@@ -145,7 +141,7 @@ static PValueType *value_type(struct pp *p, const char *type,
 static uint64_t mapping(struct pp *p, uint32_t m)
 {
 	const struct module *mod;
-	PMapping *map;
+	Perftools__Profiles__Mapping *map;
 	char *id;
 	size_t i;
 
@@ -174,7 +170,8 @@ static uint64_t mapping(struct pp *p, uint32_t m)
 	map->build_id = str(p, id);
 	free(id);
 	map->has_functions = mod->loaded;
-	map->has_filenames = map->has_line_numbers = mod->loaded;
+	map->has_filenames = mod->loaded;
+	map->has_line_numbers = mod->loaded;
 	p->map_of_module[m] = map->id;
 	return map->id;
 }
@@ -183,7 +180,7 @@ static uint64_t mapping(struct pp *p, uint32_t m)
 static uint64_t function(struct pp *p, struct sym *s)
 {
 	size_t i = s - symtab.base;
-	PFunction *f;
+	Perftools__Profiles__Function *f;
 	char *name;
 
 	if (p->func_of_sym[i])
@@ -219,13 +216,13 @@ static size_t loc_item_slot(const struct pp *p, size_t i, size_t mask)
 }
 
 /* The file and line of a location's address, else its function's. */
-static void loc_line(PLocation *l, struct sym *s, unsigned int m,
-		     uint64_t link)
+static void loc_line(Perftools__Profiles__Location *l, struct sym *s,
+		     unsigned int m, uint64_t link)
 {
 	struct dmod *d = dmod_get(m);
 	struct source_file *file;
 	int line;
-	PLine *pl = l->line[0];
+	Perftools__Profiles__Line *pl = l->line[0];
 
 	if (d && dmod_line(d, link, &file, &line))
 		pl->line = line;
@@ -233,11 +230,12 @@ static void loc_line(PLocation *l, struct sym *s, unsigned int m,
 		pl->line = s->line_num;
 }
 
-static void loc_fill(struct pp *p, PLocation *l, const struct loc_key *k)
+static void loc_fill(struct pp *p, Perftools__Profiles__Location *l,
+		     const struct loc_key *k)
 {
 	uint64_t look = k->ret && k->pc ? k->pc - 1 : k->pc;
 	struct sym *s = NULL;
-	PMapping *map;
+	Perftools__Profiles__Mapping *map;
 
 	l->mapping_id = mapping(p, k->module);
 	if (!l->mapping_id) {
@@ -266,7 +264,7 @@ static void loc_fill(struct pp *p, PLocation *l, const struct loc_key *k)
 static uint64_t location(struct pp *p, const struct loc_key *k)
 {
 	size_t h, mask, i;
-	PLocation *l;
+	Perftools__Profiles__Location *l;
 
 	if (2 * (p->prof.n_location + 1) > p->locs.size)
 		index_rehash(p, &p->locs, p->prof.n_location, loc_item_slot);
@@ -294,7 +292,7 @@ static uint64_t location(struct pp *p, const struct loc_key *k)
 static void sample(struct pp *p, const uint64_t *locs, size_t n,
 		   uint64_t count)
 {
-	PSample *s = xmalloc(sizeof(*s));
+	Perftools__Profiles__Sample *s = xmalloc(sizeof(*s));
 
 	perftools__profiles__sample__init(s);
 	s->location_id = xmallocarray(n, sizeof(*locs));
@@ -392,7 +390,7 @@ static void write_gzip(const uint8_t *buf, size_t len)
 void export_pprof(void)
 {
 	struct pp p = { 0 };
-	PProfile *prof = xmalloc(sizeof(*prof));
+	Perftools__Profiles__Profile *prof = xmalloc(sizeof(*prof));
 	uint64_t total = 0;
 	uint8_t *buf;
 	size_t len, i;
