@@ -29,120 +29,6 @@
 #include "dwarf_lines.h"
 #include "export.h"
 
-/* A share of some cost at a source line: self cost, or a call's. */
-struct line_share {
-	size_t sym, callee;	/* symtab indices; callee 0 for self */
-	struct source_file *file;	/* NULL: unknown */
-	int line;
-	double weight;
-};
-
-struct shares {
-	struct line_share *v;
-	size_t len, cap;
-};
-
-static void share_add(struct shares *t, size_t sym, size_t callee,
-		      struct source_file *file, int line, double weight)
-{
-	if (t->len == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 1024;
-		t->v = xreallocarray(t->v, t->cap, sizeof(*t->v));
-	}
-	t->v[t->len++] = (struct line_share){ sym, callee, file, line,
-					      weight };
-}
-
-static int cmp_share(const void *a, const void *b)
-{
-	const struct line_share *x = a, *y = b;
-
-	if (x->sym != y->sym)
-		return x->sym < y->sym ? -1 : 1;
-	if (x->callee != y->callee)
-		return x->callee < y->callee ? -1 : 1;
-	if (x->file != y->file)
-		return x->file < y->file ? -1 : 1;
-	return (x->line > y->line) - (x->line < y->line);
-}
-
-/* Sorts @t and merges the shares of one (sym, callee, file, line). */
-static void shares_merge(struct shares *t)
-{
-	size_t i, n = 0;
-
-	if (!t->len)
-		return;
-	qsort(t->v, t->len, sizeof(*t->v), cmp_share);
-	for (i = 1; i < t->len; i++) {
-		if (!cmp_share(&t->v[n], &t->v[i]))
-			t->v[n].weight += t->v[i].weight;
-		else
-			t->v[++n] = t->v[i];
-	}
-	t->len = n + 1;
-}
-
-/* The first share of (@sym, @callee) in sorted @t, or t->len. */
-static size_t shares_find(const struct shares *t, size_t sym, size_t callee)
-{
-	size_t lo = 0, hi = t->len;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct line_share *x = &t->v[mid];
-
-		if (x->sym < sym || (x->sym == sym && x->callee < callee))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* The line of link-time @link in module @m, false when unknown. */
-static bool line_of(unsigned int m, uint64_t link, struct source_file **file,
-		    int *line)
-{
-	struct dmod *d = m < nmodules && !modules[m].absolute ?
-			 dmod_get(m) : NULL;
-
-	return d && dmod_line(d, link, file, line);
-}
-
-/* Every histogram byte's share of its bin, at its function and line. */
-static void self_shares(struct shares *t)
-{
-	unsigned int r;
-
-	for (r = 0; r < num_hist_records; r++) {
-		const struct hist_record *h = &hist_records[r];
-		unsigned int m = ADDR_MODULE(h->lowpc);
-		uint64_t i, lo, hi, a;
-
-		if (m < nmodules && modules[m].overhead)
-			continue;
-		for (i = 0; i < h->num_bins; i++) {
-			if (!h->sample[i])
-				continue;
-			hist_bin_bounds(h, i, &lo, &hi);
-			for (a = lo; a < hi; a++) {
-				struct sym *s = sym_lookup(&symtab, a);
-				struct source_file *file = NULL;
-				int line = 0;
-
-				if (!s || !export_shown(s))
-					continue;
-				if (!line_of(m, ADDR_LINK(a), &file, &line))
-					file = NULL;
-				share_add(t, s - symtab.base, 0, file, line,
-					  (double)h->sample[i] / (hi - lo));
-			}
-		}
-	}
-	shares_merge(t);
-}
-
 /*
  * Each call site the chains show: a frame's return address (its
  * caller's site) over the callee's frame below it, weighted by the
@@ -177,46 +63,14 @@ static void call_shares(struct shares *t)
 		callee = sym_lookup(&symtab, MODULE_BASE(n->module) + n->pc);
 		if (!caller || !callee || caller == callee)
 			continue;
-		if (!line_of(p->module, p->pc - 1, &file, &line))
+		if (!export_line_of(p->module, p->pc - 1, &file, &line))
 			file = NULL;
-		share_add(t, caller - symtab.base, callee - symtab.base, file,
-			  line, below[i]);
+		export_share_add(t, caller - symtab.base, callee - symtab.base,
+				 file, line, MODULE_BASE(p->module) + p->pc - 1,
+				 below[i]);
 	}
 	free(below);
-	shares_merge(t);
-}
-
-/*
- * @total microseconds shared over @n shares by weight, each rounded so
- * that they add up to @total (largest remainders); into @out.
- */
-static void apportion(const struct line_share *v, size_t n, long long total,
-		      long long *out)
-{
-	double w = 0, *rest = xcalloc(n, sizeof(*rest));
-	long long given = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		w += v[i].weight;
-	for (i = 0; i < n; i++) {
-		double exact = w > 0 ? total * v[i].weight / w : 0;
-
-		out[i] = (long long)exact;
-		rest[i] = exact - out[i];
-		given += out[i];
-	}
-	while (given < total && n) {
-		size_t best = 0;
-
-		for (i = 1; i < n; i++)
-			if (rest[i] > rest[best])
-				best = i;
-		out[best]++;
-		rest[best] = -1;
-		given++;
-	}
-	free(rest);
+	export_shares_merge(t);
 }
 
 static const char *file_name(const struct source_file *f)
@@ -239,7 +93,8 @@ static void set_file(const struct source_file **cur,
 static void self_lines(struct sym *s, const struct shares *self,
 		       const struct source_file **cur)
 {
-	size_t sym = s - symtab.base, i = shares_find(self, sym, 0), n = 0, k;
+	size_t sym = s - symtab.base, n = 0, k;
+	size_t i = export_shares_find(self, sym, 0);
 	long long total = export_us(export_self_ticks(s)), *cost;
 
 	while (i + n < self->len && self->v[i + n].sym == sym)
@@ -249,7 +104,7 @@ static void self_lines(struct sym *s, const struct shares *self,
 		return;
 	}
 	cost = xcalloc(n, sizeof(*cost));
-	apportion(&self->v[i], n, total, cost);
+	export_apportion(&self->v[i], n, total, cost);
 	for (k = 0; k < n; k++) {
 		if (!cost[k])
 			continue;
@@ -281,7 +136,8 @@ static void call_lines(struct sym *s, struct arc *a,
 		       const struct source_file **cur)
 {
 	size_t sym = s - symtab.base, callee = a->child - symtab.base;
-	size_t i = shares_find(calls, sym, callee), n = 0, k, most, others;
+	size_t i = export_shares_find(calls, sym, callee);
+	size_t n = 0, k, most, others;
 	long long total = export_us(a->time + a->child_time), *cost;
 
 	while (i + n < calls->len && calls->v[i + n].sym == sym &&
@@ -293,7 +149,7 @@ static void call_lines(struct sym *s, struct arc *a,
 		return;
 	}
 	cost = xcalloc(n, sizeof(*cost));
-	apportion(&calls->v[i], n, total, cost);
+	export_apportion(&calls->v[i], n, total, cost);
 	for (most = 0, k = 1; k < n; k++)
 		if (calls->v[i + k].weight > calls->v[i + most].weight)
 			most = k;
@@ -314,7 +170,7 @@ void export_callgrind(void)
 	long long sum = 0;
 	size_t i;
 
-	self_shares(&self);
+	export_self_shares(&self);
 	call_shares(&calls);
 	/* The summary is the total of the self costs written below. */
 	for (i = 0; i < symtab.len; i++)

@@ -10,7 +10,7 @@
  * each calling context of the merged tree that holds samples is one pprof
  * sample, its locations innermost first, so -traces shows the chains and
  * -top the sampled pcs; without them each function's flat-profile samples
- * are one sample of one location, its entry.  The profiler's own samples
+ * are shared over its source lines, one sample of one location a line.  The profiler's own samples
  * (its module is overhead) are left out, as in the reports.
  *
  * A location is one (module, pc); a return address is looked up at pc - 1,
@@ -340,23 +340,52 @@ static void samples_from_callers(struct pp *p)
 	free(locs);
 }
 
-/* The flat profile's samples: one sample of one location a function. */
+/*
+ * The flat profile's samples: each function's, rounded, shared over its
+ * source lines as callgrind's self cost is (export_lines.c), one sample
+ * of one location a line, at the line's lowest address; a function
+ * whose lines are unknown gets one at its entry.
+ */
 static void samples_from_histogram(struct pp *p)
 {
-	size_t i;
+	struct shares lines = { 0 };
+	long long *part = NULL;
+	size_t i, cap = 0;
 
 	p->period_ns = hz > 0 ? (uint64_t)(1e9 / hz + 0.5) : 0;
+	export_self_shares(&lines);
 	for (i = 0; i < symtab.len; i++) {
 		struct sym *s = &symtab.base[i];
-		uint64_t count = (uint64_t)(s->hist.time + 0.5), id;
-		struct loc_key k = { .pc = ADDR_LINK(s->addr),
-				     .module = s->module };
+		long long count = (long long)(s->hist.time + 0.5);
+		size_t first = export_shares_find(&lines, i, 0), n = 0, k;
+		struct loc_key key = { .pc = ADDR_LINK(s->addr),
+				       .module = s->module };
+		uint64_t id;
 
-		if (!s->name || !count)
+		if (!s->name || count <= 0)
 			continue;
-		id = location(p, &k);
-		sample(p, &id, 1, count);
+		while (first + n < lines.len && lines.v[first + n].sym == i)
+			n++;
+		if (!n) {
+			id = location(p, &key);
+			sample(p, &id, 1, count);
+			continue;
+		}
+		if (n > cap) {
+			cap = n;
+			part = xreallocarray(part, cap, sizeof(*part));
+		}
+		export_apportion(&lines.v[first], n, count, part);
+		for (k = 0; k < n; k++) {
+			if (!part[k])
+				continue;
+			key.pc = ADDR_LINK(lines.v[first + k].addr);
+			id = location(p, &key);
+			sample(p, &id, 1, part[k]);
+		}
 	}
+	free(part);
+	free(lines.v);
 }
 
 /* Writes the encoded profile gzipped on stdout (a file, not a tty). */
