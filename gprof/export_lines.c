@@ -79,6 +79,37 @@ bool export_line_of(unsigned int m, uint64_t link, struct source_file **file,
 	return d && dmod_line(d, link, file, line);
 }
 
+/*
+ * The symbol whose samples byte @a is, as hist.c credits them: the last
+ * symbol at or below it, up to the next symbol of its module (gaps
+ * past st_size included, as GNU ignores them), else up to its end.
+ */
+static struct sym *owner(uint64_t a)
+{
+	size_t lo = 0, hi = symtab.len;
+	struct sym *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (symtab.base[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &symtab.base[lo - 1];
+	if (lo < symtab.len && symtab.base[lo].module == s->module)
+		return s;
+	return a <= s->end_addr ? s : NULL;
+}
+
+/*
+ * GNU's bins are credited in 2-byte units (hist.c's assign_gnu works on
+ * addr / 2), so a unit goes where its odd byte does: to the last symbol
+ * or line starting at or below it.  sprofil's buckets, byte by byte.
+ */
 void export_self_shares(struct shares *t)
 {
 	unsigned int r;
@@ -86,7 +117,9 @@ void export_self_shares(struct shares *t)
 	for (r = 0; r < num_hist_records; r++) {
 		const struct hist_record *h = &hist_records[r];
 		unsigned int m = ADDR_MODULE(h->lowpc);
+		unsigned int step = h->scale ? 1 : 2;
 		uint64_t i, lo, hi, a;
+		double unit;
 
 		if (m < nmodules && modules[m].overhead)
 			continue;
@@ -94,8 +127,10 @@ void export_self_shares(struct shares *t)
 			if (!h->sample[i])
 				continue;
 			hist_bin_bounds(h, i, &lo, &hi);
-			for (a = lo; a < hi; a++) {
-				struct sym *s = sym_lookup(&symtab, a);
+			/* hist.c's share of a unit: 1 / GNU's bin width. */
+			unit = h->scale ? 1.0 / (hi - lo) : 1 / h->bin_scale;
+			for (a = lo + step - 1; a < hi; a += step) {
+				struct sym *s = owner(a);
 				struct source_file *file = NULL;
 				int line = 0;
 
@@ -105,8 +140,7 @@ void export_self_shares(struct shares *t)
 						    &line))
 					file = NULL;
 				export_share_add(t, s - symtab.base, 0, file,
-						 line, a, (double)h->sample[i] /
-						 (hi - lo));
+						 line, a, h->sample[i] * unit);
 			}
 		}
 	}

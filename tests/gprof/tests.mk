@@ -178,7 +178,7 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
 	check-gprof-trust check-gprof-trust-asan \
 	check-gprof-export check-gprof-pprof check-gprof-cglines check-gprof-merge \
-	check-gprof-exports-asan \
+	check-gprof-exports-asan $(GPT_EXPORTS_ASAN) \
 	check-gprof-badinput check-gprof-asan \
 	check-gprof-callers check-gprof-callers-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
@@ -228,13 +228,17 @@ check-gprof-merge:
 
 # The new exports and the merge once more under ASan+UBSan and LSan
 # (a report fails the checks on exit status or stderr).
+GPT_EXPORTS_ASAN := check-gprof-pprof-asan check-gprof-cglines-asan \
+	check-gprof-merge-asan
+$(GPT_EXPORTS_ASAN): check-gprof-%-asan:
+	$(call GPT_CHECK,$*-asan,gprof-tests cli $(GPT_RECORDED) \
+		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
+
+# Each part runs even when an earlier one failed.
 check-gprof-exports-asan:
-	$(call GPT_CHECK,pprof-asan,gprof-tests cli $(GPT_RECORDED) \
-		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
-	$(call GPT_CHECK,cglines-asan,gprof-tests cli $(GPT_RECORDED) \
-		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
-	$(call GPT_CHECK,merge-asan,gprof-tests cli $(GPT_RECORDED) \
-		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
+	-@$(MAKE) --no-print-directory check-gprof-pprof-asan
+	-@$(MAKE) --no-print-directory check-gprof-cglines-asan
+	-@$(MAKE) --no-print-directory check-gprof-merge-asan
 
 check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
