@@ -86,21 +86,12 @@ bool export_line_of(unsigned int m, uint64_t link, struct source_file **file,
  */
 static struct sym *owner(uint64_t a)
 {
-	size_t lo = 0, hi = symtab.len;
-	struct sym *s;
+	size_t j = hist_sym_at(a);
+	struct sym *s = symtab.len ? &symtab.base[j] : NULL;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (symtab.base[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	if (!s || s->addr > a)
 		return NULL;
-	s = &symtab.base[lo - 1];
-	if (lo < symtab.len && symtab.base[lo].module == s->module)
+	if (j + 1 < symtab.len && symtab.base[j + 1].module == s->module)
 		return s;
 	return a <= s->end_addr ? s : NULL;
 }

@@ -400,6 +400,11 @@ void print_name(FILE *f, struct sym *s);
 /* ---- histograms and the flat profile (hist.c) ---- */
 
 void hist_assign_samples(void);
+/*
+ * The last symbol at or below @addr (binary search; 0 when none is):
+ * the first whose range, up to the next symbol, could hold it.
+ */
+size_t hist_sym_at(uint64_t addr);
 /* The unified [lo, hi) that bin @i of @r counted (empty: none). */
 void hist_bin_bounds(const struct hist_record *r, uint64_t i, uint64_t *lo,
 		     uint64_t *hi);

@@ -104,8 +104,7 @@ static void assign_gnu(const struct hist_record *r)
 	}
 }
 
-/* First symbol whose range could hold @addr (binary search). */
-static size_t first_sym_at(uint64_t addr)
+size_t hist_sym_at(uint64_t addr)
 {
 	size_t lo = 0, hi = symtab.len;
 
@@ -159,7 +158,7 @@ static void assign_exact(const struct hist_record *r)
 		total_time += count;
 		if (hi <= lo)
 			continue;
-		for (j = first_sym_at(lo); j < symtab.len; j++) {
+		for (j = hist_sym_at(lo); j < symtab.len; j++) {
 			struct sym *s = &symtab.base[j];
 			uint64_t s_hi = sym_range_end(j), a, b;
 
