@@ -27,7 +27,7 @@ $(GPROF_PB_C): gprof/pprof.proto
 	protoc-c --proto_path=gprof --c_out=$(GPROF_GEN) gprof/pprof.proto
 
 $(GPROF_DIR)/pprof.pb-c.o: $(GPROF_PB_C)
-	$(CC) $(CPPFLAGS) $(CPPFLAGS_PB) -O2 -g -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CPPFLAGS_PB) $(CFLAGS) -c -o $@ $<
 
 $(GPROF_DIR)/export_pprof.o: $(GPROF_PB_H)
 

@@ -140,7 +140,7 @@ $(GPROF_ASAN_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 
 $(GPROF_ASAN_DIR)/pprof.pb-c.o: $(GPROF_PB_C)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CPPFLAGS_PB) $(GPROF_ASAN_FLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CPPFLAGS_PB) $(CFLAGS) $(GPROF_ASAN_FLAGS) -c -o $@ $<
 
 $(GPROF_ASAN_DIR)/export_pprof.o: $(GPROF_PB_H)
 
