@@ -66,7 +66,7 @@ here:
 	for (long i = 0; i < n; i++) {
 		cut = spc_walk(&map, pc, fp, sp, stack_end, depth, chain,
 			       &len);
-		spc_file(&table, chain, len, cut, 1);
+		spc_file(&table, chain, len, cut, 1, 0);
 	}
 	*len_out = len;
 	*cut_out = cut;

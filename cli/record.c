@@ -24,7 +24,7 @@
 struct record_opts {
 	const char *output;		/* as the user wrote it */
 	const char *hz, *backend, *modules, *sigdump;
-	bool no_callers;
+	bool no_callers, threads;
 	bool dir;			/* output is a directory */
 	char abs[PATH_MAX];		/* output, absolute ('/'-ended: dir) */
 };
@@ -153,6 +153,8 @@ static __attribute__((noreturn)) void run_child(const struct record_opts *o,
 	set_env("SPROFIL_SIGDUMP", o->sigdump);
 	if (o->no_callers)
 		set_env("SPROFIL_CALLERS", "0");
+	if (o->threads)
+		set_env("SPROFIL_THREADS", "1");
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
 	execv(path, argv);
@@ -329,14 +331,14 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			o->sigdump = optarg;
 			break;
 		case OPT_THREADS:
-			cli_error("--threads: per-thread profiles are not implemented yet (issue 12, item 3)");
-			return -1;
+			o->threads = true;
+			break;
 		case OPT_NO_CALLERS:
 			o->no_callers = true;
 			break;
 		case 'h':
 		case OPT_HELP:
-			fputs("usage: sprofil record [-o FILE|DIR/] [-F HZ] [--backend NAME] [--modules LIST] [--sigdump SIG] [--no-callers] [--] PROGRAM [ARGS...]\n"
+			fputs("usage: sprofil record [-o FILE|DIR/] [-F HZ] [--backend NAME] [--modules LIST] [--sigdump SIG] [--threads] [--no-callers] [--] PROGRAM [ARGS...]\n"
 			      "sprofil " SPROFIL_VERSION "; see sprofil(1).\n",
 			      stdout);
 			exit(0);
@@ -346,6 +348,11 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		default:
 			return -1;
 		}
+	}
+	/* Threads are told apart by the chains' top nodes. */
+	if (o->threads && o->no_callers) {
+		cli_error("--threads needs caller chains: drop --no-callers");
+		return -1;
 	}
 	if (optind >= argc) {
 		cli_error("record: no program given (sprofil record [options] -- PROGRAM [ARGS...])");

@@ -16,6 +16,11 @@
  * chain's length against the record's depth (so that the analysis walks
  * at most SPROFIL_MAX_DEPTH + 1 frames per chain), the counters against
  * each other.
+ *
+ * A per-thread record's top nodes are its threads' (threads.c): they are
+ * no frames; each chain below one is counted for its thread, and merged
+ * as if it began at the top when the thread is selected (all are
+ * without --thread), left out when not.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +30,19 @@
 
 #include "gmon_cursor.h"
 #include "gprof.h"
+#include "threads.h"
 
 /* The pc of the top node holding the chains that were cut short. */
 #define PC_TRUNCATED 1ull	/* SPC_PC_TRUNCATED of sprofil/callers.h */
+/* A thread's top node: SPC_PC_THREAD + its id (sprofil/callers.h). */
+#define PC_THREAD 0xffffffff00000000ull
+
+/* What a file's node is, besides a frame (callers_parse()). */
+enum {
+	NODE_THREAD = 1,	/* a thread's top node: no frame */
+	NODE_SKIPPED = 2,	/* of a thread --thread did not select */
+	NODE_CUT = 4,		/* the truncated node or below it */
+};
 
 struct caller_tree callers = { .truncated_top = CALLER_NONE };
 
@@ -163,8 +178,8 @@ void callers_parse(struct cursor *c, const unsigned int *map,
 		   unsigned int nmap)
 {
 	struct record_head h;
-	uint32_t *merged;
-	uint8_t *depth;
+	uint32_t *merged, *thread;
+	uint8_t *depth, *kind;
 	uint64_t i;
 
 	if (!read_head(c, &h))
@@ -172,31 +187,54 @@ void callers_parse(struct cursor *c, const unsigned int *map,
 	/* Bounded by the record's bytes, checked above. */
 	merged = xmallocarray(h.nnodes ? h.nnodes : 1, sizeof(*merged));
 	depth = xmallocarray(h.nnodes ? h.nnodes : 1, sizeof(*depth));
+	kind = xcalloc(h.nnodes ? h.nnodes : 1, sizeof(*kind));
+	thread = xmallocarray(h.nnodes ? h.nnodes : 1, sizeof(*thread));
 	for (i = 0; i < h.nnodes && !c->failed; i++) {
 		uint32_t parent = get_uint(c, 4), fmod = get_uint(c, 4);
 		uint64_t pc = get_uint(c, 8), count = get_uint(c, 8);
 		uint32_t module, mparent = CALLER_NONE;
 		unsigned int d = 1;
+		bool top;
 
+		thread[i] = THREAD_NONE;
 		if (parent != GMF_CALLER_TOP) {
 			if (parent >= i) {
 				cursor_fail(c, "caller node %llu names parent %u, which does not come before it",
 					    (unsigned long long)i, parent);
 				break;
 			}
-			mparent = merged[parent];
-			d = depth[parent] + 1u;
+			thread[i] = thread[parent];
+			kind[i] = kind[parent] & (NODE_SKIPPED | NODE_CUT);
+			if (!(kind[parent] & NODE_THREAD)) {
+				mparent = merged[parent];
+				d = depth[parent] + 1u;
+			}
 		}
+		/* At the top, or right below a thread's node. */
+		top = parent == GMF_CALLER_TOP || (kind[parent] & NODE_THREAD);
 		if (fmod == GMF_NO_MODULE) {
 			module = CALLER_ABSOLUTE;
 			/* The marker of cut chains is no frame. */
 			if (pc == PC_TRUNCATED) {
-				if (parent != GMF_CALLER_TOP) {
+				if (!top) {
 					cursor_fail(c, "caller node %llu: the mark of truncated chains below the top",
 						    (unsigned long long)i);
 					break;
 				}
+				kind[i] |= NODE_CUT;
 				d = 0;
+			} else if ((pc & PC_THREAD) == PC_THREAD) {
+				if (parent != GMF_CALLER_TOP) {
+					cursor_fail(c, "caller node %llu: a thread's node below the top",
+						    (unsigned long long)i);
+					break;
+				}
+				thread[i] = thread_find_add((uint32_t)pc);
+				kind[i] = NODE_THREAD;
+				if (!thread_is_selected(thread[i]))
+					kind[i] |= NODE_SKIPPED;
+				depth[i] = 0;
+				continue;
 			}
 		} else if (fmod < nmap) {
 			module = map[fmod];
@@ -217,6 +255,11 @@ void callers_parse(struct cursor *c, const unsigned int *map,
 			break;
 		}
 		depth[i] = (uint8_t)d;
+		if (thread[i] != THREAD_NONE && count)
+			thread_leaf(thread[i], module, pc, count,
+				    kind[i] & NODE_CUT);
+		if (kind[i] & NODE_SKIPPED)
+			continue;
 		merged[i] = node_find_add(mparent, module, pc);
 		callers.node[merged[i]].count =
 			add_sat(callers.node[merged[i]].count, count);
@@ -225,6 +268,8 @@ void callers_parse(struct cursor *c, const unsigned int *map,
 	}
 	free(merged);
 	free(depth);
+	free(kind);
+	free(thread);
 	if (c->failed)
 		return;
 	callers.period_ns = h.period_ns;

@@ -71,6 +71,11 @@ static struct sym *frame_function(const struct caller_node *n, bool leaf)
 	return s && s->is_func ? s : NULL;
 }
 
+struct sym *caller_node_function(const struct caller_node *n, bool leaf)
+{
+	return frame_function(n, leaf);
+}
+
 static void resolve_nodes(void)
 {
 	size_t i, n = callers.len ? callers.len : 1;
@@ -213,6 +218,11 @@ static enum chain_entry entry_of(const struct sym *s)
 	if (!s || s->module != 0 || start_code(s))
 		return ENTRY_NONE;
 	return strcmp(s->name, "main") ? ENTRY_OTHER : ENTRY_MAIN;
+}
+
+int caller_frame_entry(const struct sym *s)
+{
+	return entry_of(s);
 }
 
 /* Files one chain's @t ticks by the rules at the top of this file. */

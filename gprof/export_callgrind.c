@@ -95,7 +95,7 @@ static void self_lines(struct sym *s, const struct shares *self,
 {
 	size_t sym = s - symtab.base, n = 0, k;
 	size_t i = export_shares_find(self, sym, 0);
-	long long total = export_us(export_self_ticks(s)), *cost;
+	long long total = us(self_ticks(s)), *cost;
 
 	while (i + n < self->len && self->v[i + n].sym == sym)
 		n++;
@@ -123,9 +123,9 @@ static void call_block(struct arc *a, const struct source_file *site_file,
 
 	set_file(cur, site_file, s->file);
 	sym_source(c);
-	name = export_display_name(c);
+	name = display_name(c);
 	printf("cob=%s\ncfl=%s\ncfn=%s\ncalls=%llu %d\n%d %lld\n",
-	       export_module_name(c->module), file_name(c->file), name,
+	       module_name(c->module), file_name(c->file), name,
 	       (unsigned long long)count, c->line_num, site_line, cost);
 	free(name);
 }
@@ -138,7 +138,7 @@ static void call_lines(struct sym *s, struct arc *a,
 	size_t sym = s - symtab.base, callee = a->child - symtab.base;
 	size_t i = export_shares_find(calls, sym, callee);
 	size_t n = 0, k, most, others;
-	long long total = export_us(a->time + a->child_time), *cost;
+	long long total = us(a->time + a->child_time), *cost;
 
 	while (i + n < calls->len && calls->v[i + n].sym == sym &&
 	       calls->v[i + n].callee == callee)
@@ -174,8 +174,8 @@ void export_callgrind(void)
 	call_shares(&calls);
 	/* The summary is the total of the self costs written below. */
 	for (i = 0; i < symtab.len; i++)
-		if (export_shown(&symtab.base[i]))
-			sum += export_us(export_self_ticks(&symtab.base[i]));
+		if (shown(&symtab.base[i]))
+			sum += us(self_ticks(&symtab.base[i]));
 	printf("# callgrind format\nversion: 1\ncreator: sprofil-gprof\n");
 	printf("cmd: %s\npositions: line\nevents: us\n", a_out_name);
 	printf("summary: %lld\n\n", sum);
@@ -185,17 +185,17 @@ void export_callgrind(void)
 		struct arc *a;
 		char *name;
 
-		if (!export_shown(s))
+		if (!shown(s))
 			continue;
 		sym_source(s);
-		name = export_display_name(s);
-		printf("ob=%s\nfl=%s\nfn=%s\n", export_module_name(s->module),
+		name = display_name(s);
+		printf("ob=%s\nfl=%s\nfn=%s\n", module_name(s->module),
 		       file_name(s->file), name);
 		free(name);
 		cur = s->file;
 		self_lines(s, &self, &cur);
 		for (a = s->cg.children; a; a = a->next_child)
-			if (export_shown(a->child) && a->child != s)
+			if (shown(a->child) && a->child != s)
 				call_lines(s, a, &calls, &cur);
 		putchar('\n');
 	}

@@ -125,7 +125,7 @@ void export_self_shares(struct shares *t)
 				struct source_file *file = NULL;
 				int line = 0;
 
-				if (!s || !export_shown(s))
+				if (!s || !shown(s))
 					continue;
 				if (!export_line_of(m, ADDR_LINK(a), &file,
 						    &line))

@@ -162,7 +162,7 @@ static uint64_t mapping(struct pp *p, uint32_t m)
 		map->memory_limit = ADDR_LINK(mod->exec_high) + mod->load_bias;
 	}
 	map->filename = str(p, mod->recorded ? mod->recorded :
-			    export_module_name(m));
+			    module_name(m));
 	id = xmalloc(2 * mod->build_id_len + 1);
 	for (i = 0; i < mod->build_id_len; i++)
 		sprintf(id + 2 * i, "%02x", mod->build_id[i]);
@@ -192,7 +192,7 @@ static uint64_t function(struct pp *p, struct sym *s)
 	p->prof.function[p->prof.n_function++] = f;
 	f->id = p->prof.n_function;
 	sym_source(s);
-	name = export_display_name(s);
+	name = display_name(s);
 	f->name = str(p, name);
 	free(name);
 	f->system_name = str(p, s->name ? s->name : "");

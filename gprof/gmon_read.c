@@ -21,6 +21,7 @@
 
 #include "gmon_cursor.h"
 #include "gprof.h"
+#include "threads.h"
 
 unsigned int gmon_ptr_size = 8;
 bool gmon_big_endian;
@@ -880,6 +881,29 @@ static void parse_extension(struct cursor *c, struct file_counts *fc)
 
 	/* Module records precede their users; map them all first. */
 	if (!scan_modules(c, &map, &nmap)) {
+		free(map);
+		return;
+	}
+	/* And the threads, which --thread=NAME selects by name. */
+	c->p = records;
+	while (!c->failed && c->p < c->end) {
+		uint32_t tag = get_uint(c, 4);
+		uint64_t size = get_uint(c, 8);
+		const unsigned char *body;
+		struct cursor b;
+
+		if (c->failed || !take(c, size, &body))
+			break;
+		if (tag != GMF_TAG_THREADS)
+			continue;
+		b = *c;
+		b.p = body;
+		b.end = body + size;
+		threads_parse(&b);
+		if (b.failed)
+			c->failed = true;
+	}
+	if (c->failed) {
 		free(map);
 		return;
 	}

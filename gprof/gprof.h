@@ -293,6 +293,18 @@ void callers_reset(void);
 /* The top node of cut chains (module absolute, pc 1, no parent). */
 bool caller_node_truncated(const struct caller_node *n);
 /*
+ * The function of node @n's pc, or NULL: as a sampled pc when @leaf,
+ * else as a return address (the call before it).  cg_measured.c.
+ */
+struct sym *caller_node_function(const struct caller_node *n, bool leaf);
+/*
+ * What function @s (NULL: unknown) says of a cut chain it is the
+ * outermost frame of: 0, nothing (a library, the start code); 1, main,
+ * so that the chain lacks only the C library's start code and counts
+ * as complete; 2, another function of the program.  cg_measured.c.
+ */
+int caller_frame_entry(const struct sym *s);
+/*
  * --extract-module: the chains through module @m, into @t (its nodes'
  * module 0 for @m, absolute for the rest): their frames in @m at their
  * link-time pcs, each run of frames elsewhere as one frame in no module
@@ -571,10 +583,20 @@ bool hist_check_address(uint64_t addr);
 
 /* ---- --export (export.c) ---- */
 
-extern const char *export_format;	/* callgrind, pprof, dot, json or NULL */
+extern const char *export_format;	/* export.c's formats, or NULL */
 bool export_format_known(const char *format);
 /* Writes the analyzed profile in export_format on stdout. */
 void export_profile(void);
+/* --node-threshold, --edge-threshold: percent of the time (export_dot.c). */
+extern double node_threshold, edge_threshold;
+/*
+ * --render=FORMAT: render_start() sends stdout through `dot -TFORMAT`
+ * (fatal, one line, when dot is not installed); render_finish() waits
+ * for it and fails when it did.
+ */
+extern const char *render_format;
+void render_start(void);
+void render_finish(void);
 
 /* ---- modules (modules.c) ---- */
 

@@ -17,6 +17,7 @@
 #include <demangle.h>
 
 #include "gprof.h"
+#include "threads.h"
 
 /* The name messages start with: ours as invoked (argv[0]'s last part). */
 const char *whoami = "gprof";
@@ -134,6 +135,11 @@ enum {
 	OPTION_EXPORT,
 	OPTION_ESTIMATED_TIMES,
 	OPTION_DEBUG_FILE_DIRECTORY,
+	OPTION_THREADS,
+	OPTION_THREAD,
+	OPTION_NODE_THRESHOLD,
+	OPTION_EDGE_THRESHOLD,
+	OPTION_RENDER,
 };
 
 static const struct option long_options[] = {
@@ -176,9 +182,14 @@ static const struct option long_options[] = {
 	{ "extract-module", required_argument, NULL, OPTION_EXTRACT_MODULE },
 	{ "extract-to", required_argument, NULL, OPTION_EXTRACT_TO },
 	{ "export", required_argument, NULL, OPTION_EXPORT },
+	{ "threads", no_argument, NULL, OPTION_THREADS },
+	{ "thread", required_argument, NULL, OPTION_THREAD },
 	{ "estimated-times", no_argument, NULL, OPTION_ESTIMATED_TIMES },
 	{ "debug-file-directory", required_argument, NULL,
 	  OPTION_DEBUG_FILE_DIRECTORY },
+	{ "node-threshold", required_argument, NULL, OPTION_NODE_THRESHOLD },
+	{ "edge-threshold", required_argument, NULL, OPTION_EDGE_THRESHOLD },
+	{ "render", required_argument, NULL, OPTION_RENDER },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -198,12 +209,28 @@ static void usage(FILE *f, int status)
 "\t[--version] [--width=n] [--ignore-non-functions]\n"
 "\t[--demangle[=STYLE]] [--no-demangle] [--external-symbol-table=name]\n"
 "\t[--extract-module=MODULE [--extract-to=FILE]]\n"
-"\t[--export=callgrind|pprof|dot|json] [--estimated-times] [@FILE]\n"
-"\t[--debug-file-directory=DIR]\n"
+"\t[--export=callgrind|pprof|dot|json|folded|flamegraph|icicle]\n"
+"\t[--node-threshold=PCT] [--edge-threshold=PCT] [--render=FORMAT]\n"
+"\t[--estimated-times] [@FILE]\n"
+"\t[--debug-file-directory=DIR] [--threads] [--thread=TID|NAME]\n"
 "\t[image-file] [profile-file...]\n"
 "Reads GNU gmon.out (also the BSD formats) and sprofil's multi-module\n"
 "profiles; see sprofil-gprof(1).\n", whoami);
 	exit(status);
+}
+
+/* A percentage from 0 to 100, or a one-line error. */
+static double percent_arg(const char *option, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= 0 && v <= 100))
+		fatal("%s: `%s' is not a percentage from 0 to 100", option,
+		      arg);
+	return v;
 }
 
 /* -A -C -p and their negations: an optional symspec, else on/off. */
@@ -430,7 +457,7 @@ int main(int argc, char **argv)
 			break;
 		case OPTION_EXPORT:
 			if (!export_format_known(optarg))
-				fatal("--export: unknown format `%s' (callgrind, pprof, dot or json)",
+				fatal("--export: unknown format `%s' (callgrind, pprof, dot, json, folded, flamegraph or icicle)",
 				      optarg);
 			export_format = optarg;
 			break;
@@ -439,6 +466,25 @@ int main(int argc, char **argv)
 			break;
 		case OPTION_DEBUG_FILE_DIRECTORY:
 			debug_file_directory = optarg;
+			break;
+		case OPTION_THREADS:
+			threads_report = true;
+			break;
+		case OPTION_THREAD:
+			if (!*optarg)
+				fatal("--thread: give a thread id or name");
+			thread_selection = optarg;
+			break;
+		case OPTION_NODE_THRESHOLD:
+			node_threshold = percent_arg("--node-threshold",
+						     optarg);
+			break;
+		case OPTION_EDGE_THRESHOLD:
+			edge_threshold = percent_arg("--edge-threshold",
+						     optarg);
+			break;
+		case OPTION_RENDER:
+			render_format = optarg;
 			break;
 		default:
 			usage(stderr, 1);
@@ -450,6 +496,8 @@ int main(int argc, char **argv)
 		fatal("only one of --function-ordering and --file-ordering may be specified");
 	if (extract_to && !extract_module)
 		fatal("--extract-to needs --extract-module");
+	if (render_format && (!export_format || strcmp(export_format, "dot")))
+		fatal("--render draws the call graph: it goes with --export=dot");
 
 	/* gmon.sum keeps basic-block counts only per line symbol. */
 	if (output_style & STYLE_SUMMARY_FILE)
@@ -486,6 +534,13 @@ int main(int argc, char **argv)
 
 	sym_id_parse();
 	gmon_parse_files();
+	threads_apply_selection();
+	if (threads_report) {
+		threads_print();
+		if (fflush(stdout) || ferror(stdout))
+			fatal("standard output: %s", strerror(errno));
+		return 0;
+	}
 
 	if (extract_module) {
 		gmon_extract_module(extract_module,
@@ -526,7 +581,9 @@ int main(int argc, char **argv)
 	if ((gmon_input & INPUT_CALL_GRAPH) || export_format)
 		cg = cg_assemble();
 	if (export_format) {
+		render_start();
 		export_profile();
+		render_finish();
 		free(cg);
 		if (fflush(stdout) || ferror(stdout))
 			fatal("standard output: %s", strerror(errno));

@@ -49,14 +49,19 @@ int profil(unsigned short *buf, size_t bufsiz, size_t offset,
 /*
  * sprofil(2): samples into @profcnt regions (any order; on overlap the
  * larger pr_off wins; pr_off 0 with pr_scale 2 is the overflow bin);
- * flags PROF_USHORT or PROF_UINT, and PROF_FAST; profcnt 0 stops.  A new
- * call replaces the region set at once.  @tvp, if not NULL, receives the
+ * flags PROF_USHORT or PROF_UINT, and PROF_FAST, and PROF_THREADS (with a
+ * caller table from sprofil_callers(), else EINVAL: each chain is filed
+ * under its thread's top node, for per-thread profiles); profcnt 0
+ * stops.  A new call replaces the region set at once.  @tvp, if not NULL, receives the
  * true sampling period.  Errors: EINVAL (flags, scale, sizes, profcnt),
  * EFAULT (unwritable buffer), ENOMEM (memory-lock limit, kmod backend;
  * more than 2^27 buckets in all, or no memory for the counters, bpf).
  */
 int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	    unsigned int flags);
+
+/* libsprofil's own sprofil() flag, the module's SPROFIL_THREADS. */
+#define PROF_THREADS	0x8
 
 /*
  * What the active (or, before any start, the chosen) backend reports; the

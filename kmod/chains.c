@@ -171,7 +171,9 @@ void sprofil_file_chain(struct sprofil_table *t, struct pt_regs *regs, u32 n,
 		cut = spc_walk(t, pc, frame_pointer(regs),
 			       user_stack_pointer(regs), 0, t->spc.depth,
 			       buf->pc, &len);
-	spc_file(&t->spc, buf->pc, len, cut, n);
+	/* The thread id in the process's own pid namespace, as gettid(). */
+	spc_file(&t->spc, buf->pc, len, cut, n,
+		 t->per_thread ? spc_thread_pc(task_pid_vnr(current)) : 0);
 	if (t0)
 		cost_account(t0, t1, len);
 }

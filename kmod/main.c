@@ -54,7 +54,8 @@ static long ioctl_start(struct sprofil_start __user *uarg)
 	    args.period_ns > SPROFIL_MAX_PERIOD_NS)
 		return -EINVAL;
 	if (!(args.flags & SPROFIL_CALLERS) &&
-	    (args.callers || args.callers_size || args.callers_depth))
+	    (args.callers || args.callers_size || args.callers_depth ||
+	     (args.flags & SPROFIL_THREADS)))
 		return -EINVAL;
 	/* Fail on an unwritable argument before anything changes. */
 	if (put_user(args.period_ns, &uarg->period_ns))

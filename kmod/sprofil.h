@@ -66,6 +66,7 @@ struct sprofil_table {
 	 */
 	struct sprofil_buffer callers;
 	struct spc_table spc;
+	bool per_thread;		/* SPROFIL_THREADS */
 	struct sprofil_buffer buffer[];	/* parallel to map.region[] */
 };
 

@@ -297,6 +297,7 @@ static int callers_prepare(struct sprofil_table *t,
 		return -EINVAL;
 	t->spc.mask = *nodes - 1;
 	t->spc.depth = args->callers_depth;
+	t->per_thread = args->flags & SPROFIL_THREADS;
 	return 0;
 }
 

@@ -95,7 +95,7 @@ static int sb_perf_event_open(struct perf_event_attr *attr, pid_t tid)
  * program can tell how many periods of CPU time a user-mode sample closes.
  * Created disabled: it must have the program before it fires.
  */
-static int sb_open_event(pid_t tid, uint64_t period)
+static int sb_open_event(pid_t tid, uint64_t period, bool inherit)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -103,8 +103,8 @@ static int sb_open_event(pid_t tid, uint64_t period)
 		.config = PERF_COUNT_SW_TASK_CLOCK,
 		.sample_period = period,
 		.disabled = 1,
-		.inherit = 1,
-		.inherit_thread = 1,
+		.inherit = inherit,
+		.inherit_thread = inherit,
 		.remove_on_exec = 1,
 		.exclude_hv = 1,
 	};
@@ -232,7 +232,7 @@ static int sb_cover_thread(struct sb_session *s, pid_t tid, int prog_fd)
 	err = sb_grow(s);
 	if (err)
 		return err;
-	fd = sb_open_event(tid, s->period);
+	fd = sb_open_event(tid, s->period, !s->own_counters);
 	if (fd < 0)
 		return -errno;
 	/* A full table only costs the rare double count it prevents. */
@@ -529,6 +529,7 @@ static int sb_set_new(const struct sprofil_region *r, unsigned int n,
 		err = sb_set_callers(set, callers);
 	if (err)
 		goto fail;
+	set->per_thread = callers && (flags & SPROFIL_THREADS);
 	*out = set;
 	return 0;
 fail:
@@ -561,6 +562,7 @@ static void sb_install(struct sb_session *s, struct sb_set *set)
 		set->cxlate = old->cxlate;
 		old->cxlate = NULL;
 	}
+	__atomic_store_n(&bss->sp_cthreads, set->per_thread, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&bss->sp_cdepth,
 			 set->callers.hdr ? set->callers.depth : 0,
 			 __ATOMIC_SEQ_CST);
@@ -604,6 +606,7 @@ static bool sb_fits(const struct sb_session *s, const struct sb_set *set,
 		    uint64_t period)
 {
 	return s && s->period == period && s->percpu == sb_percpu() &&
+	       s->own_counters == set->per_thread &&
 	       set->nbuckets <= s->half &&
 	       (!set->callers.hdr || s->cnodes_n == sb_set_cnodes(set));
 }
@@ -726,8 +729,10 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 		if (room < set->nbuckets)
 			room = set->nbuckets;
 		err = sb_session_new(period, room, sb_set_cnodes(set), &s);
-		if (!err)
+		if (!err) {
+			s->own_counters = set->per_thread;
 			err = sb_cover(s);
+		}
 	}
 	if (err) {
 		if (s && s != old)
@@ -893,7 +898,9 @@ static void sb_file(struct sb_session *s, struct sb_set *set, uint64_t pc,
 	if (set->callers.hdr) {
 		__u64 chain = pc;
 
-		spc_file(&set->callers, &chain, 1, 1, (uint32_t)n);
+		spc_file(&set->callers, &chain, 1, 1, (uint32_t)n,
+			 set->per_thread ?
+			 spc_thread_pc((__u32)syscall(SYS_gettid)) : 0);
 	}
 	if (r < 0) {
 		__atomic_fetch_add(&bss->sp_misses[set->k], n,
@@ -905,6 +912,49 @@ static void sb_file(struct sb_session *s, struct sb_set *set, uint64_t pc,
 	__atomic_fetch_add(&s->counts[key], n, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->dirty[key >> SPB_CHUNK_SHIFT], 1,
 			 __ATOMIC_RELAXED);
+}
+
+/*
+ * Per-thread chains need each sample's periods to be its thread's.  A
+ * counter inherited by a new thread makes the two threads' perf contexts
+ * clones, which perf swaps whole at a switch between them
+ * (perf_event_context_sched_out()) instead of switching counters: the
+ * counters then change threads, for good, and one thread's periods were
+ * credited to another (a share of four threads 9 % off, one thread
+ * counted twice once threads also had counters of their own).  So a
+ * per-thread session inherits no counter: each thread the program makes
+ * with pthread_create gets its own here, before its start routine; a
+ * thread made by a raw clone() is not sampled (docs/backends.md).
+ */
+void sp_bpf_thread_started(void)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	struct sb_session *s;
+
+	if (!atomic_load(&sb_on))
+		return;
+	pthread_mutex_lock(&sb_lock);
+	s = sb_sess;
+	if (s && s->set && s->own_counters && sb_find_tid(s, tid) < 0)
+		sb_cover_thread(s, tid,
+				bpf_program__fd(s->skel->progs.sp_sample));
+	pthread_mutex_unlock(&sb_lock);
+}
+
+/*
+ * The counter of an exiting thread of a per-thread session: its fd is
+ * closed, or a program with many short threads would run out of them.
+ */
+static void sb_uncover_thread(struct sb_session *s, pid_t tid)
+{
+	ssize_t i = sb_find_tid(s, tid);
+
+	if (i < 0)
+		return;
+	close(s->fd[i]);
+	s->nfd--;
+	s->fd[i] = s->fd[s->nfd];
+	s->tid[i] = s->tid[s->nfd];
 }
 
 void sp_bpf_thread_exiting(uintptr_t pc)
@@ -919,6 +969,8 @@ void sp_bpf_thread_exiting(uintptr_t pc)
 	ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	pthread_mutex_lock(&sb_lock);
 	s = sb_sess;
+	if (s && s->own_counters)
+		sb_uncover_thread(s, (pid_t)syscall(SYS_gettid));
 	/* Per-CPU clocks sample wall time: nothing is left at an exit. */
 	if (s && s->set && !s->percpu) {
 		before = sb_carry_ns;

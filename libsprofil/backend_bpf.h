@@ -18,7 +18,15 @@
 void sp_bpf_memory_changing(uintptr_t start, size_t len);
 
 /*
- * In a thread about to exit (threads.c): adds the CPU time it ran since
+ * In a new thread of the program, before its start routine (threads.c):
+ * gives it a counter of its own, as the loader gives every thread it
+ * finds.  Takes the backend's lock when it is sampling.
+ */
+void sp_bpf_thread_started(void);
+
+/*
+ * In a thread about to exit (threads.c): closes the counter it was given
+ * and adds the CPU time it ran since
  * its counter's last period, estimated as its CPU time modulo the period
  * (its inherited counter started with it), to a process-wide carry that
  * files a sample at @pc (the thread's start routine) each time it

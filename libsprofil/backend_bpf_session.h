@@ -45,6 +45,7 @@ struct sb_set {
 	uint64_t saturated;
 	/* The caller's table (docs/callers.md); callers.hdr NULL: none. */
 	struct spc_table callers;
+	bool per_thread;		/* SPROFIL_THREADS */
 	__u32 *cxlate;			/* where each program node went */
 };
 
@@ -63,6 +64,11 @@ struct sb_session {
 	uint64_t half;			/* counters per set */
 	uint64_t period;
 	bool percpu;
+	/*
+	 * Per-thread chains (SPROFIL_THREADS): no inherited counters, each
+	 * thread has its own (backend_bpf.c, sp_bpf_thread_started()).
+	 */
+	bool own_counters;
 	/*
 	 * The program's calling context tree (sp_cnodes), mapped, with its
 	 * chunks' flags; cnodes_n 0 when it records no chains.  The tree's

@@ -68,6 +68,7 @@ struct sp_map {
 	_Atomic uint64_t saturated;
 	/* The caller table (hdr NULL: no chains), its own view of it. */
 	struct spc_table callers;
+	bool per_thread;		/* SPROFIL_THREADS */
 	uint64_t callers_bytes;
 	_Atomic bool callers_off;	/* its memory is going away */
 };
@@ -168,7 +169,8 @@ static void sp_file(__u64 pc, __u32 n, const ucontext_t *uc)
 		if (m->callers.hdr &&
 		    !atomic_load_explicit(&m->callers_off,
 					  memory_order_relaxed))
-			sp_callers_file(&m->callers, &m->map, uc, pc, n);
+			sp_callers_file(&m->callers, &m->map, uc, pc, n,
+					m->per_thread);
 	}
 	atomic_fetch_sub(&sp_inflight, 1);
 }
@@ -259,6 +261,7 @@ static int sp_map_new(const struct sprofil_region *r, unsigned int n,
 	err = sp_callers_view(m, callers);
 	if (err)
 		goto fail;
+	m->per_thread = callers && (flags & SPROFIL_THREADS);
 	/* One spare entry, so that n == 0 asks malloc for something. */
 	m->map.region = malloc((n + 1) * sizeof(*m->map.region));
 	m->map.segment = malloc((SPM_MAX_SEGMENTS(n) + 1) *

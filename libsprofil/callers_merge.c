@@ -13,8 +13,8 @@
 
 int spc_merge_node(const struct spc_merge *m, __u32 i, __u32 n)
 {
-	/* The chain's nodes, innermost first; one more for the cut node. */
-	__u32 path[SPROFIL_MAX_DEPTH + 1];
+	/* The chain's nodes, innermost first; two more: cut and thread. */
+	__u32 path[SPROFIL_MAX_DEPTH + 2];
 	__u32 parent = SPC_ROOT, j = i, p, len = 0, cut = 0;
 	const struct spc_table *dst = m->dst;
 	long slot = SPC_FULL;
@@ -31,22 +31,25 @@ int spc_merge_node(const struct spc_merge *m, __u32 i, __u32 n)
 			slot = parent - SPC_PARENT_BIAS;
 			break;
 		}
-		if (len == SPROFIL_MAX_DEPTH + 1)
+		if (len == SPROFIL_MAX_DEPTH + 2)
 			goto bad;
 		path[len++] = j;
 		p = spc_load_acquire((__u32 *)&m->src[j].parent);
-		if (p == SPC_ROOT) {
-			cut = m->src[j].pc == SPC_PC_TRUNCATED ?
-			      SPC_XLATE_CUT : 0;
+		if (p == SPC_ROOT)
 			break;
-		}
 		if (p < SPC_PARENT_BIAS || p == SPC_BUSY ||
 		    p - SPC_PARENT_BIAS > m->src_mask)
 			goto bad;
 		j = p - SPC_PARENT_BIAS;
 	}
+	/*
+	 * A chain is cut below the truncated node, which is a top node or
+	 * the child of a thread's (SPROFIL_THREADS): its pc is no user pc.
+	 */
 	while (len) {
 		j = path[--len];
+		if (m->src[j].pc == SPC_PC_TRUNCATED)
+			cut = SPC_XLATE_CUT;
 		slot = spc_node_find_add(dst, parent, m->src[j].pc);
 		if (slot < 0)
 			goto lost;

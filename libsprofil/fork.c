@@ -10,6 +10,8 @@
  *			nests inside it (backend.h: called with it held)
  *	wr_lock		gmon_write.c: picking a file name to its rename()
  *	gone_lock	gmon_write.c: the modules dlclose() took away
+ *	tt_lock		thread_table.c: the exited threads of a per-thread
+ *			profile (a dump reads them under wr_lock)
  *
  * pthread_atfork() runs prepare handlers in the reverse order of their
  * registration, and each file used to register its own from wherever it
@@ -28,10 +30,12 @@ static void fork_prepare(void)
 	sp_gmon_fork_prepare();
 	sp_front_fork_prepare();
 	sp_writer_fork_prepare();
+	sp_thread_table_fork_prepare();
 }
 
 static void fork_parent(void)
 {
+	sp_thread_table_fork_parent();
 	sp_writer_fork_parent();
 	sp_front_fork_parent();
 	sp_gmon_fork_parent();
@@ -46,6 +50,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	sp_threads_fork_child();
+	sp_thread_table_fork_child();
 	sp_writer_fork_child();
 	sp_gmon_fork_child();
 	sp_front_fork_child();

@@ -38,6 +38,11 @@ void sp_writer_fork_prepare(void);
 void sp_writer_fork_parent(void);
 void sp_writer_fork_child(void);
 
+/* thread_table.c: its lock, taken last; the child's table is empty. */
+void sp_thread_table_fork_prepare(void);
+void sp_thread_table_fork_parent(void);
+void sp_thread_table_fork_child(void);
+
 /* threads.c: under ASan, new threads may get stacks fork left (no lock). */
 void sp_threads_fork_child(void);
 

@@ -37,6 +37,7 @@
 #include "fork.h"
 #include "gmon.h"
 #include "gmon_callers.h"
+#include "thread_table.h"
 
 /* At most this many buckets: 4 MiB covers 4 MiB of text at scale 1. */
 #define GM_MAX_BUCKETS	(2ul << 20)
@@ -396,9 +397,13 @@ static void gm_callers_start(void)
  */
 static int gm_sprofil(struct prof *prof, unsigned int n, unsigned int flags)
 {
-	int ret = sprofil(prof, n, NULL, flags);
+	int ret;
 
+	if (gm_callers.table && sp_per_thread())
+		flags |= PROF_THREADS;
+	ret = sprofil(prof, n, NULL, flags);
 	if (ret && errno == EOPNOTSUPP && gm_callers.table) {
+		flags &= ~PROF_THREADS;
 		struct sprofil_info info = { .backend = "this" };
 
 		sprofil_info(&info);
@@ -465,6 +470,7 @@ static void gm_sample(bool on)
 		return;
 	}
 	gm.sampling = true;
+	sp_thread_table_sampling();
 	if (!sprofil_info(&info) && info.period_ns)
 		gm.period_ns = info.period_ns;
 }

@@ -21,8 +21,8 @@
 #include "backend.h"
 #include "gmon_callers.h"
 
-/* A chain's nodes: its frames and the truncated top. */
-#define MAX_LEVEL	(SPROFIL_MAX_DEPTH + 1)
+/* A chain's nodes: its frames, the truncated node and its thread's. */
+#define MAX_LEVEL	(SPROFIL_MAX_DEPTH + 2)
 #define LEVEL_UNKNOWN	(-1)
 #define LEVEL_BAD	(-2)
 
@@ -86,7 +86,7 @@ int sp_callers_collect(const struct sp_callers *c, bool take,
 {
 	struct spc_header *hdr = c->table;
 	struct spc_node *node = (struct spc_node *)(hdr + 1);
-	uint32_t nodes, i, *parent = NULL, *order = NULL, *to = NULL;
+	uint32_t nodes, i, tid, *parent = NULL, *order = NULL, *to = NULL;
 	uint64_t *count = NULL, *sum = NULL;
 	size_t at[MAX_LEVEL + 2] = { 0 }, n = 0, k;
 	int16_t *level = NULL;
@@ -150,7 +150,11 @@ int sp_callers_collect(const struct sp_callers *c, bool take,
 		o->parent = parent[i] == SPC_ROOT ? SP_CNODE_TOP :
 			    to[parent[i] - SPC_PARENT_BIAS];
 		d->samples += count[i];
-		if (parent[i] == SPC_ROOT && o->pc == SPC_PC_TRUNCATED)
+		/* At the top, or under a thread's node (SPROFIL_THREADS). */
+		if (o->pc == SPC_PC_TRUNCATED &&
+		    (o->parent == SP_CNODE_TOP ||
+		     (d->node[o->parent].parent == SP_CNODE_TOP &&
+		      spc_pc_thread(d->node[o->parent].pc, &tid))))
 			d->truncated += sum[i];
 	}
 	d->lost = read_u64(&hdr->lost, take);

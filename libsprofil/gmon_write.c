@@ -33,6 +33,7 @@
 #include "fork.h"
 #include "gmon.h"
 #include "gmon_callers.h"
+#include "thread_table.h"
 
 /* Set in a fork child, so that it does not write over its parent's file. */
 static bool sp_forked;
@@ -661,6 +662,36 @@ static void put_callers(struct sp_out *o, struct sp_modtab *t,
 }
 
 /*
+ * The threads record (tag 5) of a per-thread tree: its chains are filed
+ * under thread nodes (include/sprofil/callers.h).  The process names its
+ * threads now, or they go nameless.
+ */
+static void put_threads(struct sp_out *o, const struct sp_callers_data *c)
+{
+	struct sp_thread_rec *r;
+	size_t i, n;
+	uint32_t tid;
+
+	for (i = 0; i < c->n; i++)
+		if (c->node[i].parent == SP_CNODE_TOP &&
+		    spc_pc_thread(c->node[i].pc, &tid))
+			break;
+	if (i == c->n)
+		return;
+	r = sp_thread_table_snapshot(&n);
+	put_record(o, GMF_TAG_THREADS,
+		   GMF_THREADS_FIXED + GMF_THREAD_SIZE * (uint64_t)n);
+	put_u64(o, n);
+	for (i = 0; i < n; i++) {
+		put_u32(o, r[i].tid);
+		put_u32(o, r[i].flags);
+		put_u64(o, r[i].cpu_ns);
+		put(o, r[i].name, sizeof(r[i].name));
+	}
+	free(r);
+}
+
+/*
  * The sprofil extension: each module once, before the first histogram
  * or arc record that refers to it, then the histogram; the arcs last, in
  * one record.
@@ -721,8 +752,10 @@ static void put_ext(struct sp_out *o, const struct sp_profile *p,
 		put_u64(o, arcs[i].count);
 	}
 callers:
-	if (c)
+	if (c) {
 		put_callers(o, t, c, cmod, p->period_ns);
+		put_threads(o, c);
+	}
 out:
 	if (t)
 		free(t->mod);

@@ -262,6 +262,8 @@ static int stop(void)
 	return err ? fail(-err) : 0;
 }
 
+_Static_assert(PROF_THREADS == SPROFIL_THREADS, "one flag, one value");
+
 int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	    unsigned int flags)
 {
@@ -272,7 +274,7 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	int i, err;
 
 	if (profcnt < 0 || profcnt > SPROFIL_MAX_REGIONS ||
-	    (flags & ~(SPROFIL_UINT | SPROFIL_FAST)))
+	    (flags & ~(SPROFIL_UINT | SPROFIL_FAST | SPROFIL_THREADS)))
 		return fail(EINVAL);
 	if (profcnt == 0)
 		return stop();
@@ -298,7 +300,9 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	asked = wanted_period_ns();
 	period = asked;
 	callers = callers_of(&sp_callers_next);
-	err = b->start(r, profcnt, flags, &period, callers);
+	/* Per-thread trees are a way of filing chains: none, no threads. */
+	err = (flags & SPROFIL_THREADS) && !callers ? -EINVAL :
+	      b->start(r, profcnt, flags, &period, callers);
 	if (!err)
 		remember(r, profcnt, flags, asked, callers);
 	pthread_mutex_unlock(&sp_lock);

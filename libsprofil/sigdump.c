@@ -216,6 +216,9 @@ static int sd_spawn(void)
 		close(sd_pipe[0]);
 		close(sd_pipe[1]);
 		sd_pipe[0] = sd_pipe[1] = -1;
+	} else {
+		/* Named as the library's: no thread of the program. */
+		pthread_setname_np(t, "sprofil-sigdump");
 	}
 	return err;
 }

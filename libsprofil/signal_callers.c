@@ -46,6 +46,9 @@ static __thread uintptr_t sp_stack_lo
 static __thread uintptr_t sp_stack_hi
 	__attribute__((tls_model("initial-exec")));
 
+/* This thread's id, 0 until its first sample asks (gettid() is safe). */
+static __thread pid_t sp_tid __attribute__((tls_model("initial-exec")));
+
 /* The main thread's, set once under the backend's lock; hi 0 if none. */
 static _Atomic uintptr_t sp_main_lo, sp_main_hi;
 static _Atomic pid_t sp_main_pid;
@@ -135,6 +138,7 @@ void sp_callers_forget_stack(void)
 	/* A fork child's only thread keeps its stack; its pid changes. */
 	if (sp_stack_hi == SP_STACK_UNKNOWN)
 		sp_stack_hi = 0;
+	sp_tid = 0;
 	atomic_store(&sp_main_pid, 0);
 }
 
@@ -180,7 +184,7 @@ static int sp_read_code(__u64 addr, __u8 code[8])
 #include <sprofil/callers.h>
 
 void sp_callers_file(const struct spc_table *t, const struct spm_map *map,
-		     const ucontext_t *uc, __u64 pc, __u32 n)
+		     const ucontext_t *uc, __u64 pc, __u32 n, bool per_thread)
 {
 	__u64 chain[SPROFIL_MAX_DEPTH];
 	__u32 len = 1;
@@ -196,5 +200,7 @@ void sp_callers_file(const struct spc_table *t, const struct spm_map *map,
 				       (__u64)uc->uc_mcontext.gregs[REG_RBP],
 				       sp, end, t->depth, chain, &len);
 	}
-	spc_file(t, chain, len, cut, n);
+	if (per_thread && !sp_tid)
+		sp_tid = (pid_t)syscall(SYS_gettid);
+	spc_file(t, chain, len, cut, n, per_thread ? spc_thread_pc(sp_tid) : 0);
 }

@@ -63,10 +63,11 @@ struct spm_map;
 /*
  * In the handler (async-signal-safe, lock-free): walks the chain of the
  * interrupted thread from @uc (NULL: none, the chain is @pc alone and
- * truncated) and files @n samples of it into @t; return addresses in a
+ * truncated) and files @n samples of it into @t, under the calling
+ * thread's node if @per_thread (SPROFIL_THREADS); return addresses in a
  * region of @map are known text.
  */
 void sp_callers_file(const struct spc_table *t, const struct spm_map *map,
-		     const ucontext_t *uc, __u64 pc, __u32 n);
+		     const ucontext_t *uc, __u64 pc, __u32 n, bool per_thread);
 
 #endif /* LIBSPROFIL_SIGNAL_INTERNAL_H */

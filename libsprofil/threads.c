@@ -18,6 +18,7 @@
 #include "backend_bpf.h"
 #include "fork.h"
 #include "signal_internal.h"
+#include "thread_table.h"
 #include "threads.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -57,6 +58,7 @@ static void sp_thread_exit(void *fn)
 {
 	sp_signal_thread_exiting((uintptr_t)fn);
 	sp_bpf_thread_exiting((uintptr_t)fn);
+	sp_thread_table_exiting();
 }
 
 /*
@@ -80,6 +82,7 @@ static void *sp_thread_run(void *p)
 		sp_callers_thread_stack();
 	/* On failure the thread runs unsampled: better than not at all. */
 	sp_signal_thread_started();
+	sp_bpf_thread_started();
 	pthread_cleanup_push(sp_thread_exit, (void *)s.fn);
 	ret = sp_call_outermost(s.fn, s.arg);
 	pthread_cleanup_pop(1);

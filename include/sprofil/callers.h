@@ -31,7 +31,11 @@
  *  - chains cut short (depth limit, a frame that breaks the walk rules,
  *    a return address in unknown code that is not the outermost frame)
  *    are filed under the node SPC_PC_TRUNCATED at the top, and counted
- *    in hdr.truncated.
+ *    in hdr.truncated;
+ *  - with SPROFIL_THREADS, every chain is filed under a top node of its
+ *    thread, pc SPC_PC_THREAD + the thread id, above everything else
+ *    (the truncated node too): each thread's tree is the subtree of its
+ *    node, and the process's is their union.
  */
 #ifndef SPROFIL_CALLERS_H
 #define SPROFIL_CALLERS_H
@@ -121,6 +125,27 @@ static inline void spc_add64(__u64 *p, __u64 n)
 
 /* The pc of the top node under which cut chains are filed. */
 #define SPC_PC_TRUNCATED	1ull
+
+/*
+ * The pc of a thread's top node is SPC_PC_THREAD + its thread id (as
+ * gettid() gives it; the bpf backend's, in the initial pid namespace):
+ * in the kernel's half of the address space, never a user pc.
+ */
+#define SPC_PC_THREAD		0xffffffff00000000ull
+
+static inline __u64 spc_thread_pc(__u32 tid)
+{
+	return SPC_PC_THREAD + tid;
+}
+
+/* Whether @pc is a thread's top node; its thread id in *@tid. */
+static inline int spc_pc_thread(__u64 pc, __u32 *tid)
+{
+	if ((pc & SPC_PC_THREAD) != SPC_PC_THREAD)
+		return 0;
+	*tid = (__u32)pc;
+	return 1;
+}
 
 #define SPC_MAX_PROBES		16	/* slots tried per node */
 #define SPC_BUSY_SPINS		64	/* re-reads of a slot being written */
@@ -282,19 +307,27 @@ static inline void spc_node_count(struct spc_node *node, __u32 n)
 
 /*
  * Files @n samples of the chain @chain[0..@len) (chain[0] the sampled pc,
- * chain[len - 1] the outermost frame); @truncated when the walk was cut.
- * Returns 0, or SPC_FULL / SPC_STUCK after counting the samples as lost.
+ * chain[len - 1] the outermost frame); @truncated when the walk was cut;
+ * @top, when not 0, the pc of a node above it all (a thread's,
+ * spc_thread_pc()).  Returns 0, or SPC_FULL / SPC_STUCK after counting
+ * the samples as lost.
  */
 static inline int spc_file(const struct spc_table *t, const __u64 *chain,
-			   __u32 len, int truncated, __u32 n)
+			   __u32 len, int truncated, __u32 n, __u64 top)
 {
 	__u32 parent = SPC_ROOT;
 	struct spc_node *leaf;
-	long slot;
+	long slot = SPC_FULL;
 	int i;
 
+	if (top) {
+		slot = SPC_FIND_ADD(t, SPC_ROOT, top);
+		if (slot < 0)
+			goto lost;
+		parent = slot + SPC_PARENT_BIAS;
+	}
 	if (truncated) {
-		slot = SPC_FIND_ADD(t, SPC_ROOT, SPC_PC_TRUNCATED);
+		slot = SPC_FIND_ADD(t, parent, SPC_PC_TRUNCATED);
 		if (slot < 0)
 			goto lost;
 		parent = slot + SPC_PARENT_BIAS;

@@ -75,6 +75,24 @@
 #define GMF_CALLER_TOP		0xffffffffu
 
 /*
+ * Tag 5, threads: the threads of a per-thread profile, whose chains the
+ * callers record files under top nodes of pc SPC_PC_THREAD + thread id
+ * (include/sprofil/callers.h).  u64 nthreads, then nthreads records of
+ * GMF_THREAD_SIZE bytes:
+ *	 0  u32	thread id
+ *	 4  u32	flags: GMF_THREAD_*
+ *	 8  u64	CPU time, ns (user and system), if GMF_THREAD_CPU
+ *	16  16	name, NUL-padded (the kernel's comm)
+ * A thread id may appear more than once: ids are reused after a thread
+ * exits.  A thread of the chains with no record here has no name.
+ */
+#define GMF_TAG_THREADS		5
+#define GMF_THREADS_FIXED	8
+#define GMF_THREAD_SIZE		32
+#define GMF_THREAD_EXITED	0x1u		/* exited before the dump */
+#define GMF_THREAD_CPU		0x2u		/* cpu_ns is known */
+
+/*
  * Where a GNU gmon.out's caller data goes: the file's name with this
  * suffix, in the extension format (module records and one callers
  * record), so that the GNU file stays plain for GNU gprof.

@@ -172,6 +172,8 @@ struct spc_header sp_chdr;
 __u32 sp_cmask;
 __u32 sp_cdepth;
 __u32 sp_cwalk;
+/* SPROFIL_THREADS: each chain under its thread's node. */
+__u32 sp_cthreads;
 /* The filing self-test's chains (tests/bpf). */
 struct spb_test_chain sp_test_chain[SPB_TEST_CHAINS];
 __u64 sp_test_frame[SPB_TEST_FRAMES];
@@ -450,7 +452,10 @@ __noinline int spb_file(__u32 n)
 	c = bpf_map_lookup_elem(&sp_chain, &zero);
 	if (!c || c->len > SPROFIL_MAX_DEPTH)
 		return -1;
-	return spc_file(&t, c->pc, c->len, c->truncated, n);
+	/* The thread id in the initial pid namespace (docs/callers.md). */
+	return spc_file(&t, c->pc, c->len, c->truncated, n,
+			sp_cthreads ?
+			spc_thread_pc((__u32)bpf_get_current_pid_tgid()) : 0);
 }
 
 SEC("perf_event")

@@ -211,7 +211,7 @@ static void synth_file_header(const struct synth *s, struct table *tb)
 
 	for (i = 0; i < s->nchains; i++)
 		spc_file(&tb->t, &s->frame[s->chain[i].first], s->chain[i].len,
-			 s->chain[i].truncated, s->chain[i].n);
+			 s->chain[i].truncated, s->chain[i].n, 0);
 }
 
 /* The program's tree after filing @s with sp_file_test, copied out. */

@@ -10,6 +10,11 @@
 #                 (--debug-file-directory), st_size gaps, the profiler's
 #                 own time as overhead, another kernel's [vdso]
 #   run-export    --export=callgrind|dot|json against the text reports
+#   run-exports   the exports people look at: folded stacks, flame and
+#                 icicle graphs (SVG), dot's thresholds, clusters and
+#                 --render, JSON's build-ids and lines; bad input; a
+#                 real `sprofil record`; also under ASan+UBSan
+#                 (check-gprof-exports-asan)
 #   run-pprof     --export=pprof read back by `go tool pprof` (the
 #                 oracle): -top against the flat profile, -traces
 #                 against the callers tree, build-ids, empty profiles
@@ -17,7 +22,8 @@
 #                 back by callgrind_annotate, against -l's flat profile
 #   run-merge     -s, sprofil report -s and --export=pprof over ten
 #                 recorded runs: the sum is the parts; other builds and
-#                 periods refused
+#                 periods refused; these three also under ASan+UBSan
+#                 (check-gprof-pprof-asan, -cglines-asan, -merge-asan)
 #   run-callers   caller samples: the measured call graph (exact numbers
 #                 on hand-made profiles), --estimated-times against GNU,
 #                 no -pg, exports, -s, corrupt tag-4 records; also under
@@ -177,9 +183,10 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 
 .PHONY: gprof-tests check-gprof check-gprof-oracle check-gprof-multimod \
 	check-gprof-trust check-gprof-trust-asan \
-	check-gprof-export check-gprof-pprof check-gprof-cglines check-gprof-merge \
-	check-gprof-exports-asan $(GPT_EXPORTS_ASAN) \
-	check-gprof-badinput check-gprof-asan \
+	check-gprof-export check-gprof-badinput check-gprof-asan \
+	check-gprof-exports check-gprof-exports-asan \
+	check-gprof-pprof check-gprof-cglines check-gprof-merge \
+	$(GPT_EXPORTS_ASAN) \
 	check-gprof-callers check-gprof-callers-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
@@ -226,22 +233,27 @@ check-gprof-cglines:
 check-gprof-merge:
 	$(call GPT_CHECK,merge,gprof-tests cli $(GPT_RECORDED))
 
-# The new exports and the merge once more under ASan+UBSan and LSan
-# (a report fails the checks on exit status or stderr).
+# pprof, callgrind's lines and the merge once more under ASan+UBSan and
+# LSan (a report fails the checks on exit status or stderr).
 GPT_EXPORTS_ASAN := check-gprof-pprof-asan check-gprof-cglines-asan \
 	check-gprof-merge-asan
 $(GPT_EXPORTS_ASAN): check-gprof-%-asan:
 	$(call GPT_CHECK,$*-asan,gprof-tests cli $(GPT_RECORDED) \
 		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
 
-# Each part runs even when an earlier one failed.
-check-gprof-exports-asan:
-	-@$(MAKE) --no-print-directory check-gprof-pprof-asan
-	-@$(MAKE) --no-print-directory check-gprof-cglines-asan
-	-@$(MAKE) --no-print-directory check-gprof-merge-asan
-
 check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
+
+# The recording needs `sprofil record` (its library and probe).
+GPT_EXPORTS_PREREQS := gprof-tests $(CLI_BIN) $(CLI_PROBE) lib
+check-gprof-exports:
+	$(call GPT_CHECK,exports,$(GPT_EXPORTS_PREREQS),\
+		GPT_SPROFIL=$(abspath $(CLI_BIN)))
+
+check-gprof-exports-asan:
+	$(call GPT_CHECK,exports-asan,$(GPT_EXPORTS_PREREQS) \
+		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV) \
+		GPT_SPROFIL=$(abspath $(CLI_BIN)))
 
 check-gprof-callers:
 	$(call GPT_CHECK,callers,gprof-tests)
@@ -298,6 +310,8 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-multimod
 	-@$(MAKE) --no-print-directory check-gprof-trust
 	-@$(MAKE) --no-print-directory check-gprof-export
+	-@$(MAKE) --no-print-directory check-gprof-exports
+	-@$(MAKE) --no-print-directory check-gprof-exports-asan
 	-@$(MAKE) --no-print-directory check-gprof-pprof
 	-@$(MAKE) --no-print-directory check-gprof-cglines
 	-@$(MAKE) --no-print-directory check-gprof-merge
@@ -308,5 +322,7 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-oracle-asan
 	-@$(MAKE) --no-print-directory check-gprof-multimod-asan
 	-@$(MAKE) --no-print-directory check-gprof-trust-asan
-	-@$(MAKE) --no-print-directory check-gprof-exports-asan
+	-@$(MAKE) --no-print-directory check-gprof-pprof-asan
+	-@$(MAKE) --no-print-directory check-gprof-cglines-asan
+	-@$(MAKE) --no-print-directory check-gprof-merge-asan
 	-@$(MAKE) --no-print-directory check-gprof-fuzz

@@ -541,7 +541,7 @@ static void synth_case(const char *what, struct sprofil_region *r,
 		memcpy(chain + 1, sy.tail, sy.len * sizeof(*chain));
 		if (count)
 			assert_int_equal(spc_file(&ut.spc, chain, sy.len + 1,
-						  sy.cut, count), 0);
+						  sy.cut, count, 0), 0);
 	}
 	assert_int_equal(kt_table_chains(&kt, collect_leaf, &kl), 0);
 	assert_int_equal(kt_table_chains(&ut, collect_leaf, &ul), 0);

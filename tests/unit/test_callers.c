@@ -143,9 +143,9 @@ static void test_exact_counts_and_shared_prefix(void **state)
 
 	(void)state;
 	for (i = 0; i < 7; i++)
-		assert_int_equal(spc_file(&tb.t, a, 3, 0, 1), 0);
-	assert_int_equal(spc_file(&tb.t, b, 3, 0, 5), 0);
-	assert_int_equal(spc_file(&tb.t, c, 2, 0, 2), 0);
+		assert_int_equal(spc_file(&tb.t, a, 3, 0, 1, 0), 0);
+	assert_int_equal(spc_file(&tb.t, b, 3, 0, 5, 0), 0);
+	assert_int_equal(spc_file(&tb.t, c, 2, 0, 2, 0), 0);
 	assert_int_equal(count_of(&tb.t, a, 3, 0), 7);
 	assert_int_equal(count_of(&tb.t, b, 3, 0), 5);
 	assert_int_equal(count_of(&tb.t, c, 2, 0), 2);
@@ -159,14 +159,51 @@ static void test_exact_counts_and_shared_prefix(void **state)
 	free(tb.mem);
 }
 
+/*
+ * SPROFIL_THREADS: each thread's chains under its own top node, the cut
+ * ones under a truncated node of that thread; the same chain of two
+ * threads is two leaves.
+ */
+static void test_threads_on_top(void **state)
+{
+	struct table tb = new_table(64, 8);
+	const __u64 a[] = { 0x1010, 0x2020 };
+	const __u64 t7[] = { 0x1010, 0x2020, spc_thread_pc(7) };
+	const __u64 t9[] = { 0x1010, 0x2020, spc_thread_pc(9) };
+	const __u64 t9cut[] = { 0x1010, 0x2020, SPC_PC_TRUNCATED,
+				spc_thread_pc(9) };
+	__u32 tid = 0, tops = 0, i;
+
+	(void)state;
+	assert_int_equal(spc_file(&tb.t, a, 2, 0, 3, spc_thread_pc(7)), 0);
+	assert_int_equal(spc_file(&tb.t, a, 2, 0, 5, spc_thread_pc(9)), 0);
+	assert_int_equal(spc_file(&tb.t, a, 2, 1, 2, spc_thread_pc(9)), 0);
+	assert_int_equal(count_of(&tb.t, t7, 3, 0), 3);
+	assert_int_equal(count_of(&tb.t, t9, 3, 0), 5);
+	assert_int_equal(count_of(&tb.t, t9cut, 4, 0), 2);
+	assert_int_equal(count_of(&tb.t, a, 2, 0), 0);
+	for (i = 0; i <= tb.t.mask; i++)
+		if (tb.t.node[i].parent == SPC_ROOT) {
+			tops++;
+			assert_true(spc_pc_thread(tb.t.node[i].pc, &tid));
+			assert_true(tid == 7 || tid == 9);
+		}
+	assert_int_equal(tops, 2);
+	assert_false(spc_pc_thread(0x7fffffffe000ull, &tid));
+	assert_false(spc_pc_thread(SPC_PC_TRUNCATED, &tid));
+	assert_int_equal(tb.t.hdr->samples, 10);
+	assert_int_equal(tb.t.hdr->truncated, 2);
+	free(tb.mem);
+}
+
 static void test_truncated_chains_apart(void **state)
 {
 	struct table tb = new_table(64, 8);
 	const __u64 a[] = { 0x1010, 0x2020 };
 
 	(void)state;
-	assert_int_equal(spc_file(&tb.t, a, 2, 1, 3), 0);
-	assert_int_equal(spc_file(&tb.t, a, 2, 0, 4), 0);
+	assert_int_equal(spc_file(&tb.t, a, 2, 1, 3, 0), 0);
+	assert_int_equal(spc_file(&tb.t, a, 2, 0, 4, 0), 0);
 	assert_int_equal(count_of(&tb.t, a, 2, 1), 3);
 	assert_int_equal(count_of(&tb.t, a, 2, 0), 4);
 	assert_int_equal(tb.t.hdr->samples, 7);
@@ -182,7 +219,7 @@ static void test_full_table_counts_lost_keeps_rest_exact(void **state)
 	(void)state;
 	for (i = 0; i < 40; i++) {
 		chain[0] = 0x1000 + 16 * i;
-		if (spc_file(&tb.t, chain, 1, 0, 1) == 0)
+		if (spc_file(&tb.t, chain, 1, 0, 1, 0) == 0)
 			filed++;
 		else
 			lost++;
@@ -195,7 +232,7 @@ static void test_full_table_counts_lost_keeps_rest_exact(void **state)
 	for (i = 0; i < 40; i++) {
 		chain[0] = 0x1000 + 16 * i;
 		if (count_of(&tb.t, chain, 1, 0))
-			assert_int_equal(spc_file(&tb.t, chain, 1, 0, 2), 0);
+			assert_int_equal(spc_file(&tb.t, chain, 1, 0, 2, 0), 0);
 	}
 	assert_int_equal(tb.t.hdr->samples, 3 * filed);
 	free(tb.mem);
@@ -218,7 +255,7 @@ static void test_repeated_return_address_spreads(void **state)
 	chain[0] = 0x5555555554d0ull;
 	for (i = 1; i < SPROFIL_MAX_DEPTH; i++)
 		chain[i] = 0x555555555491ull;
-	assert_int_equal(spc_file(&tb.t, chain, SPROFIL_MAX_DEPTH, 1, 1), 0);
+	assert_int_equal(spc_file(&tb.t, chain, SPROFIL_MAX_DEPTH, 1, 1, 0), 0);
 	assert_int_equal(count_of(&tb.t, chain, SPROFIL_MAX_DEPTH, 1), 1);
 	assert_int_equal(tb.t.hdr->lost, 0);
 	for (i = 0; i <= tb.t.mask; i++)
@@ -233,8 +270,8 @@ static void test_count_saturates(void **state)
 	const __u64 a[] = { 0x1010 };
 
 	(void)state;
-	assert_int_equal(spc_file(&tb.t, a, 1, 0, 0xfffffff0u), 0);
-	assert_int_equal(spc_file(&tb.t, a, 1, 0, 0x100), 0);
+	assert_int_equal(spc_file(&tb.t, a, 1, 0, 0xfffffff0u, 0), 0);
+	assert_int_equal(spc_file(&tb.t, a, 1, 0, 0x100, 0), 0);
 	assert_int_equal(count_of(&tb.t, a, 1, 0), 0xffffffffu);
 	free(tb.mem);
 }
@@ -445,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_geometry),
 		cmocka_unit_test(test_exact_counts_and_shared_prefix),
 		cmocka_unit_test(test_truncated_chains_apart),
+		cmocka_unit_test(test_threads_on_top),
 		cmocka_unit_test(test_full_table_counts_lost_keeps_rest_exact),
 		cmocka_unit_test(test_repeated_return_address_spreads),
 		cmocka_unit_test(test_count_saturates),

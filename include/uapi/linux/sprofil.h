@@ -35,7 +35,13 @@
 					 * chain into the caller table
 					 * (include/sprofil/callers.h)
 					 */
-#define SPROFIL_START_FLAGS	(SPROFIL_UINT | SPROFIL_FAST | SPROFIL_CALLERS)
+#define SPROFIL_THREADS		0x8	/* with SPROFIL_CALLERS: file each
+					 * chain under its thread's top node,
+					 * SPC_PC_THREAD + its thread id
+					 * (per-thread profiles)
+					 */
+#define SPROFIL_START_FLAGS	(SPROFIL_UINT | SPROFIL_FAST | SPROFIL_CALLERS | \
+				 SPROFIL_THREADS)
 
 #define SPROFIL_FAST_DIVISOR	4
 #define SPROFIL_MIN_PERIOD_NS	100000ULL	/* 10 kHz */
@@ -62,7 +68,7 @@ struct sprofil_region {
 
 struct sprofil_start {
 	__u32 size;		/* sizeof(struct sprofil_start) */
-	__u32 flags;		/* SPROFIL_UINT, SPROFIL_FAST */
+	__u32 flags;		/* SPROFIL_START_FLAGS */
 	__u64 regions;		/* user pointer to struct sprofil_region[] */
 	__u32 nregions;		/* 0 stops profiling */
 	__u32 reserved;		/* must be zero */

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Per-thread profiles (threads.h).  A per-thread profile files each
+ * chain under a top node of its thread (pc SPC_PC_THREAD + thread id);
+ * caller_tree.c reads those nodes, counts each chain here, and merges
+ * only the selected threads' chains into the tree the reports use.
+ * The threads' names and CPU times come from the tag-5 records.
+ *
+ * The flat profile of a --thread selection cannot come from the files'
+ * histograms, which are the process's: it is rebuilt from the selected
+ * threads' sampled pcs (the chains' innermost frames) into the same
+ * buckets, so that its functions are found as the process's are.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sprofil/gmon_format.h>
+
+#include "gmon_cursor.h"
+#include "gprof.h"
+#include "threads.h"
+
+struct thread_prof *threads;
+uint32_t nthreads;
+bool threads_report;
+const char *thread_selection;
+
+/* One chain's end: the sampled pc, its thread and count. */
+struct thread_leaf {
+	uint32_t thread;
+	uint32_t module;	/* CALLER_ABSOLUTE: in no module */
+	uint64_t pc;		/* link-time in module */
+	uint64_t count;
+};
+
+static struct thread_leaf *leaves;
+static size_t nleaves, leaves_cap;
+static uint32_t threads_cap;
+static uint64_t per_thread_records;	/* callers records with threads */
+
+uint32_t thread_find_add(uint32_t tid)
+{
+	uint32_t t;
+
+	for (t = 0; t < nthreads; t++)
+		if (threads[t].tid == tid)
+			return t;
+	if (nthreads == threads_cap) {
+		threads_cap = threads_cap ? 2 * threads_cap : 16;
+		threads = xreallocarray(threads, threads_cap, sizeof(*threads));
+	}
+	memset(&threads[nthreads], 0, sizeof(*threads));
+	threads[nthreads].tid = tid;
+	return nthreads++;
+}
+
+bool thread_is_selected(uint32_t t)
+{
+	const char *sel = thread_selection;
+	char *end;
+	unsigned long tid;
+
+	if (!sel)
+		return true;
+	errno = 0;
+	tid = strtoul(sel, &end, 10);
+	if (*sel >= '0' && *sel <= '9' && !*end && !errno)
+		return threads[t].tid == tid;
+	return !strcmp(threads[t].name, sel);
+}
+
+void threads_parse(struct cursor *c)
+{
+	uint64_t n = get_uint(c, 8), i;
+
+	if (c->failed)
+		return;
+	if (n > (uint64_t)(c->end - c->p) / GMF_THREAD_SIZE) {
+		cursor_fail(c, "threads record announces %llu threads but holds fewer",
+			    (unsigned long long)n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t tid = get_uint(c, 4), flags = get_uint(c, 4);
+		uint64_t cpu_ns = get_uint(c, 8);
+		const unsigned char *name;
+		struct thread_prof *t;
+		uint32_t index;
+
+		if (!take(c, 16, &name))
+			return;
+		/* Not in one expression: the array may move. */
+		index = thread_find_add(tid);
+		t = &threads[index];
+		/* A name is the kernel's comm: printable, at most 15 bytes. */
+		if (name[0] && memchr(name, '\0', 16)) {
+			size_t k, len = strlen((const char *)name);
+
+			for (k = 0; k < len; k++)
+				t->name[k] = name[k] >= ' ' && name[k] < 0x7f ?
+					     (char)name[k] : '?';
+			t->name[len] = '\0';
+		}
+		if (flags & GMF_THREAD_CPU) {
+			t->cpu_known = true;
+			t->cpu_ns = t->cpu_ns > UINT64_MAX - cpu_ns ?
+				    UINT64_MAX : t->cpu_ns + cpu_ns;
+		}
+	}
+}
+
+void thread_leaf(uint32_t t, uint32_t module, uint64_t pc, uint64_t count,
+		 bool cut)
+{
+	struct thread_prof *th = &threads[t];
+
+	th->samples = th->samples > UINT64_MAX - count ? UINT64_MAX :
+		      th->samples + count;
+	if (cut)
+		th->truncated += count;
+	if (nleaves == leaves_cap) {
+		leaves_cap = leaves_cap ? 2 * leaves_cap : 1024;
+		leaves = xreallocarray(leaves, leaves_cap, sizeof(*leaves));
+	}
+	leaves[nleaves++] = (struct thread_leaf){ t, module, pc, count };
+	per_thread_records = 1;
+}
+
+/* The histogram record holding unified address @a, or NULL. */
+static struct hist_record *record_of(uint64_t a)
+{
+	unsigned int i;
+
+	for (i = 0; i < num_hist_records; i++)
+		if (a >= hist_records[i].lowpc && a < hist_records[i].highpc)
+			return &hist_records[i];
+	return NULL;
+}
+
+/* The bucket of @a in @r, as the sampler filed it (mapping.h). */
+static uint64_t bucket_of(const struct hist_record *r, uint64_t a)
+{
+	uint64_t off = a - r->lowpc, i;
+
+	if (r->scale)
+		i = (uint64_t)(((unsigned __int128)(off / r->bucket_size) *
+				r->scale) >> 16);
+	else
+		i = (uint64_t)((unsigned __int128)off * r->num_bins /
+			       (r->highpc - r->lowpc));
+	return i < r->num_bins ? i : r->num_bins - 1;
+}
+
+/* The selected threads' sampled pcs as the only histogram counts. */
+static void rebuild_histograms(void)
+{
+	unsigned int i;
+	size_t k;
+
+	for (i = 0; i < num_hist_records; i++)
+		memset(hist_records[i].sample, 0,
+		       hist_records[i].num_bins * sizeof(uint32_t));
+	for (k = 0; k < nleaves; k++) {
+		const struct thread_leaf *l = &leaves[k];
+		struct hist_record *r;
+		uint32_t *b;
+
+		if (!threads[l->thread].selected ||
+		    l->module == CALLER_ABSOLUTE)
+			continue;
+		r = record_of(MODULE_BASE(l->module) + l->pc);
+		if (!r)
+			continue;
+		b = &r->sample[bucket_of(r, MODULE_BASE(l->module) + l->pc)];
+		*b = *b > UINT32_MAX - l->count ? UINT32_MAX :
+		     *b + (uint32_t)l->count;
+	}
+}
+
+void threads_apply_selection(void)
+{
+	uint32_t t, chosen = 0;
+
+	if (!threads_report && !thread_selection)
+		return;
+	if (!per_thread_records && !nthreads)
+		fatal("%s: the profile has no per-thread data (record it with `sprofil record --threads')",
+		      threads_report ? "--threads" : "--thread");
+	for (t = 0; t < nthreads; t++) {
+		threads[t].selected = thread_is_selected(t);
+		chosen += threads[t].selected;
+	}
+	if (!thread_selection)
+		return;
+	if (!chosen)
+		fatal("--thread=%s: no thread of that id or name in the profile (sprofil report --threads lists them)",
+		      thread_selection);
+	rebuild_histograms();
+}
+
+static int cmp_samples(const void *a, const void *b)
+{
+	const struct thread_prof *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The function with most of thread @tid's samples; its count in *@n. */
+static struct sym *top_function(uint32_t t, uint64_t *n, uint64_t *counts)
+{
+	struct sym *best = NULL, *s;
+	size_t k;
+
+	*n = 0;
+	memset(counts, 0, (symtab.len ? symtab.len : 1) * sizeof(*counts));
+	for (k = 0; k < nleaves; k++) {
+		const struct thread_leaf *l = &leaves[k];
+
+		if (l->thread != t || l->module == CALLER_ABSOLUTE)
+			continue;
+		s = sym_lookup(&symtab, MODULE_BASE(l->module) + l->pc);
+		if (!s)
+			continue;
+		counts[s - symtab.base] += l->count;
+		if (counts[s - symtab.base] > *n) {
+			*n = counts[s - symtab.base];
+			best = s;
+		}
+	}
+	return best;
+}
+
+void threads_print(void)
+{
+	double period = callers.period_ns / 1e9;
+	uint64_t total = 0, cpu_total = 0, *counts;
+	struct thread_prof *sorted;
+	bool cpu_all = true;
+	uint32_t i;
+
+	counts = xcalloc(symtab.len ? symtab.len : 1, sizeof(*counts));
+	sorted = xmallocarray(nthreads ? nthreads : 1, sizeof(*sorted));
+	memcpy(sorted, threads, nthreads * sizeof(*sorted));
+	qsort(sorted, nthreads, sizeof(*sorted), cmp_samples);
+	printf("Per-thread profile: %u threads, each sample %.6g seconds.\n\n",
+	       nthreads, period);
+	printf("%10s  %-16s %10s %10s %10s  %s\n", "tid", "name", "samples",
+	       "seconds", "cpu sec", "top function (its share of the thread)");
+	for (i = 0; i < nthreads; i++) {
+		const struct thread_prof *t = &sorted[i];
+		uint32_t index = thread_find_add(t->tid);
+		struct sym *top;
+		uint64_t n;
+
+		total += t->samples;
+		printf("%10u  %-16s %10llu %10.2f ", t->tid,
+		       t->name[0] ? t->name : "?",
+		       (unsigned long long)t->samples, t->samples * period);
+		if (t->cpu_known) {
+			printf("%10.2f  ", t->cpu_ns / 1e9);
+			cpu_total += t->cpu_ns;
+		} else {
+			printf("%10s  ", "-");
+			cpu_all = false;
+		}
+		top = top_function(index, &n, counts);
+		if (top) {
+			print_name_only(stdout, top);
+			printf(" (%.1f%%)", 100.0 * n / t->samples);
+		} else {
+			printf("-");
+		}
+		putchar('\n');
+	}
+	printf("%10s  %-16s %10llu %10.2f ", "", "all threads",
+	       (unsigned long long)total, total * period);
+	if (cpu_all && nthreads)
+		printf("%10.2f\n", cpu_total / 1e9);
+	else
+		printf("%10s\n", "-");
+	if (callers.lost || callers.busy)
+		printf("\n%llu more samples could not be filed (the caller table was full or busy): they are in no thread's count.\n",
+		       (unsigned long long)(callers.lost + callers.busy));
+	free(sorted);
+	free(counts);
+}

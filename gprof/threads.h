@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Per-thread profiles (threads.c): the threads of the profile files'
+ * tag-5 records and of their callers records' thread nodes
+ * (include/sprofil/gmon_format.h), what each one was sampled for, and
+ * the selection --thread=TID|NAME makes.  The callers tree the rest of
+ * the analyzer sees has no thread nodes: the chains of the selected
+ * threads (of all, without --thread) are merged into it.
+ */
+#ifndef GPROF_THREADS_H
+#define GPROF_THREADS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cursor;
+
+#define THREAD_NONE UINT32_MAX
+
+struct thread_prof {
+	uint32_t tid;
+	char name[17];		/* the last non-empty name recorded */
+	bool cpu_known;
+	uint64_t cpu_ns;	/* CPU time recorded, summed over reuses */
+	uint64_t samples;	/* samples of its chains */
+	uint64_t truncated;	/* of them, cut short */
+	bool selected;		/* by --thread, or all without it */
+};
+
+extern struct thread_prof *threads;
+extern uint32_t nthreads;
+
+/* --threads: print the per-thread table instead of the reports. */
+extern bool threads_report;
+/* --thread=TID|NAME: the threads the reports are of, or NULL for all. */
+extern const char *thread_selection;
+
+/* Merges the tag-5 record under @c; a problem fails @c with one line. */
+void threads_parse(struct cursor *c);
+
+/* The thread of id @tid, added (with no name) if new. */
+uint32_t thread_find_add(uint32_t tid);
+
+/* Whether thread @t is one --thread names (every one without it). */
+bool thread_is_selected(uint32_t t);
+
+/*
+ * Notes @count samples whose chain ends at (@module, @pc) in thread @t,
+ * @cut when the chain was cut short.
+ */
+void thread_leaf(uint32_t t, uint32_t module, uint64_t pc, uint64_t count,
+		 bool cut);
+
+/*
+ * After every file is read: with --thread, the histograms are rebuilt
+ * from the selected threads' chains (the flat profile is then theirs);
+ * fails when a per-thread option meets a profile without threads, or
+ * the selection names none of them.
+ */
+void threads_apply_selection(void);
+
+/* The --threads table (symbols loaded). */
+void threads_print(void);
+
+#endif /* GPROF_THREADS_H */
