@@ -431,6 +431,9 @@ void export_pprof(void)
 	str(&p, "");
 	p.func_of_sym = xcalloc(symtab.len, sizeof(*p.func_of_sym));
 	p.map_of_module = xcalloc(nmodules, sizeof(*p.map_of_module));
+	/* pprof takes the first mapping for the program (its "File:"). */
+	if (nmodules)
+		mapping(&p, 0);
 	if (gmon_input & INPUT_CALLERS)
 		samples_from_callers(&p);
 	else
