@@ -82,122 +82,6 @@ static bool is_extension(const unsigned char *buf, size_t len, bool *swap)
 	return false;
 }
 
-void modules_init(void)
-{
-	if (modules)
-		return;
-	modules = xcalloc(1, sizeof(*modules));
-	nmodules = 1;
-	modules[0].is_main = true;
-}
-
-/* The profile file being read: whose modules module_add() registers. */
-static const char *current_file = "";
-
-static void hex_id(char *out, const unsigned char *id, size_t len)
-{
-	size_t i;
-
-	if (!len)
-		strcpy(out, "none");
-	for (i = 0; i < len && i < 64; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
-}
-
-/*
- * Whether the module record (@name, @id) of the file being read can be
- * summed with module @mod, which an earlier file named: the same build
- * or a file that merely has no build-id.  Else one line in @why.
- */
-static bool same_build(const struct module *mod, const char *name,
-		       size_t name_len, const unsigned char *id, size_t id_len,
-		       char *why, size_t whylen)
-{
-	char was[129], now[129];
-
-	if (!mod->recorded || !mod->profile ||
-	    !strcmp(mod->profile, current_file))
-		return true;
-	if (id_len && mod->build_id_len &&
-	    (id_len != mod->build_id_len || memcmp(id, mod->build_id, id_len))) {
-		hex_id(was, mod->build_id, mod->build_id_len);
-		hex_id(now, id, id_len);
-		snprintf(why, whylen, "a profile of another build: %s %.*s has build-id %s, not %s as in %s",
-			 mod->is_main ? "its program" : "module", (int)name_len,
-			 name, now, was, mod->profile);
-		return false;
-	}
-	if (mod->is_main && (!id_len || !mod->build_id_len) &&
-	    (strlen(mod->recorded) != name_len ||
-	     memcmp(mod->recorded, name, name_len))) {
-		snprintf(why, whylen, "a profile of another program: %.*s, not %s as in %s",
-			 (int)name_len, name, mod->recorded, mod->profile);
-		return false;
-	}
-	return true;
-}
-
-/*
- * The module of a module record: the executable (module 0), or the
- * module of the same path and build-id, or of the same build-id (the
- * same library at another path in another run), else a new one.
- * Profiles of several runs are summed module by module, so a module of
- * another build than an earlier file's is refused: UINT_MAX, why in @why.
- */
-static unsigned int module_add(const char *name, size_t name_len,
-			       const unsigned char *id, size_t id_len,
-			       uint64_t bias, bool is_main, char *why,
-			       size_t whylen)
-{
-	unsigned int m;
-	struct module *mod;
-
-	modules_init();
-	if (is_main) {
-		m = 0;
-		if (!same_build(&modules[0], name, name_len, id, id_len, why,
-				whylen))
-			return UINT_MAX;
-	} else {
-		for (m = 1; m < nmodules; m++) {
-			mod = &modules[m];
-			if (mod->build_id_len == id_len &&
-			    (id_len ? !memcmp(mod->build_id, id, id_len) :
-			     strlen(mod->recorded) == name_len &&
-			     !memcmp(mod->recorded, name, name_len)))
-				return m;
-		}
-		for (m = 1; m < nmodules; m++) {
-			mod = &modules[m];
-			if (strlen(mod->recorded) == name_len &&
-			    !memcmp(mod->recorded, name, name_len) &&
-			    !same_build(mod, name, name_len, id, id_len, why,
-					whylen))
-				return UINT_MAX;
-		}
-		if (nmodules >= (1u << (64 - MODULE_SHIFT)) - 1)
-			fatal("too many load modules in the profiles");
-		modules = xrealloc(modules, (nmodules + 1) * sizeof(*modules));
-		m = nmodules++;
-		memset(&modules[m], 0, sizeof(modules[m]));
-		multi_module = true;
-	}
-	mod = &modules[m];
-	if (!mod->recorded) {
-		mod->recorded = xmalloc(name_len + 1);
-		memcpy(mod->recorded, name, name_len);
-		mod->recorded[name_len] = 0;
-		if (id_len) {
-			mod->build_id = xmalloc(id_len);
-			memcpy(mod->build_id, id, id_len);
-			mod->build_id_len = id_len;
-		}
-		mod->load_bias = bias;
-		mod->profile = current_file;
-	}
-	return m;
-}
-
 /* Widens a module's histogram extent to a record's [low, high). */
 static void widen_hist_range(unsigned int m, uint64_t low, uint64_t high)
 {
@@ -366,7 +250,7 @@ static bool load_profile(struct profile_file *f, const char *name,
 
 	f->name = name;
 	f->sidecar_name = sidecar_name;
-	current_file = name;
+	module_profile = name;
 	load_one(f);
 	if (!is_extension(f->buf, f->len, &c.swap)) {
 		if (sidecar_name)
@@ -950,7 +834,7 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 	struct file_counts fc = { 0 };
 	bool magic = len >= 4 && !memcmp(buf, GMF_COOKIE, 4);
 
-	current_file = name;
+	module_profile = name;
 	if (is_extension(buf, len, &c.swap)) {
 		c.p = buf + GMF_HEADER_SIZE;
 		fc.version = GMF_EXT_VERSION;
@@ -1061,7 +945,7 @@ void modules_reset(void)
 	nmodules = 0;
 	multi_module = false;
 	outside = 0;
-	current_file = "";
+	module_profile = "";
 	for (i = 0; i < nfiles; i++) {
 		free(files[i].buf);
 		free(files[i].sidecar_name);

@@ -483,6 +483,18 @@ extern unsigned int gmon_ptr_size;
 extern bool gmon_big_endian;
 /* Creates the module table with module 0, the executable, if needed. */
 void modules_init(void);
+/* The profile file being read, whose module records module_add() takes. */
+extern const char *module_profile;
+/*
+ * The module of a module record (module_table.c): the executable
+ * (module 0), or the module of the same path and build-id, or of the
+ * same build-id (the same library at another path in another run), else
+ * a new one.  A module of another build than an earlier file's cannot
+ * be summed with it: UINT_MAX, and why (one line) in @why.
+ */
+unsigned int module_add(const char *name, size_t name_len,
+			const unsigned char *id, size_t id_len, uint64_t bias,
+			bool is_main, char *why, size_t whylen);
 /*
  * The module standing for addresses in no load module (the extension's
  * module 0xffffffff); created on first use.
