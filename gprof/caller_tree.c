@@ -255,12 +255,13 @@ void callers_parse(struct cursor *c, const unsigned int *map,
 			break;
 		}
 		depth[i] = (uint8_t)d;
+		merged[i] = kind[i] & NODE_SKIPPED ? CALLER_NONE :
+			    node_find_add(mparent, module, pc);
 		if (thread[i] != THREAD_NONE && count)
 			thread_leaf(thread[i], module, pc, count,
-				    kind[i] & NODE_CUT);
+				    kind[i] & NODE_CUT, merged[i]);
 		if (kind[i] & NODE_SKIPPED)
 			continue;
-		merged[i] = node_find_add(mparent, module, pc);
 		callers.node[merged[i]].count =
 			add_sat(callers.node[merged[i]].count, count);
 		if (d == 0)

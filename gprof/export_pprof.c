@@ -29,6 +29,7 @@
 #include "dwarf_lines.h"
 #include "export.h"
 #include "pprof.pb-c.h"
+#include "threads.h"
 
 /* The types protoc-c generates from gprof/pprof.proto are used as named. */
 
@@ -307,33 +308,88 @@ static void sample(struct pp *p, const uint64_t *locs, size_t n,
 	p->prof.sample[p->prof.n_sample++] = s;
 }
 
-/* Each calling context holding samples: one sample, innermost first. */
+/* The locations of node @i's chain, innermost first, into *@locs. */
+static size_t chain_locations(struct pp *p, uint32_t i, uint64_t **locs,
+			      size_t *cap)
+{
+	size_t n = 0;
+	uint32_t j;
+
+	for (j = i; j != CALLER_NONE; j = callers.node[j].parent) {
+		const struct caller_node *c = &callers.node[j];
+		struct loc_key k = { .pc = c->pc, .module = c->module,
+				     .ret = j != i };
+
+		/* A cut chain hangs below a top node that is no frame. */
+		if (caller_node_truncated(c))
+			break;
+		grow((void **)locs, n, cap, sizeof(**locs));
+		(*locs)[n++] = location(p, &k);
+	}
+	return n;
+}
+
+static bool overhead_node(uint32_t i)
+{
+	const struct caller_node *c = &callers.node[i];
+
+	return c->module < nmodules && modules[c->module].overhead;
+}
+
+/* Labels "thread" (its id) and "thread_name" on the last sample. */
+static void thread_labels(struct pp *p, uint32_t t)
+{
+	Perftools__Profiles__Sample *s = p->prof.sample[p->prof.n_sample - 1];
+	const struct thread_prof *th = &threads[t];
+	size_t n = th->name[0] ? 2 : 1, k;
+
+	s->label = xmallocarray(n, sizeof(*s->label));
+	s->n_label = n;
+	for (k = 0; k < n; k++) {
+		s->label[k] = xmalloc(sizeof(**s->label));
+		perftools__profiles__label__init(s->label[k]);
+	}
+	s->label[0]->key = str(p, "thread");
+	s->label[0]->num = th->tid;
+	if (n > 1) {
+		s->label[1]->key = str(p, "thread_name");
+		s->label[1]->str = str(p, th->name);
+	}
+}
+
+/*
+ * Each calling context holding samples: one sample, innermost first; in
+ * a per-thread profile one per context and thread, labelled with the
+ * thread (pprof -tagfocus=thread_name=..., -traces shows the labels).
+ */
 static void samples_from_callers(struct pp *p)
 {
-	uint64_t *locs = NULL;
+	uint64_t *locs = NULL, count;
 	size_t i, n, cap = 0;
+	uint32_t node, t;
 
 	p->period_ns = callers.period_ns;
+	if (nthreads) {
+		for (i = 0; i < thread_leaves(); i++) {
+			thread_leaf_at(i, &node, &t, &count);
+			if (node == CALLER_NONE || !count ||
+			    overhead_node(node))
+				continue;
+			n = chain_locations(p, node, &locs, &cap);
+			if (n) {
+				sample(p, locs, n, count);
+				thread_labels(p, t);
+			}
+		}
+		free(locs);
+		return;
+	}
 	for (i = 0; i < callers.len; i++) {
 		const struct caller_node *leaf = &callers.node[i];
-		uint32_t j;
 
-		if (!leaf->count || (leaf->module < nmodules &&
-				     modules[leaf->module].overhead))
+		if (!leaf->count || overhead_node((uint32_t)i))
 			continue;
-		n = 0;
-		for (j = (uint32_t)i; j != CALLER_NONE;
-		     j = callers.node[j].parent) {
-			const struct caller_node *c = &callers.node[j];
-			struct loc_key k = { .pc = c->pc, .module = c->module,
-					     .ret = j != i };
-
-			/* A cut chain hangs below a top node that is no frame. */
-			if (caller_node_truncated(c))
-				break;
-			grow((void **)&locs, n, &cap, sizeof(*locs));
-			locs[n++] = location(p, &k);
-		}
+		n = chain_locations(p, (uint32_t)i, &locs, &cap);
 		if (n)
 			sample(p, locs, n, leaf->count);
 	}

@@ -32,6 +32,7 @@ struct thread_leaf {
 	uint32_t module;	/* CALLER_ABSOLUTE: in no module */
 	uint64_t pc;		/* link-time in module */
 	uint64_t count;
+	uint32_t node;		/* the merged caller node, or CALLER_NONE */
 };
 
 static struct thread_leaf *leaves;
@@ -111,7 +112,7 @@ void threads_parse(struct cursor *c)
 }
 
 void thread_leaf(uint32_t t, uint32_t module, uint64_t pc, uint64_t count,
-		 bool cut)
+		 bool cut, uint32_t node)
 {
 	struct thread_prof *th = &threads[t];
 
@@ -123,8 +124,20 @@ void thread_leaf(uint32_t t, uint32_t module, uint64_t pc, uint64_t count,
 		leaves_cap = leaves_cap ? 2 * leaves_cap : 1024;
 		leaves = xreallocarray(leaves, leaves_cap, sizeof(*leaves));
 	}
-	leaves[nleaves++] = (struct thread_leaf){ t, module, pc, count };
+	leaves[nleaves++] = (struct thread_leaf){ t, module, pc, count, node };
 	per_thread_records = 1;
+}
+
+size_t thread_leaves(void)
+{
+	return nleaves;
+}
+
+void thread_leaf_at(size_t k, uint32_t *node, uint32_t *t, uint64_t *count)
+{
+	*node = leaves[k].node;
+	*t = leaves[k].thread;
+	*count = leaves[k].count;
 }
 
 /* The histogram record holding unified address @a, or NULL. */

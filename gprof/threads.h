@@ -46,10 +46,18 @@ bool thread_is_selected(uint32_t t);
 
 /*
  * Notes @count samples whose chain ends at (@module, @pc) in thread @t,
- * @cut when the chain was cut short.
+ * @cut when the chain was cut short; @node, the merged caller node that
+ * holds them (CALLER_NONE when @t was not selected).
  */
 void thread_leaf(uint32_t t, uint32_t module, uint64_t pc, uint64_t count,
-		 bool cut);
+		 bool cut, uint32_t node);
+
+/*
+ * The samples by thread, for the exports: @k from 0 to thread_leaves(),
+ * each a merged caller node (or CALLER_NONE), a thread and a count.
+ */
+size_t thread_leaves(void);
+void thread_leaf_at(size_t k, uint32_t *node, uint32_t *t, uint64_t *count);
 
 /*
  * After every file is read: with --thread, the histograms are rebuilt
