@@ -303,8 +303,9 @@ void callers_totals(const struct caller_tree *t, uint64_t *samples,
 	for (i = 0; i < t->len; i++) {
 		const struct caller_node *n = &t->node[i];
 
-		cut[i] = n->parent == CALLER_NONE ? caller_node_truncated(n) :
-			 cut[n->parent];
+		/* The truncated node may be below a thread's. */
+		cut[i] = (n->module == CALLER_ABSOLUTE && n->pc == PC_TRUNCATED) ||
+			 (n->parent != CALLER_NONE && cut[n->parent]);
 		*samples = add_sat(*samples, n->count);
 		if (cut[i])
 			*truncated = add_sat(*truncated, n->count);

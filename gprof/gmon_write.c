@@ -22,6 +22,7 @@
 #include <sprofil/gmon_format.h>
 
 #include "gprof.h"
+#include "threads.h"
 
 struct out {
 	FILE *f;
@@ -318,9 +319,33 @@ static void put_sidecar(const char *path, const struct caller_tree *t,
 	free(side);
 }
 
-/* Writes the sprofil extension: modules, histograms, arcs, callers. */
+/* Tag 5: the threads of a per-thread profile, after its callers. */
+static void put_threads(struct out *o)
+{
+	static const char zero[16];
+	uint32_t t;
+
+	put_host(o, GMF_TAG_THREADS, 4);
+	put_host(o, GMF_THREADS_FIXED + GMF_THREAD_SIZE * (uint64_t)nthreads, 8);
+	put_host(o, nthreads, 8);
+	for (t = 0; t < nthreads; t++) {
+		size_t len = strlen(threads[t].name);
+
+		put_host(o, threads[t].tid, 4);
+		put_host(o, threads[t].cpu_known ? GMF_THREAD_CPU : 0, 4);
+		put_host(o, threads[t].cpu_ns, 8);
+		put_bytes(o, threads[t].name, len);
+		put_bytes(o, zero, sizeof(zero) - len);
+	}
+}
+
+/*
+ * Writes the sprofil extension: modules, histograms, arcs, callers (and
+ * the threads of a per-thread profile).
+ */
 static void put_extension(struct out *o)
 {
+	struct caller_tree per_thread;
 	unsigned int i;
 	size_t j, narcs = 0;
 	struct arc *a;
@@ -367,8 +392,13 @@ static void put_extension(struct out *o)
 			put_host(o, a->count, 8);
 		}
 	}
-	if (callers.records)
+	if (callers.records && threads_tree(&per_thread)) {
+		put_callers(o, &per_thread, false);
+		put_threads(o);
+		free(per_thread.node);
+	} else if (callers.records) {
 		put_callers(o, &callers, false);
+	}
 }
 
 void gmon_out_write(const char *path)

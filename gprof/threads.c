@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sprofil/callers.h>
 #include <sprofil/gmon_format.h>
 
 #include "gmon_cursor.h"
@@ -140,6 +141,94 @@ void thread_leaf_at(size_t k, uint32_t *node, uint32_t *t, uint64_t *count)
 	*count = leaves[k].count;
 }
 
+static int cmp_leaf_thread(const void *a, const void *b)
+{
+	const struct thread_leaf *x = a, *y = b;
+
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/* A node of @t, added at its end (its parent is before it). */
+static uint32_t tree_add(struct caller_tree *t, uint32_t parent,
+			 uint32_t module, uint64_t pc)
+{
+	struct caller_node *n;
+
+	if (t->len == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->node = xreallocarray(t->node, t->cap, sizeof(*t->node));
+	}
+	n = &t->node[t->len];
+	*n = (struct caller_node){ .pc = pc, .module = module,
+				   .parent = parent };
+	return (uint32_t)t->len++;
+}
+
+/*
+ * Thread by thread, each leaf's path of merged nodes is copied below the
+ * thread's node; @out maps a merged node to its copy for the thread
+ * being copied (reset after it, through the leaves' paths).
+ */
+bool threads_tree(struct caller_tree *t)
+{
+	uint32_t *out, *path, th, top, j;
+	size_t k, first = 0;
+
+	if (!nthreads || !per_thread_records)
+		return false;
+	memset(t, 0, sizeof(*t));
+	t->truncated_top = CALLER_NONE;
+	t->lost = callers.lost;
+	t->busy = callers.busy;
+	t->period_ns = callers.period_ns;
+	t->depth = callers.depth;
+	t->records = callers.records;
+	out = xmallocarray(callers.len ? callers.len : 1, sizeof(*out));
+	memset(out, 0xff, (callers.len ? callers.len : 1) * sizeof(*out));
+	path = xmallocarray(callers.len ? callers.len : 1, sizeof(*path));
+	qsort(leaves, nleaves, sizeof(*leaves), cmp_leaf_thread);
+	for (th = 0; th < nthreads; th++) {
+		size_t end = first;
+
+		while (end < nleaves && leaves[end].thread == th)
+			end++;
+		if (!threads[th].selected || first == end) {
+			first = end;
+			continue;
+		}
+		top = tree_add(t, CALLER_NONE, CALLER_ABSOLUTE,
+			       SPC_PC_THREAD + threads[th].tid);
+		for (k = first; k < end; k++) {
+			uint32_t n = 0, parent = top;
+
+			if (leaves[k].node == CALLER_NONE)
+				continue;
+			for (j = leaves[k].node; j != CALLER_NONE &&
+			     out[j] == UINT32_MAX; j = callers.node[j].parent)
+				path[n++] = j;
+			if (j != CALLER_NONE)
+				parent = out[j];
+			while (n--) {
+				const struct caller_node *c =
+					&callers.node[path[n]];
+
+				parent = tree_add(t, parent, c->module, c->pc);
+				out[path[n]] = parent;
+			}
+			t->node[out[leaves[k].node]].count += leaves[k].count;
+		}
+		/* The copies of this thread's paths are not the next one's. */
+		for (k = first; k < end; k++)
+			for (j = leaves[k].node; j != CALLER_NONE &&
+			     out[j] != UINT32_MAX; j = callers.node[j].parent)
+				out[j] = UINT32_MAX;
+		first = end;
+	}
+	free(out);
+	free(path);
+	return true;
+}
+
 /* The histogram record holding unified address @a, or NULL. */
 static struct hist_record *record_of(uint64_t a)
 {
@@ -195,15 +284,15 @@ void threads_apply_selection(void)
 {
 	uint32_t t, chosen = 0;
 
+	for (t = 0; t < nthreads; t++) {
+		threads[t].selected = thread_is_selected(t);
+		chosen += threads[t].selected;
+	}
 	if (!threads_report && !thread_selection)
 		return;
 	if (!per_thread_records && !nthreads)
 		fatal("%s: the profile has no per-thread data (record it with `sprofil record --threads')",
 		      threads_report ? "--threads" : "--thread");
-	for (t = 0; t < nthreads; t++) {
-		threads[t].selected = thread_is_selected(t);
-		chosen += threads[t].selected;
-	}
 	if (!thread_selection)
 		return;
 	if (!chosen)
@@ -219,13 +308,6 @@ static int cmp_samples(const void *a, const void *b)
 	if (x->samples != y->samples)
 		return x->samples < y->samples ? 1 : -1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-static int cmp_leaf_thread(const void *a, const void *b)
-{
-	const struct thread_leaf *x = a, *y = b;
-
-	return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
 /*

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 struct cursor;
+struct caller_tree;
 
 #define THREAD_NONE UINT32_MAX
 
@@ -66,6 +67,13 @@ void thread_leaf_at(size_t k, uint32_t *node, uint32_t *t, uint64_t *count);
  * the selection names none of them.
  */
 void threads_apply_selection(void);
+
+/*
+ * The merged tree with each selected thread's chains below a top node of
+ * its own again (pc SPC_PC_THREAD + tid), for -s to write a per-thread
+ * profile; false, @t untouched, when the profile has no threads.
+ */
+bool threads_tree(struct caller_tree *t);
 
 /* The --threads table (symbols loaded). */
 void threads_print(void);
