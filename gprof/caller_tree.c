@@ -313,9 +313,8 @@ void callers_totals(const struct caller_tree *t, uint64_t *samples,
 	free(cut);
 }
 
-/* An extracted tree's node, added at the end (its parent is before it). */
-static uint32_t extract_add(struct caller_tree *t, uint32_t parent,
-			    uint32_t module, uint64_t pc)
+uint32_t caller_tree_add(struct caller_tree *t, uint32_t parent,
+			 uint32_t module, uint64_t pc)
 {
 	struct caller_node *n;
 
@@ -370,15 +369,15 @@ uint64_t callers_of_module(unsigned int m, struct caller_tree *t)
 		if (!keep[i])
 			continue;
 		if (caller_node_truncated(c))
-			out[i] = extract_add(t, CALLER_NONE, CALLER_ABSOLUTE,
+			out[i] = caller_tree_add(t, CALLER_NONE, CALLER_ABSOLUTE,
 					     PC_TRUNCATED);
 		else if (in_m[i])
-			out[i] = extract_add(t, p, 0, c->pc);
+			out[i] = caller_tree_add(t, p, 0, c->pc);
 		else if (c->parent != CALLER_NONE && !in_m[c->parent] &&
 			 !caller_node_truncated(&callers.node[c->parent]))
 			out[i] = p;	/* the same run of foreign frames */
 		else
-			out[i] = extract_add(t, p, CALLER_ABSOLUTE, 0);
+			out[i] = caller_tree_add(t, p, CALLER_ABSOLUTE, 0);
 		if (touched[i])
 			t->node[out[i]].count = add_sat(t->node[out[i]].count,
 							c->count);

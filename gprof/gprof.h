@@ -312,6 +312,9 @@ int caller_frame_entry(const struct sym *s);
  * truncated top kept.  Returns the samples left out: no frame in @m.
  */
 uint64_t callers_of_module(unsigned int m, struct caller_tree *t);
+/* A node of a tree built apart, added at its end (its parent before it). */
+uint32_t caller_tree_add(struct caller_tree *t, uint32_t parent,
+			 uint32_t module, uint64_t pc);
 /* The samples of tree @t, and of them those of cut chains (-s). */
 void callers_totals(const struct caller_tree *t, uint64_t *samples,
 		    uint64_t *truncated);

@@ -148,22 +148,6 @@ static int cmp_leaf_thread(const void *a, const void *b)
 	return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
-/* A node of @t, added at its end (its parent is before it). */
-static uint32_t tree_add(struct caller_tree *t, uint32_t parent,
-			 uint32_t module, uint64_t pc)
-{
-	struct caller_node *n;
-
-	if (t->len == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 256;
-		t->node = xreallocarray(t->node, t->cap, sizeof(*t->node));
-	}
-	n = &t->node[t->len];
-	*n = (struct caller_node){ .pc = pc, .module = module,
-				   .parent = parent };
-	return (uint32_t)t->len++;
-}
-
 /*
  * Thread by thread, each leaf's path of merged nodes is copied below the
  * thread's node; @out maps a merged node to its copy for the thread
@@ -196,7 +180,7 @@ bool threads_tree(struct caller_tree *t)
 			first = end;
 			continue;
 		}
-		top = tree_add(t, CALLER_NONE, CALLER_ABSOLUTE,
+		top = caller_tree_add(t, CALLER_NONE, CALLER_ABSOLUTE,
 			       SPC_PC_THREAD + threads[th].tid);
 		for (k = first; k < end; k++) {
 			uint32_t n = 0, parent = top;
@@ -212,7 +196,8 @@ bool threads_tree(struct caller_tree *t)
 				const struct caller_node *c =
 					&callers.node[path[n]];
 
-				parent = tree_add(t, parent, c->module, c->pc);
+				parent = caller_tree_add(t, parent, c->module,
+							 c->pc);
 				out[path[n]] = parent;
 			}
 			t->node[out[leaves[k].node]].count += leaves[k].count;
