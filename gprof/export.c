@@ -3,11 +3,8 @@
  * --export=FORMAT: the analyzed profile in a form other tools read,
  * instead of the text reports (docs/exports.md has each format).
  *
- *   callgrind  KCachegrind / qcachegrind / callgrind_annotate / gprof2dot
- *              -f callgrind: self cost per function, one "calls=" line
- *              per arc with the arc's inclusive cost (estimated, or
- *              measured from caller samples),
- *              "ob=" the load module.  Costs are integer microseconds.
+ *   callgrind  KCachegrind and friends, by line (export_callgrind.c).
+ *   pprof      `go tool pprof`'s gzipped profile.proto (export_pprof.c).
  *   dot        Graphviz (export_dot.c).
  *   json       functions, arcs, modules, lines (export_json.c).
  *   folded     Brendan Gregg's folded stacks (export_folded.c).
@@ -17,7 +14,7 @@
  * (symspecs, -z) shape them.  When the profile has caller samples they
  * are the measured ones (cg_measured.c): a function's self cost is then
  * the call graph's (its samples' sampled pcs), so that inclusive costs
- * add up, and an arc seen only in the chains has no call count (0 in
+ * add up, and an arc seen only in the chains has no call count (1 in
  * callgrind's calls=, null in JSON, "-" in dot).
  */
 #include <stdlib.h>
@@ -64,49 +61,6 @@ double self_ticks(const struct sym *s)
 	return measured_times ? s->cg.prop.self : s->hist.time;
 }
 
-static void callgrind(void)
-{
-	long long sum = 0;
-	size_t i;
-
-	/* The summary is the total of the self costs written below. */
-	for (i = 0; i < symtab.len; i++)
-		if (shown(&symtab.base[i]))
-			sum += us(self_ticks(&symtab.base[i]));
-	printf("# callgrind format\nversion: 1\ncreator: sprofil-gprof\n");
-	printf("cmd: %s\npositions: line\nevents: us\n", a_out_name);
-	printf("summary: %lld\n\n", sum);
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
-		struct arc *a;
-		char *name;
-
-		if (!shown(s))
-			continue;
-		sym_source(s);
-		name = display_name(s);
-		printf("ob=%s\nfl=%s\nfn=%s\n%d %lld\n", module_name(s->module),
-		       s->file ? s->file->name : "???", name, s->line_num,
-		       us(self_ticks(s)));
-		free(name);
-		for (a = s->cg.children; a; a = a->next_child) {
-			struct sym *c = a->child;
-
-			if (!shown(c) || c == s)
-				continue;
-			sym_source(c);
-			name = display_name(c);
-			printf("cob=%s\ncfl=%s\ncfn=%s\ncalls=%llu %d\n%d %lld\n",
-			       module_name(c->module),
-			       c->file ? c->file->name : "???", name,
-			       (unsigned long long)a->count, c->line_num,
-			       s->line_num, us(a->time + a->child_time));
-			free(name);
-		}
-		putchar('\n');
-	}
-}
-
 /* Writes @s escaped for a JSON or dot string. */
 void escaped(const char *s)
 {
@@ -149,7 +103,8 @@ static const struct {
 	const char *name;
 	void (*write)(void);
 } formats[] = {
-	{ "callgrind", callgrind },
+	{ "callgrind", export_callgrind },
+	{ "pprof", export_pprof },
 	{ "dot", export_dot },
 	{ "json", export_json },
 	{ "folded", export_folded },

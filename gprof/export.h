@@ -29,6 +29,8 @@ void quoted(const char *s);
 /* @s's share of the call graph's time (self + children), in percent. */
 double share(const struct sym *s);
 
+void export_callgrind(void);
+void export_pprof(void);
 void export_dot(void);
 void export_json(void);
 void export_folded(void);
@@ -58,5 +60,47 @@ struct stacks {
 /* Builds @st; false (and one line on stderr) when there is nothing. */
 bool stacks_build(struct stacks *st, const char *format);
 void stacks_free(struct stacks *st);
+
+/*
+ * Costs by source line (export_lines.c), for callgrind's cost lines and
+ * pprof's locations.
+ */
+/* A share of some cost at a source line: self cost, or a call's. */
+struct line_share {
+	size_t sym, callee;	/* symtab indices; callee 0 for self */
+	struct source_file *file;	/* NULL: unknown */
+	int line;
+	uint64_t addr;		/* the lowest unified address it was seen at */
+	double weight;
+};
+
+/* A growing list of shares, sorted and merged by export_shares_merge(). */
+struct shares {
+	struct line_share *v;
+	size_t len, cap;
+};
+
+/* Adds @weight at (@sym, @callee, @file, @line), seen at unified @addr. */
+void export_share_add(struct shares *t, size_t sym, size_t callee,
+		      struct source_file *file, int line, uint64_t addr,
+		      double weight);
+/* Sorts @t and merges the shares of one (sym, callee, file, line). */
+void export_shares_merge(struct shares *t);
+/* The first share of (@sym, @callee) in sorted @t, or t->len. */
+size_t export_shares_find(const struct shares *t, size_t sym, size_t callee);
+/* The line of link-time @link in module @m, false when unknown. */
+bool export_line_of(unsigned int m, uint64_t link, struct source_file **file,
+		    int *line);
+/*
+ * Every histogram byte's share of its bin, at its function and line
+ * (export_lines.c), sorted and merged: the self cost by line.
+ */
+void export_self_shares(struct shares *t);
+/*
+ * @total shared over @n shares by weight, each rounded so that they add
+ * up to @total (largest remainders); into @out.
+ */
+void export_apportion(const struct line_share *v, size_t n, long long total,
+		      long long *out);
 
 #endif /* GPROF_EXPORT_H */

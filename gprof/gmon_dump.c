@@ -131,6 +131,25 @@ static void callers(uint64_t size, const unsigned char *rend)
 	}
 }
 
+/* Tag 5: the threads of a per-thread profile, one line each. */
+static void threads(const unsigned char *rend)
+{
+	uint64_t n = get(8), i;
+
+	if (n > (uint64_t)(rend - buf) / GMF_THREAD_SIZE)
+		bad("threads past their record");
+	printf("threads %llu\n", (unsigned long long)n);
+	for (i = 0; i < n; i++) {
+		uint32_t tid = get(4), flags = get(4);
+		uint64_t cpu_ns = get(8);
+		char name[17] = "";
+
+		memcpy(name, take(16), 16);
+		printf("thread %u flags %u cpu_ns %llu name %s\n", tid, flags,
+		       (unsigned long long)cpu_ns, name[0] ? name : "-");
+	}
+}
+
 static void ext(void)
 {
 	printf("format sprofil\n");
@@ -208,6 +227,8 @@ static void ext(void)
 			}
 		} else if (tag == GMF_TAG_CALLERS) {
 			callers(size, rend);
+		} else if (tag == GMF_TAG_THREADS) {
+			threads(rend);
 		}
 		/* Unknown tags, and fields of later revisions, are skipped. */
 		buf = rend;

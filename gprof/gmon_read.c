@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,6 +42,8 @@ static uint64_t file_arcs, file_stray_arcs;
 /* The GNU records' common bin width and whether one was read yet. */
 static double gnu_hist_scale;
 static bool have_gnu_hist;
+/* The sampling period of the extension's histograms read so far, or 0. */
+static uint64_t ext_period;
 
 struct profile_file {
 	const char *name;
@@ -77,56 +80,6 @@ static bool is_extension(const unsigned char *buf, size_t len, bool *swap)
 		return true;
 	}
 	return false;
-}
-
-void modules_init(void)
-{
-	if (modules)
-		return;
-	modules = xcalloc(1, sizeof(*modules));
-	nmodules = 1;
-	modules[0].is_main = true;
-}
-
-static unsigned int module_add(const char *name, size_t name_len,
-			       const unsigned char *id, size_t id_len,
-			       uint64_t bias, bool is_main)
-{
-	unsigned int m;
-	struct module *mod;
-
-	modules_init();
-	if (is_main) {
-		m = 0;
-	} else {
-		for (m = 1; m < nmodules; m++) {
-			mod = &modules[m];
-			if (strlen(mod->recorded) == name_len &&
-			    !memcmp(mod->recorded, name, name_len) &&
-			    mod->build_id_len == id_len &&
-			    (!id_len || !memcmp(mod->build_id, id, id_len)))
-				return m;
-		}
-		if (nmodules >= (1u << (64 - MODULE_SHIFT)) - 1)
-			fatal("too many load modules in the profiles");
-		modules = xrealloc(modules, (nmodules + 1) * sizeof(*modules));
-		m = nmodules++;
-		memset(&modules[m], 0, sizeof(modules[m]));
-		multi_module = true;
-	}
-	mod = &modules[m];
-	if (!mod->recorded) {
-		mod->recorded = xmalloc(name_len + 1);
-		memcpy(mod->recorded, name, name_len);
-		mod->recorded[name_len] = 0;
-		if (id_len) {
-			mod->build_id = xmalloc(id_len);
-			memcpy(mod->build_id, id, id_len);
-			mod->build_id_len = id_len;
-		}
-		mod->load_bias = bias;
-	}
-	return m;
 }
 
 /* Widens a module's histogram extent to a record's [low, high). */
@@ -178,6 +131,7 @@ static bool scan_modules(struct cursor *c, unsigned int **map,
 		uint32_t index, flags, name_len, id_len;
 		uint64_t bias;
 		const unsigned char *name, *id;
+		char why[512];
 
 		if (c->failed || !take(c, size, &body))
 			break;
@@ -205,8 +159,13 @@ static bool scan_modules(struct cursor *c, unsigned int **map,
 			break;
 		}
 		*map = xrealloc(*map, (*nmap + 1) * sizeof(**map));
-		(*map)[(*nmap)++] = module_add((const char *)name, name_len,
-					       id, id_len, bias, flags & 1);
+		(*map)[*nmap] = module_add((const char *)name, name_len, id,
+					   id_len, bias, flags & 1, why,
+					   sizeof(why));
+		if ((*map)[(*nmap)++] == UINT_MAX) {
+			cursor_fail(c, "%s", why);
+			break;
+		}
 	}
 	return !c->failed;
 }
@@ -291,6 +250,7 @@ static bool load_profile(struct profile_file *f, const char *name,
 
 	f->name = name;
 	f->sidecar_name = sidecar_name;
+	module_profile = name;
 	load_one(f);
 	if (!is_extension(f->buf, f->len, &c.swap)) {
 		if (sidecar_name)
@@ -638,7 +598,12 @@ static unsigned int outside;	/* module_outside()'s, 0 before */
 unsigned int module_outside(void)
 {
 	if (!outside) {
-		outside = module_add("(no module)", 11, NULL, 0, 0, false);
+		char why[512];
+
+		outside = module_add("(no module)", 11, NULL, 0, 0, false,
+				     why, sizeof(why));
+		if (outside == UINT_MAX)
+			fatal("%s", why);
 		modules[outside].absolute = true;
 		modules[outside].why =
 			xstrdup("absolute addresses, in no load module");
@@ -733,6 +698,14 @@ static void ext_hist(struct cursor *c, const unsigned int *map,
 	n.bucket_size = bucket_size;
 	n.scale = scale;
 	n.bin_scale = (double)((high - low) / 2) / n.num_bins;
+	/* Samples of different periods are not the same time: no sum. */
+	if (ext_period && period != ext_period) {
+		cursor_fail(c, "sampled every %llu ns, not every %llu ns as the profiles before it",
+			    (unsigned long long)period,
+			    (unsigned long long)ext_period);
+		return;
+	}
+	ext_period = period;
 	rate = 1e9 / (double)period;
 	if (!have_gnu_hist && !num_hist_records) {
 		hz = rate;
@@ -861,6 +834,7 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 	struct file_counts fc = { 0 };
 	bool magic = len >= 4 && !memcmp(buf, GMF_COOKIE, 4);
 
+	module_profile = name;
 	if (is_extension(buf, len, &c.swap)) {
 		c.p = buf + GMF_HEADER_SIZE;
 		fc.version = GMF_EXT_VERSION;
@@ -937,6 +911,7 @@ void profile_reset(void)
 	hist_records = NULL;
 	num_hist_records = 0;
 	have_gnu_hist = false;
+	ext_period = 0;
 	hz = 0;
 	gmon_input = 0;
 	callers_reset();
@@ -970,6 +945,7 @@ void modules_reset(void)
 	nmodules = 0;
 	multi_module = false;
 	outside = 0;
+	module_profile = "";
 	for (i = 0; i < nfiles; i++) {
 		free(files[i].buf);
 		free(files[i].sidecar_name);

@@ -146,6 +146,7 @@ struct module {
 	unsigned char *build_id;
 	size_t build_id_len;
 	uint64_t load_bias;	/* as the profile recorded it */
+	const char *profile;	/* the profile file that named it first */
 	bool is_main;
 	bool absolute;		/* stands for addresses in no module */
 	bool loaded;		/* its symbols were read */
@@ -411,6 +412,14 @@ void print_name(FILE *f, struct sym *s);
 /* ---- histograms and the flat profile (hist.c) ---- */
 
 void hist_assign_samples(void);
+/*
+ * The last symbol at or below @addr (binary search; 0 when none is):
+ * the first whose range, up to the next symbol, could hold it.
+ */
+size_t hist_sym_at(uint64_t addr);
+/* The unified [lo, hi) that bin @i of @r counted (empty: none). */
+void hist_bin_bounds(const struct hist_record *r, uint64_t i, uint64_t *lo,
+		     uint64_t *hi);
 void hist_print(void);
 extern double total_time;	/* ticks, the profiler's left out */
 /* Ticks in the profiler's own code (modules[].overhead), left out. */
@@ -474,6 +483,18 @@ extern unsigned int gmon_ptr_size;
 extern bool gmon_big_endian;
 /* Creates the module table with module 0, the executable, if needed. */
 void modules_init(void);
+/* The profile file being read, whose module records module_add() takes. */
+extern const char *module_profile;
+/*
+ * The module of a module record (module_table.c): the executable
+ * (module 0), or the module of the same path and build-id, or of the
+ * same build-id (the same library at another path in another run), else
+ * a new one.  A module of another build than an earlier file's cannot
+ * be summed with it: UINT_MAX, and why (one line) in @why.
+ */
+unsigned int module_add(const char *name, size_t name_len,
+			const unsigned char *id, size_t id_len, uint64_t bias,
+			bool is_main, char *why, size_t whylen);
 /*
  * The module standing for addresses in no load module (the extension's
  * module 0xffffffff); created on first use.

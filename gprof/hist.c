@@ -104,8 +104,7 @@ static void assign_gnu(const struct hist_record *r)
 	}
 }
 
-/* First symbol whose range could hold @addr (binary search). */
-static size_t first_sym_at(uint64_t addr)
+size_t hist_sym_at(uint64_t addr)
 {
 	size_t lo = 0, hi = symtab.len;
 
@@ -128,6 +127,23 @@ static uint64_t bucket_start(const struct hist_record *r, uint64_t i)
 	return r->lowpc + (uint64_t)(units / r->scale) * r->bucket_size;
 }
 
+void hist_bin_bounds(const struct hist_record *r, uint64_t i, uint64_t *lo,
+		     uint64_t *hi)
+{
+	double scale = first_scale();
+
+	if (!r->scale) {
+		/* GNU's bins, in 2-byte units from lowpc / 2. */
+		*lo = 2 * (r->lowpc / 2 + (uint64_t)(scale * i));
+		*hi = 2 * (r->lowpc / 2 + (uint64_t)(scale * (i + 1)));
+		return;
+	}
+	*lo = bucket_start(r, i);
+	*hi = bucket_start(r, i + 1);
+	if (*hi > r->highpc)
+		*hi = r->highpc;
+}
+
 static void assign_exact(const struct hist_record *r)
 {
 	uint64_t i;
@@ -138,14 +154,11 @@ static void assign_exact(const struct hist_record *r)
 
 		if (!count)
 			continue;
-		lo = bucket_start(r, i);
-		hi = bucket_start(r, i + 1);
-		if (hi > r->highpc)
-			hi = r->highpc;
+		hist_bin_bounds(r, i, &lo, &hi);
 		total_time += count;
 		if (hi <= lo)
 			continue;
-		for (j = first_sym_at(lo); j < symtab.len; j++) {
+		for (j = hist_sym_at(lo); j < symtab.len; j++) {
 			struct sym *s = &symtab.base[j];
 			uint64_t s_hi = sym_range_end(j), a, b;
 

@@ -209,7 +209,7 @@ static void usage(FILE *f, int status)
 "\t[--version] [--width=n] [--ignore-non-functions]\n"
 "\t[--demangle[=STYLE]] [--no-demangle] [--external-symbol-table=name]\n"
 "\t[--extract-module=MODULE [--extract-to=FILE]]\n"
-"\t[--export=callgrind|dot|json|folded|flamegraph|icicle]\n"
+"\t[--export=callgrind|pprof|dot|json|folded|flamegraph|icicle]\n"
 "\t[--node-threshold=PCT] [--edge-threshold=PCT] [--render=FORMAT]\n"
 "\t[--estimated-times] [@FILE]\n"
 "\t[--debug-file-directory=DIR] [--threads] [--thread=TID|NAME]\n"
@@ -457,7 +457,7 @@ int main(int argc, char **argv)
 			break;
 		case OPTION_EXPORT:
 			if (!export_format_known(optarg))
-				fatal("--export: unknown format `%s' (callgrind, dot, json, folded, flamegraph or icicle)",
+				fatal("--export: unknown format `%s' (callgrind, pprof, dot, json, folded, flamegraph or icicle)",
 				      optarg);
 			export_format = optarg;
 			break;

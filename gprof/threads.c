@@ -208,18 +208,29 @@ static int cmp_samples(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* The function with most of thread @tid's samples; its count in *@n. */
-static struct sym *top_function(uint32_t t, uint64_t *n, uint64_t *counts)
+static int cmp_leaf_thread(const void *a, const void *b)
+{
+	const struct thread_leaf *x = a, *y = b;
+
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+/*
+ * The function with most of the samples of the leaves [@k, @end) (one
+ * thread's); its count in *@n.  @counts: one per symbol, zero on entry
+ * and on return.
+ */
+static struct sym *top_function(size_t k, size_t end, uint64_t *n,
+				uint64_t *counts)
 {
 	struct sym *best = NULL, *s;
-	size_t k;
+	size_t i;
 
 	*n = 0;
-	memset(counts, 0, (symtab.len ? symtab.len : 1) * sizeof(*counts));
-	for (k = 0; k < nleaves; k++) {
-		const struct thread_leaf *l = &leaves[k];
+	for (i = k; i < end; i++) {
+		const struct thread_leaf *l = &leaves[i];
 
-		if (l->thread != t || l->module == CALLER_ABSOLUTE)
+		if (l->module == CALLER_ABSOLUTE)
 			continue;
 		s = sym_lookup(&symtab, MODULE_BASE(l->module) + l->pc);
 		if (!s)
@@ -230,6 +241,15 @@ static struct sym *top_function(uint32_t t, uint64_t *n, uint64_t *counts)
 			best = s;
 		}
 	}
+	for (i = k; i < end; i++) {
+		const struct thread_leaf *l = &leaves[i];
+
+		if (l->module != CALLER_ABSOLUTE) {
+			s = sym_lookup(&symtab, MODULE_BASE(l->module) + l->pc);
+			if (s)
+				counts[s - symtab.base] = 0;
+		}
+	}
 	return best;
 }
 
@@ -238,10 +258,18 @@ void threads_print(void)
 	double period = callers.period_ns / 1e9;
 	uint64_t total = 0, cpu_total = 0, *counts;
 	struct thread_prof *sorted;
+	size_t *first;
 	bool cpu_all = true;
 	uint32_t i;
 
 	counts = xcalloc(symtab.len ? symtab.len : 1, sizeof(*counts));
+	/* Each thread's leaves together: [first[t], first[t + 1]). */
+	qsort(leaves, nleaves, sizeof(*leaves), cmp_leaf_thread);
+	first = xcalloc(nthreads + 1, sizeof(*first));
+	for (size_t k = 0; k < nleaves; k++)
+		first[leaves[k].thread + 1]++;
+	for (i = 0; i < nthreads; i++)
+		first[i + 1] += first[i];
 	sorted = xmallocarray(nthreads ? nthreads : 1, sizeof(*sorted));
 	memcpy(sorted, threads, nthreads * sizeof(*sorted));
 	qsort(sorted, nthreads, sizeof(*sorted), cmp_samples);
@@ -266,7 +294,7 @@ void threads_print(void)
 			printf("%10s  ", "-");
 			cpu_all = false;
 		}
-		top = top_function(index, &n, counts);
+		top = top_function(first[index], first[index + 1], &n, counts);
 		if (top) {
 			print_name_only(stdout, top);
 			printf(" (%.1f%%)", 100.0 * n / t->samples);
@@ -286,4 +314,5 @@ void threads_print(void)
 		       (unsigned long long)(callers.lost + callers.busy));
 	free(sorted);
 	free(counts);
+	free(first);
 }

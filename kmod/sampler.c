@@ -90,23 +90,25 @@ static u32 periods_elapsed(struct perf_event *event)
 /*
  * Files @n periods of the current thread at user PC @regs, and their call
  * chain with SPROFIL_CALLERS (chains.c), with IRQs off (the sampling
- * handler, or a thread's exit: see leftover.c), under RCU.
+ * handler, or a thread's exit: see leftover.c), under RCU.  A session
+ * being stopped has no table while its counters are disarmed: those
+ * periods are not taken.  Counted as samples and misses, they broke
+ * STATUS's rule that every sample taken is in a bucket, the overflow
+ * or the chains (6 of 1791 on 6.12 under qemu).
  */
 void sprofil_file_samples(struct sprofil_session *s, struct pt_regs *regs,
 			  u32 n)
 {
 	struct sprofil_stats *stats = this_cpu_ptr(s->stats);
 	struct sprofil_table *t = rcu_dereference(s->table);
+	u64 t0;
 
+	if (!t)
+		return;
 	stats->samples += n;
-	if (t) {
-		u64 t0 = sprofil_cost_clock();
-
-		sprofil_table_count(t, instruction_pointer(regs), n, stats);
-		sprofil_file_chain(t, regs, n, t0);
-	} else {
-		stats->misses += n;
-	}
+	t0 = sprofil_cost_clock();
+	sprofil_table_count(t, instruction_pointer(regs), n, stats);
+	sprofil_file_chain(t, regs, n, t0);
 }
 
 static void sprofil_sample(struct perf_event *event,

@@ -82,7 +82,7 @@ static int sb_quiet(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-static int sb_perf_event_open(struct perf_event_attr *attr, pid_t tid)
+int sb_perf_event_open(struct perf_event_attr *attr, pid_t tid)
 {
 	return (int)syscall(SYS_perf_event_open, attr, tid, -1, -1,
 			    PERF_FLAG_FD_CLOEXEC);
@@ -113,7 +113,7 @@ static int sb_open_event(pid_t tid, uint64_t period, bool inherit)
 }
 
 /* Raw munmap: ours would call back into sp_bpf_memory_changing(). */
-static void sb_unmap(volatile void *p, size_t len)
+void sb_unmap(volatile void *p, size_t len)
 {
 	if (p)
 		syscall(SYS_munmap, (void *)p, len);
@@ -374,7 +374,7 @@ static bool sb_walk_stack(void)
  * Loads the program, with @half counters per set and a calling context
  * tree of @cnodes nodes (0: no chains), and maps them.
  */
-static int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes)
+int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes)
 {
 	libbpf_print_fn_t prev = libbpf_set_print(sb_quiet);
 	struct sprofil_bpf *skel;
@@ -632,54 +632,6 @@ static void sb_at_exit(void)
 	bpf_flush();
 }
 
-static int bpf_probe(const char **why)
-{
-	static char reason[160];
-	struct sb_session s = { 0 };
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.sample_period = 1000000000,
-		.disabled = 1,
-		.exclude_hv = 1,
-	};
-	int err, fd;
-
-	/*
-	 * A one-entry map first: refused at once where BPF is not
-	 * permitted, before libbpf parses the kernel's BTF for the load.
-	 */
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, sizeof(__u32),
-			    sizeof(__u32), 1, NULL);
-	err = fd < 0 ? -errno : 0;
-	if (fd >= 0)
-		close(fd);
-	/* Then loading the real program (no counters): the one true test. */
-	if (!err)
-		err = sb_load(&s, 0, 0);
-	sb_unmap(s.counts, s.counts_bytes);
-	sprofil_bpf__destroy(s.skel);
-	if (err) {
-		snprintf(reason, sizeof(reason),
-			 err == -EPERM || err == -EACCES ?
-			 "BPF is not permitted (needs CAP_BPF and CAP_PERFMON, or root): %s" :
-			 "cannot load its BPF program: %s",
-			 strerror(-err));
-		*why = reason;
-		return -ENODEV;
-	}
-	fd = sb_perf_event_open(&attr, 0);
-	if (fd < 0) {
-		snprintf(reason, sizeof(reason),
-			 "no perf task-clock counter with kernel periods (needs CAP_PERFMON or perf_event_paranoid <= 1): %s",
-			 strerror(errno));
-		*why = reason;
-		return -ENODEV;
-	}
-	close(fd);
-	return 0;
-}
 
 /*
  * A new region set goes into the loaded program when it fits (same
@@ -827,7 +779,7 @@ static void bpf_forget(void)
 
 const struct sp_backend sp_backend_bpf = {
 	.name = "bpf",
-	.probe = bpf_probe,
+	.probe = sb_probe,
 	.start = bpf_start,
 	.stop = bpf_stop,
 	.status = bpf_status,

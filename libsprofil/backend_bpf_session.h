@@ -126,4 +126,18 @@ uint32_t sb_folder_tid(void);
 uint32_t sb_stale_us(void);
 void sb_fold_forget(void);
 
+/*
+ * backend_bpf.c's pieces the probe uses (backend_bpf_probe.c): the load
+ * of the program with @half counters per set and a tree of @cnodes
+ * nodes, mapped into @s (0 or a negative errno); a raw munmap; and
+ * perf_event_open for thread @tid.
+ */
+struct perf_event_attr;
+int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes);
+void sb_unmap(volatile void *p, size_t len);
+int sb_perf_event_open(struct perf_event_attr *attr, pid_t tid);
+
+/* sp_backend_bpf.probe (backend_bpf_probe.c). */
+int sb_probe(const char **why);
+
 #endif /* LIBSPROFIL_BACKEND_BPF_SESSION_H */

@@ -43,10 +43,11 @@ $(BPF_DIR)/sprofil.skel.h: $(BPF_DIR)/sprofil.bpf.o
 	bpftool gen skeleton $< name sprofil_bpf > $@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/libsprofil/backend_bpf.o $(BUILD)/libsprofil/backend_bpf_fold.o: \
-	$(BPF_DIR)/sprofil.skel.h
-$(BUILD)/libsprofil/backend_bpf.o $(BUILD)/libsprofil/backend_bpf_fold.o: \
-	CPPFLAGS += -I$(BPF_DIR) -Ilibsprofil/bpf
+# The objects that include the skeleton.
+SB_OBJS := $(addprefix $(BUILD)/libsprofil/,backend_bpf.o backend_bpf_fold.o \
+	backend_bpf_probe.o)
+$(SB_OBJS): $(BPF_DIR)/sprofil.skel.h
+$(SB_OBJS): CPPFLAGS += -I$(BPF_DIR) -Ilibsprofil/bpf
 
 .PHONY: lib
 lib: $(LIB_DIR)/libsprofil.so $(LIB_DIR)/libsprofil.a

@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +26,22 @@ static size_t tt_n, tt_cap;
 static uint64_t tt_main_cpu0;
 static pid_t tt_main_pid;
 
+/*
+ * Read once: every thread's exit asks, and getenv() must not race with
+ * a program's setenv() in another thread.
+ */
 bool sp_per_thread(void)
 {
-	const char *e = getenv("SPROFIL_THREADS");
+	static _Atomic int on = -1;
+	int v = atomic_load_explicit(&on, memory_order_relaxed);
 
-	return e && !strcmp(e, "1");
+	if (v < 0) {
+		const char *e = getenv("SPROFIL_THREADS");
+
+		v = e && !strcmp(e, "1");
+		atomic_store_explicit(&on, v, memory_order_relaxed);
+	}
+	return v;
 }
 
 void sp_thread_table_exiting(void)

@@ -15,6 +15,15 @@
 #                 --render, JSON's build-ids and lines; bad input; a
 #                 real `sprofil record`; also under ASan+UBSan
 #                 (check-gprof-exports-asan)
+#   run-pprof     --export=pprof read back by `go tool pprof` (the
+#                 oracle): -top against the flat profile, -traces
+#                 against the callers tree, build-ids, empty profiles
+#   run-cglines   --export=callgrind's source lines and call sites read
+#                 back by callgrind_annotate, against -l's flat profile
+#   run-merge     -s, sprofil report -s and --export=pprof over ten
+#                 recorded runs: the sum is the parts; other builds and
+#                 periods refused; these three also under ASan+UBSan
+#                 (check-gprof-pprof-asan, -cglines-asan, -merge-asan)
 #   run-callers   caller samples: the measured call graph (exact numbers
 #                 on hand-made profiles), --estimated-times against GNU,
 #                 no -pg, exports, -s, corrupt tag-4 records; also under
@@ -93,6 +102,27 @@ $(GPT_DIR)/libmm.so: $(GPT_SRC)/corpus/mm_lib.c
 $(GPT_DIR)/mm-main: $(GPT_SRC)/corpus/mm_main.c $(GPT_DIR)/libmm.so
 	$(CC) -O1 -g -o $@ $< -L$(GPT_DIR) -lmm -Wl,-rpath,'$$ORIGIN'
 
+# Recorded by `sprofil record` (run-pprof, run-merge): frame records in
+# every function, no sibling calls, no shrink-wrapping, so the chains are
+# exact; -DVARIANT=2 is another build of it (another build-id).
+GPT_FP_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+	-fno-shrink-wrap
+GPT_RECORDED := $(GPT_DIR)/pp-chains $(GPT_DIR)/pp-chains-v2 \
+	$(GPT_DIR)/pp-chains-pg
+
+$(GPT_DIR)/pp-chains: $(GPT_SRC)/corpus/pp_chains.c tests/cli/cli_burn.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_FP_FLAGS) -o $@ $<
+
+$(GPT_DIR)/pp-chains-v2: $(GPT_SRC)/corpus/pp_chains.c tests/cli/cli_burn.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_FP_FLAGS) -DVARIANT=2 -o $@ $<
+
+# With -pg too: call counts (libsprofil's mcount under sprofil record).
+$(GPT_DIR)/pp-chains-pg: $(GPT_SRC)/corpus/pp_chains.c tests/cli/cli_burn.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_FP_FLAGS) -pg -o $@ $<
+
 $(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c include/sprofil/gmon_format.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
@@ -106,12 +136,19 @@ $(GPT_DIR)/mkbadelf: $(GPT_SRC)/mkbadelf.c gprof/gprof.h
 GPROF_ASAN_DIR := $(BUILD)/gprof-asan
 GPROF_ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined
-GPROF_ASAN_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPROF_ASAN_DIR)/%.o)
+GPROF_ASAN_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPROF_ASAN_DIR)/%.o) \
+	$(GPROF_ASAN_DIR)/pprof.pb-c.o
 
 $(GPROF_ASAN_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Igprof -I/usr/include/libiberty $(CFLAGS) \
+	$(CC) $(CPPFLAGS) $(CPPFLAGS_PB) -Igprof -I/usr/include/libiberty $(CFLAGS) \
 		$(GPROF_ASAN_FLAGS) -c -o $@ $<
+
+$(GPROF_ASAN_DIR)/pprof.pb-c.o: $(GPROF_PB_C)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CPPFLAGS_PB) $(CFLAGS) $(GPROF_ASAN_FLAGS) -c -o $@ $<
+
+$(GPROF_ASAN_DIR)/export_pprof.o: $(GPROF_PB_H)
 
 $(GPROF_ASAN_DIR)/gprof: $(GPROF_ASAN_OBJS)
 	$(CC) $(CFLAGS) $(GPROF_ASAN_FLAGS) -o $@ $(GPROF_ASAN_OBJS) $(GPROF_LIBS)
@@ -121,11 +158,18 @@ $(GPROF_ASAN_DIR)/gprof: $(GPROF_ASAN_OBJS)
 GPT_FUZZ_DIR := $(GPT_DIR)/fuzz-obj
 GPT_FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=fuzzer-no-link,address,undefined
-GPT_FUZZ_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPT_FUZZ_DIR)/%.o)
+GPT_FUZZ_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPT_FUZZ_DIR)/%.o) \
+	$(GPT_FUZZ_DIR)/pprof.pb-c.o
+
+$(GPT_FUZZ_DIR)/pprof.pb-c.o: $(GPROF_PB_C)
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) $(CPPFLAGS_PB) $(GPT_FUZZ_FLAGS) -c -o $@ $<
+
+$(GPT_FUZZ_DIR)/export_pprof.o: $(GPROF_PB_H)
 
 $(GPT_FUZZ_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS) -Igprof -I/usr/include/libiberty -std=gnu11 \
+	clang $(CPPFLAGS) $(CPPFLAGS_PB) -Igprof -I/usr/include/libiberty -std=gnu11 \
 		-D_GNU_SOURCE -Dmain=gprof_main $(GPT_FUZZ_FLAGS) -c -o $@ $<
 
 # fuzz_gmon: the profile reader; fuzz_elf: the ELF and DWARF readers
@@ -141,12 +185,15 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 	check-gprof-trust check-gprof-trust-asan \
 	check-gprof-export check-gprof-badinput check-gprof-asan \
 	check-gprof-exports check-gprof-exports-asan \
+	check-gprof-pprof check-gprof-cglines check-gprof-merge \
+	$(GPT_EXPORTS_ASAN) \
 	check-gprof-callers check-gprof-callers-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
 GPT_ENV = GPROF=$(GPROF) GPT_BIN=$(abspath $(GPT_DIR)) \
-	GPT_SRC=$(abspath $(GPT_SRC)) GPT_ROOT=$(abspath .)
+	GPT_SRC=$(abspath $(GPT_SRC)) GPT_ROOT=$(abspath .) \
+	SPROFIL=$(abspath $(CLI_BIN))
 
 # $(call GPT_CHECK,NAME,PREREQS,ENV): builds PREREQS, then runs
 # run-NAME into gprof-NAME.tap; a part that does not build gets a
@@ -172,6 +219,27 @@ check-gprof-trust:
 
 check-gprof-export:
 	$(call GPT_CHECK,export,gprof-tests)
+
+# --export=pprof read back by `go tool pprof`, on -pg profiles and on
+# profiles `sprofil record` writes (so it needs the command built).
+check-gprof-pprof:
+	$(call GPT_CHECK,pprof,gprof-tests cli $(GPT_RECORDED))
+
+# --export=callgrind's source lines read back by callgrind_annotate.
+check-gprof-cglines:
+	$(call GPT_CHECK,cglines,gprof-tests cli $(GPT_RECORDED))
+
+# -s (and sprofil report -s, --export=pprof) over many recorded runs.
+check-gprof-merge:
+	$(call GPT_CHECK,merge,gprof-tests cli $(GPT_RECORDED))
+
+# pprof, callgrind's lines and the merge once more under ASan+UBSan and
+# LSan (a report fails the checks on exit status or stderr).
+GPT_EXPORTS_ASAN := check-gprof-pprof-asan check-gprof-cglines-asan \
+	check-gprof-merge-asan
+$(GPT_EXPORTS_ASAN): check-gprof-%-asan:
+	$(call GPT_CHECK,$*-asan,gprof-tests cli $(GPT_RECORDED) \
+		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
 
 check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
@@ -244,6 +312,9 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-export
 	-@$(MAKE) --no-print-directory check-gprof-exports
 	-@$(MAKE) --no-print-directory check-gprof-exports-asan
+	-@$(MAKE) --no-print-directory check-gprof-pprof
+	-@$(MAKE) --no-print-directory check-gprof-cglines
+	-@$(MAKE) --no-print-directory check-gprof-merge
 	-@$(MAKE) --no-print-directory check-gprof-callers
 	-@$(MAKE) --no-print-directory check-gprof-callers-asan
 	-@$(MAKE) --no-print-directory check-gprof-badinput
@@ -251,4 +322,7 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-oracle-asan
 	-@$(MAKE) --no-print-directory check-gprof-multimod-asan
 	-@$(MAKE) --no-print-directory check-gprof-trust-asan
+	-@$(MAKE) --no-print-directory check-gprof-pprof-asan
+	-@$(MAKE) --no-print-directory check-gprof-cglines-asan
+	-@$(MAKE) --no-print-directory check-gprof-merge-asan
 	-@$(MAKE) --no-print-directory check-gprof-fuzz

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * --export=callgrind: KCachegrind / qcachegrind / callgrind_annotate /
+ * gprof2dot -f callgrind.  Costs are integer microseconds ("events: us").
+ *
+ * Each function's self cost is the call graph's (the flat profile's, or
+ * the measured one), as before, but spread over its source lines: the
+ * histogram's bins are split byte by byte over the lines of their
+ * addresses, as -l splits them over its line symbols, so the lines of a
+ * function add up to it and a line's cost is what -l's flat profile
+ * gives that line.  A line in another file than the function's (code
+ * inlined from a header) is written under "fi=", and "fe=" goes back.
+ *
+ * Each arc is a "calls=" line with the arc's inclusive cost.  When the
+ * profile has caller chains, the call's site is known: the line of the
+ * return address's call (pc - 1) in the caller's frame, so an arc made
+ * from several lines is written once per line, its cost shared by the
+ * samples below each site (its call count on the site with the most,
+ * 1 on each other).  Without chains (-pg's arcs are per function), the
+ * site is the caller's first line.
+ *
+ * A call count is never written as 0, not even for an arc seen only in
+ * the chains (no -pg, no count): callgrind_annotate takes the cost after
+ * "calls=0" for the caller's self cost.  Such arcs say calls=1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dwarf_lines.h"
+#include "export.h"
+
+/*
+ * Each call site the chains show: a frame's return address (its
+ * caller's site) over the callee's frame below it, weighted by the
+ * samples of the chains through that frame.
+ */
+static void call_shares(struct shares *t)
+{
+	uint64_t *below;
+	size_t i;
+
+	if (!measured_times || !callers.len)
+		return;
+	below = xcalloc(callers.len, sizeof(*below));
+	for (i = callers.len; i-- > 0;) {
+		below[i] += callers.node[i].count;
+		if (callers.node[i].parent != CALLER_NONE)
+			below[callers.node[i].parent] += below[i];
+	}
+	for (i = 0; i < callers.len; i++) {
+		const struct caller_node *n = &callers.node[i], *p;
+		struct source_file *file = NULL;
+		struct sym *caller, *callee;
+		int line = 0;
+
+		if (n->parent == CALLER_NONE || !below[i] ||
+		    n->module == CALLER_ABSOLUTE)
+			continue;
+		p = &callers.node[n->parent];
+		if (p->module == CALLER_ABSOLUTE || !p->pc)
+			continue;
+		caller = sym_lookup(&symtab, MODULE_BASE(p->module) + p->pc - 1);
+		callee = sym_lookup(&symtab, MODULE_BASE(n->module) + n->pc);
+		if (!caller || !callee || caller == callee)
+			continue;
+		if (!export_line_of(p->module, p->pc - 1, &file, &line))
+			file = NULL;
+		export_share_add(t, caller - symtab.base, callee - symtab.base,
+				 file, line, MODULE_BASE(p->module) + p->pc - 1,
+				 below[i]);
+	}
+	free(below);
+	export_shares_merge(t);
+}
+
+static const char *file_name(const struct source_file *f)
+{
+	return f ? f->name : "???";
+}
+
+/* Switches the cost lines' file: fi= another, fe= back to @home. */
+static void set_file(const struct source_file **cur,
+		     const struct source_file *want,
+		     const struct source_file *home)
+{
+	if (*cur == want)
+		return;
+	printf("%s=%s\n", want == home ? "fe" : "fi", file_name(want));
+	*cur = want;
+}
+
+/* @s's self cost, line by line. */
+static void self_lines(struct sym *s, const struct shares *self,
+		       const struct source_file **cur)
+{
+	size_t sym = s - symtab.base, n = 0, k;
+	size_t i = export_shares_find(self, sym, 0);
+	long long total = us(self_ticks(s)), *cost;
+
+	while (i + n < self->len && self->v[i + n].sym == sym)
+		n++;
+	if (!n || !total) {
+		printf("%d %lld\n", s->line_num, total);
+		return;
+	}
+	cost = xcalloc(n, sizeof(*cost));
+	export_apportion(&self->v[i], n, total, cost);
+	for (k = 0; k < n; k++) {
+		if (!cost[k])
+			continue;
+		set_file(cur, self->v[i + k].file, s->file);
+		printf("%d %lld\n", self->v[i + k].line, cost[k]);
+	}
+	free(cost);
+}
+
+static void call_block(struct arc *a, const struct source_file *site_file,
+		       int site_line, uint64_t count, long long cost,
+		       const struct source_file **cur, const struct sym *s)
+{
+	struct sym *c = a->child;
+	char *name;
+
+	set_file(cur, site_file, s->file);
+	sym_source(c);
+	name = display_name(c);
+	printf("cob=%s\ncfl=%s\ncfn=%s\ncalls=%llu %d\n%d %lld\n",
+	       module_name(c->module), file_name(c->file), name,
+	       (unsigned long long)count, c->line_num, site_line, cost);
+	free(name);
+}
+
+/* Arc @a's calls= lines: one per call site the chains show, else one. */
+static void call_lines(struct sym *s, struct arc *a,
+		       const struct shares *calls,
+		       const struct source_file **cur)
+{
+	size_t sym = s - symtab.base, callee = a->child - symtab.base;
+	size_t i = export_shares_find(calls, sym, callee);
+	size_t n = 0, k, most, others;
+	long long total = us(a->time + a->child_time), *cost;
+
+	while (i + n < calls->len && calls->v[i + n].sym == sym &&
+	       calls->v[i + n].callee == callee)
+		n++;
+	if (!n) {
+		call_block(a, s->file, s->line_num, a->count ? a->count : 1,
+			   total, cur, s);
+		return;
+	}
+	cost = xcalloc(n, sizeof(*cost));
+	export_apportion(&calls->v[i], n, total, cost);
+	for (most = 0, k = 1; k < n; k++)
+		if (calls->v[i + k].weight > calls->v[i + most].weight)
+			most = k;
+	for (others = 0, k = 0; k < n; k++)
+		others += cost[k] && k != most;
+	for (k = 0; k < n; k++)
+		if (cost[k] || k == most)
+			call_block(a, calls->v[i + k].file,
+				   calls->v[i + k].line,
+				   k != most ? 1 : a->count > others ?
+				   a->count - others : 1, cost[k], cur, s);
+	free(cost);
+}
+
+void export_callgrind(void)
+{
+	struct shares self = { 0 }, calls = { 0 };
+	long long sum = 0;
+	size_t i;
+
+	export_self_shares(&self);
+	call_shares(&calls);
+	/* The summary is the total of the self costs written below. */
+	for (i = 0; i < symtab.len; i++)
+		if (shown(&symtab.base[i]))
+			sum += us(self_ticks(&symtab.base[i]));
+	printf("# callgrind format\nversion: 1\ncreator: sprofil-gprof\n");
+	printf("cmd: %s\npositions: line\nevents: us\n", a_out_name);
+	printf("summary: %lld\n\n", sum);
+	for (i = 0; i < symtab.len; i++) {
+		struct sym *s = &symtab.base[i];
+		const struct source_file *cur;
+		struct arc *a;
+		char *name;
+
+		if (!shown(s))
+			continue;
+		sym_source(s);
+		name = display_name(s);
+		printf("ob=%s\nfl=%s\nfn=%s\n", module_name(s->module),
+		       file_name(s->file), name);
+		free(name);
+		cur = s->file;
+		self_lines(s, &self, &cur);
+		for (a = s->cg.children; a; a = a->next_child)
+			if (shown(a->child) && a->child != s)
+				call_lines(s, a, &calls, &cur);
+		putchar('\n');
+	}
+	free(self.v);
+	free(calls.v);
+}

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The load modules the profile files name (their module records), one
+ * table for every file read: the profiles of several runs of a program
+ * are summed module by module, each module matched by its build-id, so
+ * a file of another build is refused here, before anything is summed
+ * (docs/pprof.md, "Merging runs").
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gprof.h"
+
+void modules_init(void)
+{
+	if (modules)
+		return;
+	modules = xcalloc(1, sizeof(*modules));
+	nmodules = 1;
+	modules[0].is_main = true;
+}
+
+const char *module_profile = "";
+
+static void hex_id(char *out, const unsigned char *id, size_t len)
+{
+	size_t i;
+
+	if (!len)
+		strcpy(out, "none");
+	for (i = 0; i < len && i < 64; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+}
+
+/*
+ * Whether the module record (@name, @id) of the file being read can be
+ * summed with module @mod, which an earlier file named: the same build
+ * or a file that merely has no build-id.  Else one line in @why.
+ */
+static bool same_build(const struct module *mod, const char *name,
+		       size_t name_len, const unsigned char *id, size_t id_len,
+		       char *why, size_t whylen)
+{
+	char was[129], now[129];
+
+	if (!mod->recorded || !mod->profile ||
+	    !strcmp(mod->profile, module_profile))
+		return true;
+	if (id_len && mod->build_id_len &&
+	    (id_len != mod->build_id_len || memcmp(id, mod->build_id, id_len))) {
+		hex_id(was, mod->build_id, mod->build_id_len);
+		hex_id(now, id, id_len);
+		snprintf(why, whylen, "a profile of another build: %s %.*s has build-id %s, not %s as in %s",
+			 mod->is_main ? "its program" : "module", (int)name_len,
+			 name, now, was, mod->profile);
+		return false;
+	}
+	if (mod->is_main && (!id_len || !mod->build_id_len) &&
+	    (strlen(mod->recorded) != name_len ||
+	     memcmp(mod->recorded, name, name_len))) {
+		snprintf(why, whylen, "a profile of another program: %.*s, not %s as in %s",
+			 (int)name_len, name, mod->recorded, mod->profile);
+		return false;
+	}
+	return true;
+}
+
+unsigned int module_add(const char *name, size_t name_len,
+			       const unsigned char *id, size_t id_len,
+			       uint64_t bias, bool is_main, char *why,
+			       size_t whylen)
+{
+	unsigned int m;
+	struct module *mod;
+
+	modules_init();
+	if (is_main) {
+		m = 0;
+		if (!same_build(&modules[0], name, name_len, id, id_len, why,
+				whylen))
+			return UINT_MAX;
+	} else {
+		for (m = 1; m < nmodules; m++) {
+			mod = &modules[m];
+			if (mod->build_id_len == id_len &&
+			    (id_len ? !memcmp(mod->build_id, id, id_len) :
+			     strlen(mod->recorded) == name_len &&
+			     !memcmp(mod->recorded, name, name_len)))
+				return m;
+		}
+		for (m = 1; m < nmodules; m++) {
+			mod = &modules[m];
+			if (strlen(mod->recorded) == name_len &&
+			    !memcmp(mod->recorded, name, name_len) &&
+			    !same_build(mod, name, name_len, id, id_len, why,
+					whylen))
+				return UINT_MAX;
+		}
+		if (nmodules >= (1u << (64 - MODULE_SHIFT)) - 1)
+			fatal("too many load modules in the profiles");
+		modules = xrealloc(modules, (nmodules + 1) * sizeof(*modules));
+		m = nmodules++;
+		memset(&modules[m], 0, sizeof(modules[m]));
+		multi_module = true;
+	}
+	mod = &modules[m];
+	if (!mod->recorded) {
+		mod->recorded = xmalloc(name_len + 1);
+		memcpy(mod->recorded, name, name_len);
+		mod->recorded[name_len] = 0;
+		if (id_len) {
+			mod->build_id = xmalloc(id_len);
+			memcpy(mod->build_id, id, id_len);
+			mod->build_id_len = id_len;
+		}
+		mod->load_bias = bias;
+		mod->profile = module_profile;
+	}
+	return m;
+}
