@@ -113,6 +113,7 @@ check: deps
 	-@$(MAKE) --no-print-directory check-gprof
 	-@$(MAKE) --no-print-directory check-cli
 	-@$(MAKE) --no-print-directory check-install
+	-@$(MAKE) --no-print-directory check-dkms-vm
 	-@$(MAKE) --no-print-directory check-style
 	-@$(MAKE) --no-print-directory check-mcount
 	-@$(MAKE) --no-print-directory check-vm-matrix

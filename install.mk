@@ -149,3 +149,10 @@ uninstall:
 # binutils' gprof keeps its name.
 install-gprof: $(GPROF_DIR)/gprof
 	$(INSTALL) -D -m 755 $< $(DESTDIR)$(BINDIR)/sprofil-gprof
+
+# The Debian packages of debian/ in $(BUILD)/deb, built by
+# dpkg-buildpackage in a copy of the tree (the tree itself stays clean)
+# and checked by lintian: errors fail, warnings are listed.
+.PHONY: deb
+deb:
+	@scripts/build-deb $(BUILD)/deb

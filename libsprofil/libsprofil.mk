@@ -20,10 +20,14 @@ LIB_LDLIBS := -lbpf -lelf -lz -ldl -pthread
 # The bpf backend's program (libsprofil/bpf/), compiled for BPF and
 # embedded in the library as a skeleton header (build/bpf/, generated).
 # It uses only UAPI types (docs/backends.md says why no vmlinux.h); the
-# multiarch directory gives <asm/...>, since -target bpf has none.
+# multiarch directory gives <asm/...>, since -target bpf has none.  The
+# object's BTF line info names its sources, and the library embeds it:
+# relative to the tree, so that no installed file names the build's
+# directory (tests/install/run-deb).
 BPF_DIR := $(BUILD)/bpf
 BPF_CLANG ?= clang
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
+	-ffile-prefix-map=$(CURDIR)=. \
 	-Iinclude/uapi -Iinclude -Ilibsprofil/bpf/include -Ilibsprofil/bpf \
 	-idirafter /usr/include/$(shell $(CC) -print-multiarch) \
 	-idirafter /usr/include

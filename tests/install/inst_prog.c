@@ -5,7 +5,8 @@
  * its own text from monstartup() to _mcleanup() (gcrt1.o does both for
  * the -pg build), so that gmon.out has burn()'s samples, and checks
  * that sprofil_info(), a versioned symbol, answers.  INST_PLAIN: burn()
- * alone, for sprofil record.
+ * alone, for sprofil record.  check-dkms-vm runs it in the VM on the
+ * kmod backend, linked with the tree's libsprofil.a.
  */
 #include <stdio.h>
 #include <sprofil.h>
@@ -14,12 +15,20 @@ extern char __executable_start[], etext[];
 
 static volatile unsigned long sink;
 
-/* About half a second of user time, in one function gprof can name. */
+/*
+ * About half a second of user time, in one function gprof can name;
+ * check-dkms-vm asks for less, as qemu's TCG runs it several times
+ * slower.
+ */
+#ifndef INST_LOOPS
+#define INST_LOOPS 400000000UL
+#endif
+
 static void __attribute__((noinline)) burn(void)
 {
 	unsigned long i;
 
-	for (i = 0; i < 400000000UL; i++)
+	for (i = 0; i < INST_LOOPS; i++)
 		sink += i;
 }
 
