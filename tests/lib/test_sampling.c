@@ -67,13 +67,17 @@ static void check_share(const char *name, uint64_t s, uint64_t total,
  * whose threads spend a fifth of their time in the kernel, unevenly
  * with the host's load, it is 20 % (6.12 once gave 0.883 for four
  * threads whose shares were all within half a point): a gross loss or
- * double count still fails.
+ * double count still fails.  A sanitizer build (SPROFIL_TEST_SANITIZED)
+ * checks memory and threads, not accuracy: there only a loss or a double
+ * count of half the time fails (ASan on bpf gave 1.217 in one round of
+ * five, the other four within 2.4 %).
  */
 static void check_sampled_time(const struct sprofil_info *i,
 			       uint64_t period_ns, double cpu)
 {
 	double sampled = i->samples * (period_ns / 1e9);
-	double bound = getenv("SPROFIL_TEST_DEBUG_KERNEL") ? 0.25 :
+	double bound = getenv("SPROFIL_TEST_SANITIZED") ? 0.50 :
+		       getenv("SPROFIL_TEST_DEBUG_KERNEL") ? 0.25 :
 		       getenv("SPROFIL_TEST_TCG") ? 0.20 : 0.10;
 
 	print_message("#   sampled %.3f s for %.3f s of CPU: ratio %.4f\n",
