@@ -69,6 +69,9 @@ struct sb_session *sb_sess;
 atomic_bool sb_on;
 static struct sprofil_status sb_last;		/* counters of the last set */
 static bool sb_exit_hook;
+/* Whether the current session is a per-thread one (own_counters). */
+static atomic_bool sb_own_counters;
+
 /* Exited threads' unsampled CPU time, ns (sp_bpf_thread_exiting()). */
 static uint64_t sb_carry_ns;
 
@@ -701,6 +704,7 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 	s->skel->bss->sp_quiet_tid = sb_folder_tid();
 	sb_install(s, set);
 	sb_sess = s;
+	atomic_store(&sb_own_counters, s->own_counters);
 	atomic_store(&sb_on, true);
 	sb_wake_folder();
 	if (s != old && old)
@@ -883,7 +887,8 @@ void sp_bpf_thread_started(void)
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	struct sb_session *s;
 
-	if (!atomic_load(&sb_on))
+	/* Without a per-thread session: no lock on every thread's start. */
+	if (!atomic_load(&sb_on) || !atomic_load(&sb_own_counters))
 		return;
 	pthread_mutex_lock(&sb_lock);
 	s = sb_sess;

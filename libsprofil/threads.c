@@ -77,12 +77,17 @@ static void *sp_thread_run(void *p)
 	void *ret;
 
 	free(p);
-	/* Where its caller chains may be read, whenever it is sampled. */
-	if (!__tsan_init)
+	/*
+	 * Where its caller chains may be read, whenever it is sampled; and
+	 * its own bpf counter (per-thread profiles), whose lock TSan's
+	 * interceptor would take in a thread it has not set up either.
+	 */
+	if (!__tsan_init) {
 		sp_callers_thread_stack();
+		sp_bpf_thread_started();
+	}
 	/* On failure the thread runs unsampled: better than not at all. */
 	sp_signal_thread_started();
-	sp_bpf_thread_started();
 	pthread_cleanup_push(sp_thread_exit, (void *)s.fn);
 	ret = sp_call_outermost(s.fn, s.arg);
 	pthread_cleanup_pop(1);

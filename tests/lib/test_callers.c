@@ -464,6 +464,16 @@ static void four_threads_each_under_its_own_node(void **state)
 	struct session s;
 
 	(void)state;
+	/*
+	 * A per-thread bpf session gives each new thread a counter of its
+	 * own before its start routine, which under ThreadSanitizer runs
+	 * before TSan has set the thread up (libsprofil/threads.c): not
+	 * done there, and the threads go unsampled.
+	 */
+	if (getenv("SPROFIL_TEST_TSAN") && !strcmp(lt_info().backend, "bpf")) {
+		print_message("# SKIP: per-thread bpf sessions under ThreadSanitizer\n");
+		skip();
+	}
 	assert_int_equal(sprofil_callers(NULL, 0, 0), 0);
 	errno = 0;
 	assert_int_equal(sprofil(&none, 1, NULL, PROF_THREADS), -1);
