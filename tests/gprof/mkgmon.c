@@ -296,20 +296,32 @@ struct cnode {
 	uint64_t pc, count;
 };
 
-static struct cnode cnodes[1 << 16];
+/* Room for the huge profiles of the exporters' tests; hashed. */
+#define CNODES_MAX	(1u << 20)
+#define CHASH_SIZE	(1u << 21)
+
+static struct cnode cnodes[CNODES_MAX];
 static uint32_t ncnodes;
+static uint32_t chash[CHASH_SIZE];	/* node index + 1, 0 for free */
 static uint64_t c_period, c_depth, c_lost, c_busy, c_samples, c_trunc;
 static int in_callers;
 
 static uint32_t cnode_add(uint32_t parent, uint32_t mod, uint64_t pc)
 {
-	for (uint32_t i = 0; i < ncnodes; i++)
-		if (cnodes[i].parent == parent && cnodes[i].mod == mod &&
-		    cnodes[i].pc == pc)
-			return i;
-	if (ncnodes == sizeof(cnodes) / sizeof(cnodes[0]))
+	uint64_t h = (pc ^ ((uint64_t)parent << 32 | mod)) *
+		     0x9e3779b97f4a7c15ull;
+	uint32_t s = (uint32_t)(h >> 40) & (CHASH_SIZE - 1);
+
+	for (; chash[s]; s = (s + 1) & (CHASH_SIZE - 1)) {
+		const struct cnode *c = &cnodes[chash[s] - 1];
+
+		if (c->parent == parent && c->mod == mod && c->pc == pc)
+			return chash[s] - 1;
+	}
+	if (ncnodes == CNODES_MAX)
 		die("too many caller nodes");
 	cnodes[ncnodes] = (struct cnode){ parent, mod, pc, 0 };
+	chash[s] = ncnodes + 1;
 	return ncnodes++;
 }
 
@@ -417,6 +429,7 @@ static void directive(void)
 	} else if (!strcmp(d, "callers") && ntok >= 2 && ntok <= 5) {
 		in_callers = 1;
 		ncnodes = 0;
+		memset(chash, 0, sizeof(chash));
 		c_samples = c_trunc = 0;
 		c_period = num(tok[1]);
 		c_depth = ntok > 2 ? num(tok[2]) : 64;
