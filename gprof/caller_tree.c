@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include <linux/sprofil.h>
+#include <sprofil/callers.h>
 #include <sprofil/gmon_format.h>
 
 #include "gmon_cursor.h"
@@ -34,8 +35,6 @@
 
 /* The pc of the top node holding the chains that were cut short. */
 #define PC_TRUNCATED 1ull	/* SPC_PC_TRUNCATED of sprofil/callers.h */
-/* A thread's top node: SPC_PC_THREAD + its id (sprofil/callers.h). */
-#define PC_THREAD 0xffffffff00000000ull
 
 /* What a file's node is, besides a frame (callers_parse()). */
 enum {
@@ -178,7 +177,7 @@ void callers_parse(struct cursor *c, const unsigned int *map,
 		   unsigned int nmap)
 {
 	struct record_head h;
-	uint32_t *merged, *thread;
+	uint32_t *merged, *thread, tid;
 	uint8_t *depth, *kind;
 	uint64_t i;
 
@@ -223,13 +222,13 @@ void callers_parse(struct cursor *c, const unsigned int *map,
 				}
 				kind[i] |= NODE_CUT;
 				d = 0;
-			} else if ((pc & PC_THREAD) == PC_THREAD) {
+			} else if (spc_pc_thread(pc, &tid)) {
 				if (parent != GMF_CALLER_TOP) {
 					cursor_fail(c, "caller node %llu: a thread's node below the top",
 						    (unsigned long long)i);
 					break;
 				}
-				thread[i] = thread_find_add((uint32_t)pc);
+				thread[i] = thread_find_add(tid);
 				kind[i] = NODE_THREAD;
 				if (!thread_is_selected(thread[i]))
 					kind[i] |= NODE_SKIPPED;

@@ -117,27 +117,43 @@ static void note_hist_range(struct cursor *b, const unsigned int *map,
 }
 
 /*
+ * The next extension record at @c: its tag, and a cursor @b over its
+ * body (sharing @c's message buffer).  False at the end, or on a record
+ * running past the file (@c failed then).
+ */
+static bool next_record(struct cursor *c, uint32_t *tag, struct cursor *b)
+{
+	const unsigned char *body;
+	uint64_t size;
+
+	if (c->failed || c->p >= c->end)
+		return false;
+	*tag = get_uint(c, 4);
+	size = get_uint(c, 8);
+	if (c->failed || !take(c, size, &body))
+		return false;
+	*b = *c;
+	b->p = body;
+	b->end = body + size;
+	return true;
+}
+
+/*
  * Walks an extension file's records; with @map, fills map[file index] =
  * module, else only checks the framing.  Returns false on a problem.
  */
 static bool scan_modules(struct cursor *c, unsigned int **map,
 			 unsigned int *nmap)
 {
-	while (!c->failed && c->p < c->end) {
-		uint32_t tag = get_uint(c, 4);
-		uint64_t size = get_uint(c, 8);
-		const unsigned char *body;
-		struct cursor b;
+	uint32_t tag;
+	struct cursor b;
+
+	while (next_record(c, &tag, &b)) {
 		uint32_t index, flags, name_len, id_len;
 		uint64_t bias;
 		const unsigned char *name, *id;
 		char why[512];
 
-		if (c->failed || !take(c, size, &body))
-			break;
-		b = *c;
-		b.p = body;
-		b.end = body + size;
 		if (tag == GMF_TAG_HIST) {
 			note_hist_range(&b, *map, *nmap);
 			continue;
@@ -762,6 +778,8 @@ static void parse_extension(struct cursor *c, struct file_counts *fc)
 {
 	unsigned int *map = NULL, nmap = 0;
 	const unsigned char *records = c->p;
+	struct cursor b;
+	uint32_t tag;
 
 	/* Module records precede their users; map them all first. */
 	if (!scan_modules(c, &map, &nmap)) {
@@ -770,19 +788,9 @@ static void parse_extension(struct cursor *c, struct file_counts *fc)
 	}
 	/* And the threads, which --thread=NAME selects by name. */
 	c->p = records;
-	while (!c->failed && c->p < c->end) {
-		uint32_t tag = get_uint(c, 4);
-		uint64_t size = get_uint(c, 8);
-		const unsigned char *body;
-		struct cursor b;
-
-		if (c->failed || !take(c, size, &body))
-			break;
+	while (next_record(c, &tag, &b)) {
 		if (tag != GMF_TAG_THREADS)
 			continue;
-		b = *c;
-		b.p = body;
-		b.end = body + size;
 		threads_parse(&b);
 		if (b.failed)
 			c->failed = true;
@@ -792,17 +800,7 @@ static void parse_extension(struct cursor *c, struct file_counts *fc)
 		return;
 	}
 	c->p = records;
-	while (!c->failed && c->p < c->end) {
-		uint32_t tag = get_uint(c, 4);
-		uint64_t size = get_uint(c, 8);
-		const unsigned char *body;
-		struct cursor b;
-
-		if (c->failed || !take(c, size, &body))
-			break;
-		b = *c;
-		b.p = body;
-		b.end = body + size;
+	while (next_record(c, &tag, &b)) {
 		switch (tag) {
 		case GMF_TAG_HIST:
 			fc->nhist++;

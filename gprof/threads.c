@@ -181,7 +181,7 @@ bool threads_tree(struct caller_tree *t)
 			continue;
 		}
 		top = caller_tree_add(t, CALLER_NONE, CALLER_ABSOLUTE,
-			       SPC_PC_THREAD + threads[th].tid);
+			       spc_thread_pc(threads[th].tid));
 		for (k = first; k < end; k++) {
 			uint32_t n = 0, parent = top;
 
