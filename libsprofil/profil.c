@@ -175,10 +175,20 @@ void sp_front_fork_parent(void)
 	pthread_mutex_unlock(&sp_lock);
 }
 
+/*
+ * The backend is chosen under sp_lock, which fork's prepare handler
+ * takes: fork() copies the descriptor table before the memory
+ * (copy_process()), so a child forked while another thread's probe
+ * opened /dev/sprofil could find the descriptor's number in kmod_fd but
+ * no such descriptor, and failed every call with EBADF.  No probe forks
+ * or takes sp_lock.
+ */
 static void init_once(void)
 {
 	sp_fork_handlers_register();
+	pthread_mutex_lock(&sp_lock);
 	choose_backend();
+	pthread_mutex_unlock(&sp_lock);
 }
 
 static const struct sp_backend *backend(void)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Thousands of threads of about 1 ms of CPU each, as a pool that spawns
- * a thread per task makes: samples x period must match the user CPU time
- * getrusage() gives within 10 %.  A thread shorter than a period used to
+ * a thread per task makes: the samples at the task must match the CPU
+ * time the tasks measured themselves within 10 %, and samples x period
+ * the process's CPU time (CLOCK_PROCESS_CPUTIME_ID, exact) less what the
+ * threads' set-up and exit cost the kernel.  A thread shorter than a period used to
  * take its unfinished period with it when it exited: 1,500 threads got
  * 10 samples on bpf and 70 on signal where ~1,300 were due.  Now the
  * unsampled part goes to a process-wide carry that files a sample at the
@@ -11,7 +13,12 @@
  * The carry takes the thread's CPU time, user and system alike (its split
  * is known only to the tick), so the threads here do user work only, in
  * one call: a workload calling the kernel often would be over-credited
- * by its system share.
+ * by its system share.  getrusage()'s user time is no oracle for threads
+ * this short: the kernel splits a thread's exact run time into user and
+ * system by the ticks it saw, and a 1 ms thread sees a quarter of one.
+ * On some hosts it gave a quarter of this pure user work to the system
+ * (samples over user time 1.29-1.41 while the samples matched the CPU
+ * time); the ratio to user time is printed, not judged.
  */
 #include <errno.h>
 #include <math.h>
@@ -65,7 +72,7 @@ static void short_threads_are_sampled_in_full(void **state)
 	struct sprofil_info i;
 	pthread_t t[AT_ONCE];
 	uint64_t period, in_task;
-	double u0, user, sampled;
+	double u0, c0, user, cpu, sampled, at_task;
 	int k, j;
 
 	(void)state;
@@ -73,6 +80,7 @@ static void short_threads_are_sampled_in_full(void **state)
 	assert_int_equal(sprofil(&p, 1, NULL, flags), 0);
 	period = lt_info().period_ns;
 	u0 = user_seconds();
+	c0 = wl_cpu_seconds();
 	for (k = 0; k < NTHREADS; k += AT_ONCE) {
 		for (j = 0; j < AT_ONCE; j++)
 			assert_int_equal(pthread_create(&t[j], NULL,
@@ -81,15 +89,18 @@ static void short_threads_are_sampled_in_full(void **state)
 			assert_int_equal(pthread_join(t[j], NULL), 0);
 	}
 	user = user_seconds() - u0;
+	cpu = wl_cpu_seconds() - c0;
 	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
 	i = lt_info();
 	in_task = wl_sum(p.pr_base, flags, 0, lt_nbuckets(&p, flags));
 	sampled = i.samples * (period / 1e9);
+	at_task = in_task * (period / 1e9);
 	lt_print_info("thread storm", &i);
-	print_message("#   %d threads: sampled %.3f s (%llu samples, %llu at their start routine) for %.3f s of user CPU (tasks: %.3f s): ratio %.3f\n",
+	print_message("#   %d threads: sampled %.3f s (%llu samples, %llu at their start routine) for %.3f s of CPU (user %.3f s, tasks %.3f s): ratio %.3f (to user %.3f), at the task %.3f\n",
 		      NTHREADS, sampled, (unsigned long long)i.samples,
-		      (unsigned long long)in_task, user, task_ns / 1e9,
-		      sampled / user);
+		      (unsigned long long)in_task, cpu, user, task_ns / 1e9,
+		      sampled / cpu, sampled / user,
+		      at_task / (task_ns / 1e9));
 	/*
 	 * Under qemu TCG (SPROFIL_TEST_TCG, tests/kmod/run-in-vm) the guest's
 	 * user/system split is no oracle: see wl_tcg_short_threads_accounted().
@@ -100,8 +111,17 @@ static void short_threads_are_sampled_in_full(void **state)
 	else if (getenv("SPROFIL_TEST_TCG"))
 		assert_true(wl_tcg_short_threads_accounted(sampled /
 							   (task_ns / 1e9)));
-	else
-		assert_true(fabs(sampled / user - 1) <= 0.10);
+	else {
+		/*
+		 * The tasks' work is sampled in full; nothing is counted
+		 * twice; and all but the threads' set-up and exit in the
+		 * kernel, which no backend can see (0.95-0.96 on bpf, 0.94-
+		 * 1.02 on signal, on a busy host), is in the profile.
+		 */
+		assert_true(fabs(at_task / (task_ns / 1e9) - 1) <= 0.10);
+		assert_true(sampled <= 1.10 * cpu);
+		assert_true(sampled >= 0.85 * cpu);
+	}
 	free(p.pr_base);
 }
 
