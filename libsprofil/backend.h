@@ -86,4 +86,21 @@ int sp_period_ns(unsigned int flags, uint64_t wanted, uint64_t *period);
  */
 int sp_check_buffers(const struct sprofil_region *r, unsigned int n);
 
+/*
+ * The CPU time an exiting thread ran in its unfinished period, which no
+ * sample will close, for the exit carry of the userland-driven backends
+ * (docs/backends.md): the elapsed part @tail of that period, but none of
+ * it before the thread's start routine was entered, at CPU time
+ * @routine_ns (0 if unknown).  The set-up of a thread's sampling is the
+ * library's system time, not the program's: on a loaded machine enough
+ * of it to credit a thread of 1 ms with 1.3.  @now: its CPU time.
+ */
+static inline uint64_t sp_unfinished_ns(uint64_t now, uint64_t tail,
+					uint64_t routine_ns)
+{
+	if (now < routine_ns)
+		return 0;
+	return tail < now - routine_ns ? tail : now - routine_ns;
+}
+
 #endif /* LIBSPROFIL_BACKEND_H */

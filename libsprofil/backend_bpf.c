@@ -871,6 +871,22 @@ static void sb_file(struct sb_session *s, struct sb_set *set, uint64_t pc,
 }
 
 /*
+ * The calling thread's CPU time when its start routine was entered, after
+ * the set-up of its sampling (sp_bpf_thread_started()); 0 if unknown.
+ */
+static __thread uint64_t sb_routine_ns;
+
+/* The calling thread's CPU time in ns, or 0 if the clock fails. */
+static uint64_t sb_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
  * A default session's new thread counts on the counter it inherited, in
  * a perf event context that is a clone of its creator's, and perf swaps
  * clone contexts whole at a switch between their threads
@@ -919,17 +935,20 @@ void sp_bpf_thread_started(void)
 
 	if (!atomic_load(&sb_on))
 		return;
-	/* A default session: no lock on every thread's start. */
 	if (!atomic_load(&sb_own_counters)) {
+		/* A default session: no lock on every thread's start. */
 		sb_unclone_context();
-		return;
-	}
-	pthread_mutex_lock(&sb_lock);
-	s = sb_sess;
-	if (s && s->set && s->own_counters && sb_find_tid(s, tid) < 0)
-		sb_cover_thread(s, tid,
+	} else {
+		pthread_mutex_lock(&sb_lock);
+		s = sb_sess;
+		if (s && s->set && s->own_counters &&
+		    sb_find_tid(s, tid) < 0)
+			sb_cover_thread(s, tid,
 				bpf_program__fd(s->skel->progs.sp_sample));
-	pthread_mutex_unlock(&sb_lock);
+		pthread_mutex_unlock(&sb_lock);
+	}
+	/* Last: what follows is the thread's own work. */
+	sb_routine_ns = sb_thread_cpu_ns();
 }
 
 /*
@@ -951,13 +970,13 @@ static void sb_uncover_thread(struct sb_session *s, pid_t tid)
 void sp_bpf_thread_exiting(uintptr_t pc)
 {
 	struct sb_session *s;
-	struct timespec ts;
 	uint64_t ns, before, n;
 
-	if (!atomic_load(&sb_on) ||
-	    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+	if (!atomic_load(&sb_on))
 		return;
-	ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	ns = sb_thread_cpu_ns();
+	if (!ns)
+		return;
 	pthread_mutex_lock(&sb_lock);
 	s = sb_sess;
 	if (s && s->own_counters)
@@ -965,7 +984,8 @@ void sp_bpf_thread_exiting(uintptr_t pc)
 	/* Per-CPU clocks sample wall time: nothing is left at an exit. */
 	if (s && s->set && !s->percpu) {
 		before = sb_carry_ns;
-		sb_carry_ns += ns % s->period;
+		sb_carry_ns += sp_unfinished_ns(ns, ns % s->period,
+						sb_routine_ns);
 		n = sb_carry_ns / s->period - before / s->period;
 		if (n)
 			sb_file(s, s->set, pc, n);

@@ -798,10 +798,8 @@ int sp_signal_thread_started(void)
 /*
  * The CPU time the exiting thread @i ran in its current period, which no
  * sample will close: the elapsed part of its timer's interval, or of its
- * counter's period (the counter counts from when it was enabled), but
- * none of it before its start routine was entered.  The set-up of a
- * thread's sampling is system time (perf_event_open(), fcntl()s), and
- * on a loaded machine enough of it to credit a thread of 1 ms with 1.3.
+ * counter's period (the counter counts from when it was enabled), less
+ * its set-up (sp_unfinished_ns()).
  */
 static uint64_t sp_unsampled_ns(size_t i)
 {
@@ -817,10 +815,7 @@ static uint64_t sp_unsampled_ns(size_t i)
 		       (uint64_t)its.it_value.tv_nsec;
 		tail = left < sp_period ? sp_period - left : 0;
 	}
-	if (now < sp_threads[i].routine_ns)
-		return 0;
-	return tail < now - sp_threads[i].routine_ns ?
-	       tail : now - sp_threads[i].routine_ns;
+	return sp_unfinished_ns(now, tail, sp_threads[i].routine_ns);
 }
 
 /*

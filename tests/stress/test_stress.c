@@ -171,7 +171,7 @@ static void short_threads_sampled_time(void **state)
 {
 	struct prof p = region_of((void *)wl_work_a);
 	enum { MAX_THREADS = 4000, BATCH = 4 };
-	double u0, user, sampled, budget_end, ratio;
+	double u0, c0, user, cpu, sampled, budget_end, ratio;
 	struct sprofil_info info;
 	uint64_t in_work, period;
 	int n = 0;
@@ -182,6 +182,7 @@ static void short_threads_sampled_time(void **state)
 	start_with_overflow(&p);
 	info = lt_info();
 	u0 = user_seconds();
+	c0 = wl_cpu_seconds();
 	budget_end = now() + 5.0;
 	/* A few alive at a time, as a pool spawning a thread per task. */
 	while (n < MAX_THREADS && now() < budget_end) {
@@ -195,6 +196,7 @@ static void short_threads_sampled_time(void **state)
 		n += BATCH;
 	}
 	user = user_seconds() - u0;
+	cpu = wl_cpu_seconds() - c0;
 	period = info.period_ns;
 	/*
 	 * Stopped before the counters are read: a joined thread's exit may
@@ -209,11 +211,12 @@ static void short_threads_sampled_time(void **state)
 	in_work = wl_sum(p.pr_base, PROF_USHORT, 0,
 			 lt_nbuckets(&p, PROF_USHORT));
 	sampled = (double)info.samples * period / 1e9;
-	ratio = user > 0 ? sampled / user : 0;
-	print_message("# %d threads of ~1 ms: user %.3f s, sampled %.3f s (%llu samples of %llu ns, %llu in the work, %u outside), ratio %.3f\n",
-		      n, user, sampled, (unsigned long long)info.samples,
+	ratio = cpu > 0 ? sampled / cpu : 0;
+	print_message("# %d threads of ~1 ms: CPU %.3f s (user %.3f s), sampled %.3f s (%llu samples of %llu ns, %llu in the work, %u outside), ratio %.3f (to user %.3f)\n",
+		      n, cpu, user, sampled, (unsigned long long)info.samples,
 		      (unsigned long long)period,
-		      (unsigned long long)in_work, overflow_bin[0], ratio);
+		      (unsigned long long)in_work, overflow_bin[0], ratio,
+		      user > 0 ? sampled / user : 0);
 	/*
 	 * Under qemu TCG (SPROFIL_TEST_TCG, tests/kmod/run-in-vm) the guest's
 	 * user/system split is no oracle: see wl_tcg_short_threads_accounted().
@@ -226,9 +229,17 @@ static void short_threads_sampled_time(void **state)
 		assert_true(own > 0 &&
 			    wl_tcg_short_threads_accounted(sampled / own));
 	} else {
-		/* Too little CPU for a 10 % check: the machine is starved. */
-		assert_true(user >= 0.5);
-		assert_true(ratio >= 0.9 && ratio <= 1.1);
+		/*
+		 * Too little CPU for a 10 % check: the machine is starved.
+		 * Judged against the process's exact CPU clock, not the user
+		 * time, which the kernel splits from it by the ticks a
+		 * thread saw (a 1 ms thread sees a quarter of one: 1.11 of
+		 * the user time on one host, the samples right).  No backend
+		 * sees the threads' set-up and exit in the kernel: hence
+		 * 0.85 (test_thread_storm.c).
+		 */
+		assert_true(cpu >= 0.5);
+		assert_true(ratio >= 0.85 && ratio <= 1.1);
 	}
 	/*
 	 * Every sample was filed, in the work or in the overflow bin.  The
