@@ -26,10 +26,12 @@
 #define BOUND_MS	10.0
 /*
  * Under qemu TCG (SPROFIL_TEST_TCG, tests/kmod/run-in-vm): fewer, and
- * ten times the bound, still far below a program load there.
+ * thirty times the bound, still far below a program load there (seconds).
+ * bpf on 6.1 took 71 to 134 ms per replacement over four matrix runs
+ * (kmod 16 ms), with nothing else running on the host: 100 ms flaked.
  */
 #define TCG_CYCLES	200
-#define TCG_BOUND_MS	100.0
+#define TCG_BOUND_MS	300.0
 /* Buckets of each of the four big regions (32-bit). */
 #define BIG		65536
 
