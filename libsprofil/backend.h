@@ -13,6 +13,7 @@
 #define LIBSPROFIL_BACKEND_H
 
 #include <stdint.h>
+#include <time.h>
 #include <linux/sprofil.h>
 
 /*
@@ -85,6 +86,16 @@ int sp_period_ns(unsigned int flags, uint64_t wanted, uint64_t *period);
  * For the backends that store into them from userland.
  */
 int sp_check_buffers(const struct sprofil_region *r, unsigned int n);
+
+/* The calling thread's CPU time in ns, or 0 if its clock cannot be read. */
+static inline uint64_t sp_own_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /*
  * The CPU time an exiting thread ran in its unfinished period, which no

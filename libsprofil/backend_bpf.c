@@ -876,16 +876,6 @@ static void sb_file(struct sb_session *s, struct sb_set *set, uint64_t pc,
  */
 static __thread uint64_t sb_routine_ns;
 
-/* The calling thread's CPU time in ns, or 0 if the clock fails. */
-static uint64_t sb_thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * A default session's new thread counts on the counter it inherited, in
  * a perf event context that is a clone of its creator's, and perf swaps
@@ -948,7 +938,7 @@ void sp_bpf_thread_started(void)
 		pthread_mutex_unlock(&sb_lock);
 	}
 	/* Last: what follows is the thread's own work. */
-	sb_routine_ns = sb_thread_cpu_ns();
+	sb_routine_ns = sp_own_cpu_ns();
 }
 
 /*
@@ -974,7 +964,7 @@ void sp_bpf_thread_exiting(uintptr_t pc)
 
 	if (!atomic_load(&sb_on))
 		return;
-	ns = sb_thread_cpu_ns();
+	ns = sp_own_cpu_ns();
 	if (!ns)
 		return;
 	pthread_mutex_lock(&sb_lock);

@@ -764,15 +764,12 @@ static void sig_forget(void)
  */
 static uint64_t sp_thread_cpu_ns(size_t i)
 {
-	struct timespec ts;
 	uint64_t count;
 
 	if (sp_threads[i].fd >= 0)
 		return read(sp_threads[i].fd, &count, sizeof(count)) ==
 		       sizeof(count) ? count : 0;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return sp_own_cpu_ns();
 }
 
 int sp_signal_thread_started(void)
