@@ -75,16 +75,6 @@ static atomic_bool sb_own_counters;
 /* Exited threads' unsampled CPU time, ns (sp_bpf_thread_exiting()). */
 static uint64_t sb_carry_ns;
 
-/* libbpf's messages go to stderr unless told; ours are one line each. */
-static int sb_quiet(enum libbpf_print_level level, const char *fmt,
-		    va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
-
 int sb_perf_event_open(struct perf_event_attr *attr, pid_t tid)
 {
 	return (int)syscall(SYS_perf_event_open, attr, tid, -1, -1,
@@ -146,11 +136,14 @@ static void sb_free(struct sb_session *s)
 	if (!s)
 		return;
 	sb_close_events(s);
+	/* Not in a fork child: the registration is the parent's. */
+	if (s->registered && s->tgid == (__u32)getpid())
+		spb_proc_unregister(s->prog, s->tgid);
+	sb_unmap(s->proc, s->proc_bytes);
 	sb_unmap(s->counts, s->counts_bytes);
 	sb_unmap(s->dirty, s->dirty_bytes);
 	sb_unmap(s->cnodes, s->cnodes_bytes);
 	sb_unmap(s->cdirty, s->cdirty_bytes);
-	sprofil_bpf__destroy(s->skel);
 	sb_set_free(s->set);
 	free(s->fd);
 	free(s->tid);
@@ -160,7 +153,7 @@ static void sb_free(struct sb_session *s)
 static void sb_status_of(struct sb_session *s, struct sb_set *set,
 			 struct sprofil_status *st)
 {
-	st->samples = __atomic_load_n(&s->skel->bss->sp_samples[set->k],
+	st->samples = __atomic_load_n(&s->proc->samples[set->k],
 				      __ATOMIC_RELAXED);
 	st->misses = sb_misses(s, set);
 	st->saturated = set->saturated;
@@ -179,15 +172,47 @@ static void sb_retire(struct sb_session *s, struct sb_set *set)
 	sb_set_free(set);
 }
 
-/* Ends session @s: no more samples, everything folded, counters kept. */
-static void sb_end(struct sb_session *s)
+static bool sb_percpu(void);
+
+/*
+ * Ends session @s before a new one takes its place: no more samples,
+ * everything folded, counters kept; its events are closed unless
+ * @keep_events, for the new session to take.  Freed by the caller.
+ */
+static void sb_end_keeping_events(struct sb_session *s, bool keep_events)
 {
-	s->skel->bss->sp_on = 0;
-	sb_close_events(s);
+	s->proc->on = 0;
+	if (!keep_events)
+		sb_close_events(s);
 	if (s->set)
 		sb_retire(s, s->set);
 	s->set = NULL;
-	sb_free(s);
+	if (s->registered)
+		spb_proc_unregister(s->prog, s->tgid);
+	s->registered = false;
+}
+
+/* Whether @s's events count as a session for @set at @period would. */
+static bool sb_same_events(const struct sb_session *s,
+			   const struct sb_set *set, uint64_t period)
+{
+	return s->period == period && s->percpu == sb_percpu() &&
+	       s->own_counters == set->per_thread;
+}
+
+/* Moves @from's events, with the program attached, to @to. */
+static void sb_take_events(struct sb_session *to, struct sb_session *from)
+{
+	free(to->fd);
+	free(to->tid);
+	to->fd = from->fd;
+	to->tid = from->tid;
+	to->nfd = from->nfd;
+	to->capacity = from->capacity;
+	from->fd = NULL;
+	from->tid = NULL;
+	from->nfd = 0;
+	from->capacity = 0;
 }
 
 /* Room for one more event. */
@@ -227,7 +252,7 @@ static ssize_t sb_find_tid(const struct sb_session *s, pid_t tid)
  */
 static int sb_cover_thread(struct sb_session *s, pid_t tid, int prog_fd)
 {
-	int owned = bpf_map__fd(s->skel->maps.sp_owned);
+	int owned = s->prog->fd[SPB_FD_OWNED];
 	__u32 key = (__u32)tid;
 	__u8 one = 1;
 	int fd, err;
@@ -260,7 +285,7 @@ static int sb_cover_thread(struct sb_session *s, pid_t tid, int prog_fd)
  */
 static int sb_cover_all(struct sb_session *s)
 {
-	int prog_fd = bpf_program__fd(s->skel->progs.sp_sample);
+	int prog_fd = s->prog->fd[SPB_FD_SAMPLE];
 	struct dirent *d;
 	bool found = true;
 	int round, err = 0;
@@ -315,7 +340,7 @@ static bool sb_percpu(void)
 
 static int sb_cover_cpus(struct sb_session *s)
 {
-	int prog_fd = bpf_program__fd(s->skel->progs.sp_sample);
+	int prog_fd = s->prog->fd[SPB_FD_SAMPLE];
 	long cpu, ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -353,15 +378,6 @@ static uint64_t sb_chunks(uint64_t half)
 	return (2 * half + SPB_CHUNK - 1) / SPB_CHUNK + 1;
 }
 
-/* Maps @bytes of map @map shared, read-write: the address, or NULL. */
-static void *sb_map(struct bpf_map *map, size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       bpf_map__fd(map), 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /*
  * SPROFIL_BPF_WALK=stack: chains from bpf_get_stack() instead of the
  * program's own walk, for bench/ to compare (docs/callers.md).
@@ -374,78 +390,43 @@ static bool sb_walk_stack(void)
 }
 
 /*
- * Loads the program, with @half counters per set and a calling context
- * tree of @cnodes nodes (0: no chains), and maps them.
+ * Registers this process in the program (sb_program()), with @half
+ * counters per set and a calling context tree of @cnodes nodes (0: no
+ * chains), its inner maps mapped into @s.
  */
 int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes)
 {
-	libbpf_print_fn_t prev = libbpf_set_print(sb_quiet);
-	struct sprofil_bpf *skel;
+	struct spb_proc_maps m = { 0 };
 	int err;
 
-	skel = sprofil_bpf__open();
-	if (!skel) {
-		err = -errno;
-		goto out;
-	}
-	s->skel = skel;
+	err = sb_program(&s->prog);
+	if (err)
+		return err;
 	s->half = half;
-	spb_set_process(skel);
-	skel->rodata->sp_percpu = s->percpu;
-	skel->rodata->sp_half = (uint32_t)half;
-	/* The self-test program is the tests' business (and wants 5.17). */
-	bpf_program__set_autoload(skel->progs.sp_lookup_test, false);
-	bpf_program__set_autoload(skel->progs.sp_file_test, false);
-	err = bpf_map__set_max_entries(skel->maps.sp_counts,
-				       half ? (uint32_t)(2 * half) : 1);
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.sp_dirty,
-					       (uint32_t)sb_chunks(half));
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.sp_cnodes,
-					       cnodes ? cnodes : 1);
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.sp_cdirty,
-					       cnodes ? sb_cchunks(cnodes) : 1);
+	err = spb_proc_register(s->prog, (__u32)getpid(),
+				half ? 2 * half : 1, sb_chunks(half),
+				cnodes ? cnodes : 1,
+				cnodes ? sb_cchunks(cnodes) : 1, &m);
+	s->tgid = m.tgid;
+	s->registered = !err;
+	s->proc = m.proc;
+	s->proc_bytes = sizeof(*m.proc);
+	s->counts = m.counts;
+	s->counts_bytes = m.counts_bytes;
+	s->dirty = m.dirty;
+	s->dirty_bytes = m.dirty_bytes;
+	s->cnodes = m.cnodes;
+	s->cnodes_bytes = m.cnodes_bytes;
+	s->cdirty = m.cdirty;
+	s->cdirty_bytes = m.cdirty_bytes;
 	if (err)
-		goto out;
-	err = sprofil_bpf__load(skel);
-	if (err)
-		goto out;
-	s->counts_bytes = (half ? 2 * half : 1) * sizeof(uint64_t);
-	s->counts = mmap(NULL, s->counts_bytes, PROT_READ | PROT_WRITE,
-			 MAP_SHARED, bpf_map__fd(skel->maps.sp_counts), 0);
-	if (s->counts == MAP_FAILED) {
-		s->counts = NULL;
-		err = -errno;
-		goto out;
-	}
-	s->dirty_bytes = sb_chunks(half) * sizeof(uint64_t);
-	s->dirty = sb_map(skel->maps.sp_dirty, s->dirty_bytes);
-	if (!s->dirty) {
-		err = -errno;
-		goto out;
-	}
-	if (!cnodes)
-		goto out;
-	s->cnodes_bytes = (size_t)cnodes * sizeof(struct spc_node);
-	s->cnodes = sb_map(skel->maps.sp_cnodes, s->cnodes_bytes);
-	if (!s->cnodes) {
-		err = -errno;
-		goto out;
-	}
-	s->cdirty_bytes = sb_cchunks(cnodes) * sizeof(uint64_t);
-	s->cdirty = sb_map(skel->maps.sp_cdirty, s->cdirty_bytes);
-	if (!s->cdirty) {
-		err = -errno;
-		goto out;
-	}
+		return err;
+	s->proc->percpu = s->percpu;
+	s->proc->half = (uint32_t)half;
 	s->cnodes_n = cnodes;
-	skel->bss->sp_cmask = cnodes - 1;
-	skel->bss->sp_cwalk = sb_walk_stack();
-out:
-	libbpf_set_print(prev);
-	return err;
+	s->proc->cmask = cnodes ? cnodes - 1 : 0;
+	s->proc->cwalk = sb_walk_stack();
+	return 0;
 }
 
 /*
@@ -547,7 +528,7 @@ fail:
  */
 static void sb_install(struct sb_session *s, struct sb_set *set)
 {
-	struct sprofil_bpf__bss *bss = s->skel->bss;
+	struct spb_proc *proc = s->proc;
 	struct sb_set *old = s->set;
 	uint32_t k = old ? old->k ^ 1 : 0, i;
 
@@ -565,17 +546,17 @@ static void sb_install(struct sb_session *s, struct sb_set *set)
 		set->cxlate = old->cxlate;
 		old->cxlate = NULL;
 	}
-	__atomic_store_n(&bss->sp_cthreads, set->per_thread, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&bss->sp_cdepth,
+	__atomic_store_n(&proc->cthreads, set->per_thread, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&proc->cdepth,
 			 set->callers.hdr ? set->callers.depth : 0,
 			 __ATOMIC_SEQ_CST);
-	__atomic_store_n(&bss->sp_samples[k], 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&bss->sp_misses[k], 0, __ATOMIC_RELAXED);
-	spb_set_regions(s->skel, k, &set->map);
+	__atomic_store_n(&proc->samples[k], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&proc->misses[k], 0, __ATOMIC_RELAXED);
+	spb_set_regions(s->proc, k, &set->map);
 	for (i = 0; i < set->map.nregions; i++)
-		bss->sp_set[k].first[i] = set->region[i].first;
-	__atomic_store_n(&bss->sp_cur, k, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&bss->sp_on, 1, __ATOMIC_SEQ_CST);
+		proc->set[k].first[i] = set->region[i].first;
+	__atomic_store_n(&proc->cur, k, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&proc->on, 1, __ATOMIC_SEQ_CST);
 	s->set = set;
 	if (old)
 		sb_retire(s, old);
@@ -683,10 +664,29 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 			       old->half * 2 : SB_MAX_BUCKETS;
 		if (room < set->nbuckets)
 			room = set->nbuckets;
+		/*
+		 * One registration per process: the new maps replace the old
+		 * ones under the same key, so the old session stops counting
+		 * first.  Its events go over to the new one when they count
+		 * the same way (a bigger set, a new tree); otherwise they
+		 * are closed, and the threads are covered again.
+		 */
+		if (old)
+			sb_end_keeping_events(old, sb_same_events(old, set,
+								  period));
 		err = sb_session_new(period, room, sb_set_cnodes(set), &s);
 		if (!err) {
 			s->own_counters = set->per_thread;
-			err = sb_cover(s);
+			if (old && old->nfd)
+				sb_take_events(s, old);
+			else
+				err = sb_cover(s);
+		}
+		if (old) {
+			sb_free(old);
+			old = NULL;
+			sb_sess = NULL;
+			atomic_store(&sb_on, false);
 		}
 	}
 	if (err) {
@@ -698,17 +698,12 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 		sb_set_free(set);
 		return err;
 	}
-	/* The switch: one set stops counting, the other starts. */
-	if (s != old && old)
-		old->skel->bss->sp_on = 0;
-	s->skel->bss->sp_quiet_tid = sb_folder_tid();
+	s->proc->quiet_tid = sb_folder_tid();
 	sb_install(s, set);
 	sb_sess = s;
 	atomic_store(&sb_own_counters, s->own_counters);
 	atomic_store(&sb_on, true);
 	sb_wake_folder();
-	if (s != old && old)
-		sb_end(old);
 	pthread_mutex_unlock(&sb_lock);
 	*period_ns = period;
 	return 0;
@@ -722,7 +717,7 @@ static int bpf_stop(void)
 	pthread_mutex_lock(&sb_lock);
 	s = sb_sess;
 	if (s && s->set) {
-		s->skel->bss->sp_on = 0;
+		s->proc->on = 0;
 		sb_close_events(s);
 		atomic_store(&sb_on, false);
 		sb_retire(s, s->set);
@@ -831,7 +826,7 @@ void sp_bpf_memory_changing(uintptr_t start, size_t len)
 	    sb_overlaps(start, len, (uintptr_t)set->callers.hdr,
 			spc_table_bytes(sb_set_cnodes(set)))) {
 		sb_fold_callers(sb_sess, set);
-		__atomic_store_n(&sb_sess->skel->bss->sp_cdepth, 0,
+		__atomic_store_n(&sb_sess->proc->cdepth, 0,
 				 __ATOMIC_SEQ_CST);
 		set->callers.hdr = NULL;
 	}
@@ -845,11 +840,11 @@ void sp_bpf_memory_changing(uintptr_t start, size_t len)
 static void sb_file(struct sb_session *s, struct sb_set *set, uint64_t pc,
 		    uint64_t n)
 {
-	struct sprofil_bpf__bss *bss = s->skel->bss;
+	struct spb_proc *proc = s->proc;
 	long r = spm_lookup(&set->map, pc);
 	uint64_t key;
 
-	__atomic_fetch_add(&bss->sp_samples[set->k], n, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&proc->samples[set->k], n, __ATOMIC_RELAXED);
 	/* Its chain is unknown: filed as cut, at its start routine. */
 	if (set->callers.hdr) {
 		__u64 chain = pc;
@@ -859,7 +854,7 @@ static void sb_file(struct sb_session *s, struct sb_set *set, uint64_t pc,
 			 spc_thread_pc((__u32)syscall(SYS_gettid)) : 0);
 	}
 	if (r < 0) {
-		__atomic_fetch_add(&bss->sp_misses[set->k], n,
+		__atomic_fetch_add(&proc->misses[set->k], n,
 				   __ATOMIC_RELAXED);
 		return;
 	}
@@ -934,7 +929,7 @@ void sp_bpf_thread_started(void)
 		if (s && s->set && s->own_counters &&
 		    sb_find_tid(s, tid) < 0)
 			sb_cover_thread(s, tid,
-				bpf_program__fd(s->skel->progs.sp_sample));
+				s->prog->fd[SPB_FD_SAMPLE]);
 		pthread_mutex_unlock(&sb_lock);
 	}
 	/* Last: what follows is the thread's own work. */

@@ -89,7 +89,7 @@ void sb_fold_region(struct sb_session *s, struct sb_set *set,
 
 uint64_t sb_misses(struct sb_session *s, struct sb_set *set)
 {
-	return __atomic_load_n(&s->skel->bss->sp_misses[set->k],
+	return __atomic_load_n(&s->proc->misses[set->k],
 			       __ATOMIC_RELAXED) + set->misses_off;
 }
 
@@ -150,7 +150,7 @@ static void sb_take_cnodes(struct sb_session *s, const struct spc_merge *m)
  */
 static void sb_take_ccounters(struct sb_session *s, struct spc_header *hdr)
 {
-	struct spc_header *ch = &s->skel->bss->sp_chdr;
+	struct spc_header *ch = &s->proc->chdr;
 	uint64_t lost = __atomic_load_n(&ch->lost, __ATOMIC_RELAXED);
 	uint64_t busy = __atomic_load_n(&ch->busy, __ATOMIC_RELAXED);
 
@@ -261,7 +261,7 @@ static void *sb_fold_loop(void *unused)
 	pthread_mutex_lock(&sb_lock);
 	sb_fold_tid = (uint32_t)gettid();
 	if (sb_sess)
-		sb_sess->skel->bss->sp_quiet_tid = sb_fold_tid;
+		sb_sess->proc->quiet_tid = sb_fold_tid;
 	for (;;) {
 		if (!sb_sess || !sb_sess->set) {
 			pthread_cond_wait(&sb_wake, &sb_lock);

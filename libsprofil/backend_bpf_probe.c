@@ -103,7 +103,7 @@ static void remember_verified(const char *path)
 int sb_probe(const char **why)
 {
 	static char reason[160];
-	struct sb_session s = { 0 };
+	const struct spb_program *prog;
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(attr),
@@ -125,11 +125,14 @@ int sb_probe(const char **why)
 	if (fd >= 0)
 		close(fd);
 	marker_path(marker, sizeof(marker));
-	/* Then loading the real program (no counters): the one true test. */
-	if (!err && !verified_before(marker)) {
-		err = sb_load(&s, 0, 0);
-		sb_unmap(s.counts, s.counts_bytes);
-		sprofil_bpf__destroy(s.skel);
+	/*
+	 * Then the real program: the one true test.  Kept for the start
+	 * (a record run's server hands it over at no cost).
+	 */
+	if (!err && !sb_program_ready() && !verified_before(marker)) {
+		pthread_mutex_lock(&sb_lock);
+		err = sb_program(&prog);
+		pthread_mutex_unlock(&sb_lock);
 		if (!err)
 			remember_verified(marker);
 	}

@@ -18,7 +18,7 @@
 #include <sprofil/mapping.h>
 
 #include "callers_merge.h"
-#include "sprofil_bpf.h"
+#include "sprofil_load.h"
 
 /* One region as the fold sees it, in the order of spm_prepare(). */
 struct sb_region {
@@ -56,7 +56,12 @@ struct sb_set {
  * new one.
  */
 struct sb_session {
-	struct sprofil_bpf *skel;
+	const struct spb_program *prog;	/* sb_program() */
+	/* This process's place in it: its state and counters, mapped. */
+	__u32 tgid;
+	bool registered;
+	struct spb_proc *proc;
+	size_t proc_bytes;
 	volatile uint64_t *counts;	/* the mapped counter array */
 	size_t counts_bytes;
 	volatile uint64_t *dirty;	/* its chunks' flags, mapped */
@@ -127,10 +132,20 @@ uint32_t sb_stale_us(void);
 void sb_fold_forget(void);
 
 /*
- * backend_bpf.c's pieces the probe uses (backend_bpf_probe.c): the load
- * of the program with @half counters per set and a tree of @cnodes
- * nodes, mapped into @s (0 or a negative errno); a raw munmap; and
- * perf_event_open for thread @tid.
+ * The program this process samples with, for the life of the process
+ * (fork children keep it): received from the record run's server named
+ * in SPROFIL_BPF_SHARE, or else loaded here (backend_bpf_program.c).  0
+ * or a negative errno.  Under sb_lock.
+ */
+int sb_program(const struct spb_program **out);
+/* Whether this process has it already (no load needed). */
+bool sb_program_ready(void);
+
+/*
+ * backend_bpf.c's pieces the probe uses (backend_bpf_probe.c): this
+ * process's registration in the program with @half counters per set and
+ * a tree of @cnodes nodes, mapped into @s (0 or a negative errno); a raw
+ * munmap; and perf_event_open for thread @tid.
  */
 struct perf_event_attr;
 int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes);

@@ -10,10 +10,16 @@
  * IRQ (task-clock is an hrtimer event), where bpf_probe_write_user() is
  * refused.  Hence the counters, and the fold.
  *
- * The region sets live in the program's writable data: the loader fills
- * the idle one of two with what spm_prepare() built and flips an index,
- * so dlopen()/dlclose() changing the set costs no reload.  Every index
- * into them is masked, which is all the verifier needs.
+ * One loaded program samples every profiled process of a run (`sprofil
+ * record` loads it once and hands it to each process; docs/backends.md,
+ * "One program for a process tree"): each process's state and counters
+ * are inner maps of the sp_p* maps below, keyed by its process id,
+ * which the process's library creates, maps and registers.  A sample of
+ * a process with no entry is not counted.  The region sets live in the
+ * process's state: the library fills the idle one of two with what
+ * spm_prepare() built and flips an index, so dlopen()/dlclose()
+ * changing the set costs no reload.  Every index into them is masked,
+ * which is all the verifier needs.
  *
  * Types: the sample comes in UAPI types (struct bpf_perf_event_data and
  * the user pt_regs), whose layout is the kernel's ABI.  Two kernel
@@ -27,6 +33,25 @@
 #include <linux/types.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+
+/*
+ * The walk's hooks (<sprofil/callers.h>, included by sprofil_bpf.h);
+ * ctx is a struct spb_walk.  The functions behind them come below.
+ */
+struct spb_walk;
+struct spc_node;
+__noinline int spb_text_known(struct spb_walk *w, __u64 pc);
+static __always_inline struct spc_node *spb_cnode(__u32 i);
+static __always_inline void spb_cnode_counted(__u32 i);
+__noinline long spb_find_add(__u32 parent, __u64 pc);
+#define SPC_READ_FRAME(ctx, fp, rec) \
+	bpf_probe_read_user((rec), 16, (const void *)(fp))
+#define SPC_TEXT_KNOWN(ctx, pc)	spb_text_known((ctx), (pc))
+#define SPC_READ_CODE(ctx, addr, code) \
+	bpf_probe_read_user((code), 8, (const void *)(addr))
+#define SPC_NODE(t, i)		spb_cnode(i)
+#define SPC_COUNTED(t, i)	spb_cnode_counted(i)
+#define SPC_FIND_ADD(t, parent, pc)	spb_find_add((parent), (pc))
 
 #include "sprofil_bpf.h"
 
@@ -59,52 +84,106 @@ struct bpf_perf_event_data_kern {
 	struct perf_event *event;
 } __attribute__((preserve_access_index));
 
-/* Filled in by the loader before the load, then frozen. */
-const volatile __u32 sp_tgid;
-/* Per-CPU clocks (SPROFIL_BPF_EVENTS=cpu): one period per sample. */
-const volatile __u32 sp_percpu;
-/* Counters per set: sp_counts holds two halves of this many. */
-const volatile __u32 sp_half;
-
 /*
- * The two region sets (struct spb_set) and which one counts: the loader
- * rewrites the idle one and flips sp_cur, so a new set replaces the old
- * between two samples, with no reload.  Counting starts only when the
- * loader sets sp_on, after every thread has its counter.
+ * The inner maps' shapes whose values are structs, as maps of their own:
+ * the compiler gives a struct's full type to the BTF of a map
+ * definition's value, but only a forward declaration to one nested in
+ * an outer map's definition.  The loaders do not create them
+ * (sprofil_load.h).
  */
-struct spb_set sp_set[2];
-__u32 sp_cur;
-__u32 sp_on;
-/* The library's folding thread, whose CPU time is not the program's. */
-__u32 sp_quiet_tid;
-__u64 sp_samples[2];
-__u64 sp_misses[2];
-/* The lookup self-test's PCs and results (backend_bpf.c, tests/bpf). */
-__u64 sp_test_pc[SPB_TEST_PCS];
-struct spb_test_result sp_test_out[SPB_TEST_PCS];
-
-/* One counter per bucket; sized and mapped by the loader. */
-struct {
+struct spb_proc_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct spb_proc);
 	__uint(max_entries, 1);
-} sp_counts SEC(".maps");
+} sp_proc_shape SEC(".maps");
+
+struct spb_cnodes_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	__type(key, __u32);
+	__type(value, struct spc_node);
+	__uint(max_entries, 1);
+} sp_cnodes_shape SEC(".maps");
+
+/*
+ * Each profiled process's state (struct spb_proc), by process id: an
+ * array of one element, created and mapped by the process's library.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, SPB_MAX_PROCS);
+	__array(values, struct spb_proc_map);
+} sp_procs SEC(".maps");
+
+/*
+ * Each process's counters, one per bucket, two halves of spb_proc.half
+ * (one per region set); sized by the library (BPF_F_INNER_MAP: inner
+ * arrays of any length).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, SPB_MAX_PROCS);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_ARRAY);
+		__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+		__type(key, __u32);
+		__type(value, __u64);
+		__uint(max_entries, 1);
+	});
+} sp_pcounts SEC(".maps");
 
 /*
  * One flag per SPB_CHUNK counters, set after a count is added to one of
- * them: the fold then reads only the chunks that changed.  Sized and
- * mapped by the loader; 64-bit, since an array's elements are 8-byte
- * aligned in its mapping whatever their size.
+ * them: the fold then reads only the chunks that changed.  64-bit, since
+ * an array's elements are 8-byte aligned in its mapping whatever their
+ * size.  Also the flags of the calling context tree's chunks, sp_pcdirty.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
 	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, 1);
-} sp_dirty SEC(".maps");
+	__uint(max_entries, SPB_MAX_PROCS);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_ARRAY);
+		__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+		__type(key, __u32);
+		__type(value, __u64);
+		__uint(max_entries, 1);
+	});
+} sp_pdirty SEC(".maps");
+
+/*
+ * Caller sampling (docs/callers.md): each sample's user call chain is
+ * walked with the rules of <sprofil/callers.h> and filed into the
+ * process's own calling context tree, its inner map of sp_pcnodes, which
+ * the library's fold merges into the caller's table
+ * (libsprofil/callers_merge.c): the program cannot write the caller's
+ * memory from its hard IRQ.  The tree keeps its nodes for the session's
+ * life; the fold takes the counts.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, SPB_MAX_PROCS);
+	__array(values, struct spb_cnodes_map);
+} sp_pcnodes SEC(".maps");
+
+/* One flag per 2^SPB_CNODE_CHUNK_SHIFT nodes, set after a count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, SPB_MAX_PROCS);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_ARRAY);
+		__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+		__type(key, __u32);
+		__type(value, __u64);
+		__uint(max_entries, 1);
+	});
+} sp_pcdirty SEC(".maps");
 
 /*
  * Task-clock count of each counter at its last counted period, by the
@@ -112,7 +191,8 @@ struct {
  * of sibling threads between them at context switches (their contexts
  * are clones), and a counter's count follows the counter; not by
  * address, which a new counter may reuse.  An LRU: the counters of
- * threads gone are never sampled again and go first.
+ * threads gone are never sampled again and go first.  Ids are unique
+ * for the life of the system, so every process shares it.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -121,38 +201,16 @@ struct {
 	__uint(max_entries, SPB_MAX_THREADS);
 } sp_stamp SEC(".maps");
 
-/* Threads given a counter of their own by the loader. */
+/*
+ * Threads given a counter of their own by their library, which removes
+ * them again when the counter goes.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u32);
 	__type(value, __u8);
 	__uint(max_entries, SPB_MAX_THREADS);
 } sp_owned SEC(".maps");
-
-/*
- * Caller sampling (docs/callers.md): each sample's user call chain is
- * walked with the rules of <sprofil/callers.h> and filed into this
- * program's own calling context tree, sp_cnodes, which the library's
- * fold merges into the caller's table (libsprofil/callers_merge.c): the
- * program cannot write the caller's memory from its hard IRQ.  The tree
- * keeps its nodes for the program's life; the fold takes the counts.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct spc_node);
-	__uint(max_entries, 1);
-} sp_cnodes SEC(".maps");
-
-/* One flag per 2^SPB_CNODE_CHUNK_SHIFT nodes, set after a count. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, 1);
-} sp_cdirty SEC(".maps");
 
 /* The chain being walked and filed. */
 struct {
@@ -163,32 +221,47 @@ struct {
 } sp_chain SEC(".maps");
 
 /*
- * The tree's counters (samples, truncated, lost, busy), its mask (nodes
- * - 1, fixed at the load) and the frames kept per chain, 0 when the
- * current set records no chains.  sp_cwalk 1 walks with bpf_get_stack()
- * instead, for bench/ to compare (docs/callers.md says why not).
+ * The self-tests' inputs and outputs (tests/bpf), in the program's own
+ * data: only a test loads the programs that read them.
  */
-struct spc_header sp_chdr;
-__u32 sp_cmask;
-__u32 sp_cdepth;
-__u32 sp_cwalk;
-/* SPROFIL_THREADS: each chain under its thread's node. */
-__u32 sp_cthreads;
-/* The filing self-test's chains (tests/bpf). */
+__u64 sp_test_pc[SPB_TEST_PCS];
+struct spb_test_result sp_test_out[SPB_TEST_PCS];
 struct spb_test_chain sp_test_chain[SPB_TEST_CHAINS];
 __u64 sp_test_frame[SPB_TEST_FRAMES];
 
+/* The process the running task belongs to. */
+static __always_inline __u32 spb_tgid(void)
+{
+	return bpf_get_current_pid_tgid() >> 32;
+}
+
+/* The running process's state, or NULL when it is not profiled. */
+static __always_inline struct spb_proc *spb_proc(void)
+{
+	__u32 tgid = spb_tgid(), zero = 0;
+	void *inner = bpf_map_lookup_elem(&sp_procs, &tgid);
+
+	return inner ? bpf_map_lookup_elem(inner, &zero) : NULL;
+}
+
+/* Element @i of the running process's inner map of @outer, or NULL. */
+static __always_inline void *spb_elem(void *outer, __u32 i)
+{
+	__u32 tgid = spb_tgid();
+	void *inner = bpf_map_lookup_elem(outer, &tgid);
+
+	return inner ? bpf_map_lookup_elem(inner, &i) : NULL;
+}
+
 static __always_inline struct spc_node *spb_cnode(__u32 i)
 {
-	return bpf_map_lookup_elem(&sp_cnodes, &i);
+	return spb_elem(&sp_pcnodes, i);
 }
 
 static __always_inline void spb_cnode_counted(__u32 i)
 {
-	__u64 *dirty;
+	__u64 *dirty = spb_elem(&sp_pcdirty, i >> SPB_CNODE_CHUNK_SHIFT);
 
-	i >>= SPB_CNODE_CHUNK_SHIFT;
-	dirty = bpf_map_lookup_elem(&sp_cdirty, &i);
 	if (dirty)
 		*dirty = 1;
 }
@@ -196,7 +269,7 @@ static __always_inline void spb_cnode_counted(__u32 i)
 /* The state of one segment search, carried from step to step. */
 struct spb_search {
 	__u64 pc;
-	__u32 k;		/* the set searched */
+	const struct spb_set *set;	/* the set searched */
 	__u32 pos;		/* segments known to start at or below pc */
 };
 
@@ -208,7 +281,7 @@ struct spb_search {
  */
 static long spb_search_step(__u32 i, struct spb_search *c)
 {
-	const struct spb_set *set = &sp_set[c->k & 1];
+	const struct spb_set *set = c->set;
 	__u32 step = SPB_SEARCH_TOP >> (i & 31), j;
 
 	j = (c->pos + step - 1) & (SPB_MAX_SEGMENTS - 1);
@@ -218,16 +291,15 @@ static long spb_search_step(__u32 i, struct spb_search *c)
 }
 
 /*
- * Number of segments of set @k starting at or below @pc, found bit by bit
+ * Number of segments of @set starting at or below @pc, found bit by bit
  * from the top: the same answer as spm_lookup()'s binary search, in a
  * fixed number of steps whose indexes the verifier can bound (it cannot
  * bound the midpoint of an open-ended search).  Returns the index of the
  * segment holding @pc, or -1.
  */
-static __always_inline long spb_segment(__u32 k, __u64 pc)
+static __always_inline long spb_segment(const struct spb_set *set, __u64 pc)
 {
-	const struct spb_set *set = &sp_set[k & 1];
-	struct spb_search c = { .pc = pc, .k = k, .pos = 0 };
+	struct spb_search c = { .pc = pc, .set = set, .pos = 0 };
 	__u32 i;
 
 	bpf_loop(SPB_SEARCH_STEPS, spb_search_step, &c, 0);
@@ -239,14 +311,14 @@ static __always_inline long spb_segment(__u32 k, __u64 pc)
 	return i;
 }
 
-/* The index into set @k's regions of the region owning @pc, or -1. */
-static __always_inline long spb_lookup(__u32 k, __u64 pc)
+/* The index into @set's regions of the region owning @pc, or -1. */
+static __always_inline long spb_lookup(const struct spb_set *set, __u64 pc)
 {
-	long i = spb_segment(k, pc);
+	long i = spb_segment(set, pc);
 
 	if (i < 0)
 		return -1;
-	return sp_set[k & 1].segment[i & (SPB_MAX_SEGMENTS - 1)].region &
+	return set->segment[i & (SPB_MAX_SEGMENTS - 1)].region &
 	       (SPROFIL_MAX_REGIONS - 1);
 }
 
@@ -270,7 +342,8 @@ static __always_inline __u64 spb_bucket(const struct spb_set *set, long r,
  * own and an inherited one: the inherited one then stays silent, as in
  * the module.
  */
-static __always_inline __u64 spb_periods(struct bpf_perf_event_data *ctx)
+static __always_inline __u64 spb_periods(struct bpf_perf_event_data *ctx,
+					 const struct spb_proc *p)
 {
 	struct bpf_perf_event_data_kern *kctx = (void *)ctx;
 	__u32 tid;
@@ -278,7 +351,7 @@ static __always_inline __u64 spb_periods(struct bpf_perf_event_data *ctx)
 	struct perf_event *event = BPF_CORE_READ(kctx, event);
 	__s64 count;
 
-	if (sp_percpu || !event || !period)
+	if (p->percpu || !event || !period)
 		return 1;
 	/*
 	 * Whose counter it is, not who runs now: on a switch between a
@@ -311,61 +384,56 @@ static __always_inline __u64 spb_periods(struct bpf_perf_event_data *ctx)
 }
 
 /*
- * The segment of set @k holding @pc (every segment belongs to a region;
- * the overflow bin has none), or -1.  A global function, verified once
- * rather than at every frame of the walks below.
- */
-__noinline int spb_known_segment(__u32 k, __u64 pc)
-{
-	return spb_segment(k, pc);
-}
-
-/*
  * A walk's view of the known text: the set, and the last segment found,
  * [lo, hi), which most return addresses of a chain fall in again (one
  * program's text), so they cost no search.
  */
 struct spb_walk {
 	__u32 k;
+	__u32 reserved;
 	__u64 lo, hi;
 };
 
-/* Whether @pc is in a region of the walk's set: the walk's known text. */
-static __always_inline int spb_text_known(struct spb_walk *w, __u64 pc)
+/*
+ * Whether @pc is in a region of the running process's set w->k: the
+ * walk's known text.  A global function, verified once rather than at
+ * every frame of the walks below (whose states it would multiply by its
+ * lookups' branches).
+ */
+__noinline int spb_text_known(struct spb_walk *w, __u64 pc)
 {
 	const struct spm_segment *seg;
-	int i;
+	const struct spb_set *set;
+	struct spb_proc *p;
+	long i;
 
+	if (!w)
+		return 0;
 	if (pc >= w->lo && pc < w->hi)
 		return 1;
-	i = spb_known_segment(w->k, pc);
+	p = spb_proc();
+	if (!p)
+		return 0;
+	set = &p->set[w->k & 1];
+	i = spb_segment(set, pc);
 	if (i < 0)
 		return 0;
-	seg = &sp_set[w->k & 1].segment[i & (SPB_MAX_SEGMENTS - 1)];
+	seg = &set->segment[i & (SPB_MAX_SEGMENTS - 1)];
 	w->lo = seg->start;
 	w->hi = seg->end;
 	return 1;
 }
 
-/* The walk's hooks (<sprofil/callers.h>); ctx is a struct spb_walk. */
-#define SPC_READ_FRAME(ctx, fp, rec) \
-	bpf_probe_read_user((rec), 16, (const void *)(fp))
-#define SPC_TEXT_KNOWN(ctx, pc)	spb_text_known((ctx), (pc))
-#define SPC_READ_CODE(ctx, addr, code) \
-	bpf_probe_read_user((code), 8, (const void *)(addr))
-#define SPC_NODE(t, i)		spb_cnode(i)
-#define SPC_COUNTED(t, i)	spb_cnode_counted(i)
-#define SPC_FIND_ADD(t, parent, pc)	spb_find_add((parent), (pc))
-__noinline long spb_find_add(__u32 parent, __u64 pc);
-#include <sprofil/callers.h>
-
-/* The table this program files into: its own tree, sp_cnodes. */
-static __always_inline struct spc_table spb_ctable(void)
+/*
+ * The table the program files into for process @p: its own tree, in
+ * sp_pcnodes.
+ */
+static __always_inline struct spc_table spb_ctable(struct spb_proc *p)
 {
-	__u32 depth = sp_cdepth;
+	__u32 depth = p->cdepth;
 	struct spc_table t = {
-		.hdr = &sp_chdr,
-		.mask = sp_cmask,
+		.hdr = &p->chdr,
+		.mask = p->cmask,
 		.depth = depth > SPROFIL_MAX_DEPTH ? SPROFIL_MAX_DEPTH : depth,
 	};
 
@@ -378,14 +446,20 @@ static __always_inline struct spc_table spb_ctable(void)
  */
 __noinline long spb_find_add(__u32 parent, __u64 pc)
 {
-	struct spc_table t = spb_ctable();
+	struct spb_proc *p = spb_proc();
+	struct spc_table t;
 
+	if (!p)
+		return SPC_FULL;
+	t = spb_ctable(p);
 	return spc_node_find_add(&t, parent, pc);
 }
 
 static __always_inline __u32 spb_depth(void)
 {
-	return spb_ctable().depth;
+	struct spb_proc *p = spb_proc();
+
+	return p ? spb_ctable(p).depth : 0;
 }
 
 /*
@@ -445,16 +519,18 @@ __noinline int spb_get_stack(struct bpf_perf_event_data *ctx, __u32 k)
 /* Files @n samples of the chain in this CPU's sp_chain into sp_cnodes. */
 __noinline int spb_file(__u32 n)
 {
-	struct spc_table t = spb_ctable();
+	struct spb_proc *p = spb_proc();
 	struct spb_chain *c;
+	struct spc_table t;
 	__u32 zero = 0;
 
 	c = bpf_map_lookup_elem(&sp_chain, &zero);
-	if (!c || c->len > SPROFIL_MAX_DEPTH)
+	if (!p || !c || c->len > SPROFIL_MAX_DEPTH)
 		return -1;
+	t = spb_ctable(p);
 	/* The thread id in the initial pid namespace (docs/callers.md). */
 	return spc_file(&t, c->pc, c->len, c->truncated, n,
-			sp_cthreads ?
+			p->cthreads ?
 			spc_thread_pc((__u32)bpf_get_current_pid_tgid()) : 0);
 }
 
@@ -463,38 +539,38 @@ int sp_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 pc = ctx->regs.rip, n, *count;
 	const struct spb_set *set;
+	struct spb_proc *p = spb_proc();
 	__u64 *dirty;
 	__u32 key, cur;
 	long r;
 
-	if ((bpf_get_current_pid_tgid() >> 32) != sp_tgid || !sp_on ||
-	    (__u32)bpf_get_current_pid_tgid() == sp_quiet_tid)
+	if (!p || !p->on ||
+	    (__u32)bpf_get_current_pid_tgid() == p->quiet_tid)
 		return 0;
-	n = spb_periods(ctx);
+	n = spb_periods(ctx, p);
 	/* Kernel-mode periods pass uncounted, as with the module. */
 	if (!n || !(ctx->regs.cs & 3))
 		return 0;
-	cur = sp_cur & 1;
-	set = &sp_set[cur];
-	__sync_fetch_and_add(&sp_samples[cur], n);
-	if (sp_cdepth) {
-		int err = sp_cwalk ? spb_get_stack(ctx, cur) :
+	cur = p->cur & 1;
+	set = &p->set[cur];
+	__sync_fetch_and_add(&p->samples[cur], n);
+	if (p->cdepth) {
+		int err = p->cwalk ? spb_get_stack(ctx, cur) :
 			  spb_walk(pc, ctx->regs.rbp, ctx->regs.rsp, cur);
 
 		if (!err)
 			spb_file((__u32)n);
 	}
-	r = spb_lookup(cur, pc);
+	r = spb_lookup(set, pc);
 	if (r < 0) {
-		__sync_fetch_and_add(&sp_misses[cur], n);
+		__sync_fetch_and_add(&p->misses[cur], n);
 		return 0;
 	}
-	key = cur * sp_half + set->first[r] + (__u32)spb_bucket(set, r, pc);
-	count = bpf_map_lookup_elem(&sp_counts, &key);
+	key = cur * p->half + set->first[r] + (__u32)spb_bucket(set, r, pc);
+	count = spb_elem(&sp_pcounts, key);
 	if (count)
 		__sync_fetch_and_add(count, n);
-	key >>= SPB_CHUNK_SHIFT;
-	dirty = bpf_map_lookup_elem(&sp_dirty, &key);
+	dirty = spb_elem(&sp_pdirty, key >> SPB_CHUNK_SHIFT);
 	if (dirty)
 		*dirty = 1;
 	return 0;
@@ -502,17 +578,18 @@ int sp_sample(struct bpf_perf_event_data *ctx)
 
 static long spb_test_one(__u32 i, void *unused)
 {
-	__u32 k = sp_cur & 1;
-	const struct spb_set *set = &sp_set[k];
+	struct spb_proc *p = spb_proc();
+	const struct spb_set *set;
 	struct spb_test_result *out;
 	__u64 pc;
 	long r;
 
-	if (i >= SPB_TEST_PCS)
+	if (i >= SPB_TEST_PCS || !p)
 		return 1;
+	set = &p->set[p->cur & 1];
 	pc = sp_test_pc[i];
 	out = &sp_test_out[i];
-	r = spb_lookup(k, pc);
+	r = spb_lookup(set, pc);
 	out->entry = r < 0 ? -1 : (__s32)set->region[r].id;
 	out->bucket = r < 0 ? 0 : spb_bucket(set, r, pc);
 	return 0;

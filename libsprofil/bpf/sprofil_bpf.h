@@ -8,10 +8,8 @@
 #define LIBSPROFIL_SPROFIL_BPF_H
 
 #include <sprofil/mapping.h>
-/* The program includes it itself, after defining the walk's hooks. */
-#ifndef __bpf__
+/* The program defines the walk's hooks first (sprofil.bpf.c). */
 #include <sprofil/callers.h>
-#endif
 
 /* Room for the segments of SPROFIL_MAX_REGIONS regions: a power of two. */
 #define SPB_MAX_SEGMENTS	SPM_MAX_SEGMENTS(SPROFIL_MAX_REGIONS)
@@ -30,7 +28,9 @@ _Static_assert((SPROFIL_MAX_REGIONS & (SPROFIL_MAX_REGIONS - 1)) == 0,
 #define SPB_CHUNK		(1u << SPB_CHUNK_SHIFT)
 
 /* Threads whose last sample the program remembers (an LRU of them). */
-#define SPB_MAX_THREADS		16384
+#define SPB_MAX_THREADS		65536
+/* Processes one loaded program samples at once (docs/backends.md). */
+#define SPB_MAX_PROCS		8192
 
 /* PCs one run of the lookup self-test files. */
 #define SPB_TEST_PCS		256
@@ -47,6 +47,38 @@ struct spb_set {
 	struct spm_segment segment[SPB_MAX_SEGMENTS];
 	struct spm_region region[SPROFIL_MAX_REGIONS];
 	__u32 first[SPROFIL_MAX_REGIONS];	/* each region's first counter */
+};
+
+/*
+ * One profiled process's state: the single element of its inner map of
+ * sp_procs, keyed by its process id, which the library maps and writes
+ * as it wrote the program's global data when every process loaded a
+ * program of its own.  The two region sets: the library fills the one
+ * not in use and flips cur, so that a new set replaces the old between
+ * two samples.  Set k counts into the process's counters at
+ * k * half + first[r].  Counting starts only when the library sets on,
+ * after every thread has its counter.
+ */
+struct spb_proc {
+	struct spb_set set[2];
+	__u32 cur;
+	__u32 on;
+	__u32 quiet_tid;	/* the library's fold thread: not sampled */
+	__u32 percpu;		/* per-CPU clocks: one period per sample */
+	__u32 half;		/* counters per set */
+	/*
+	 * Caller chains (docs/callers.md): the tree's mask (nodes - 1),
+	 * the frames kept per chain (0: no chains), 1 to walk with
+	 * bpf_get_stack() instead (bench/), each chain under its thread.
+	 */
+	__u32 cmask;
+	__u32 cdepth;
+	__u32 cwalk;
+	__u32 cthreads;
+	__u32 reserved;
+	__u64 samples[2];
+	__u64 misses[2];
+	struct spc_header chdr;
 };
 
 /* Nodes per flag of sp_cdirty: the fold reads only flagged chunks. */

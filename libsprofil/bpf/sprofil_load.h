@@ -1,32 +1,211 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Filling the program's read-only tables, shared by its loader
- * (backend_bpf.c) and the lookup self-test (tests/bpf): both must hand
- * the program exactly what spm_prepare() built.
+ * Loading the program and giving a process its place in it, shared by
+ * the library (backend_bpf*.c), the record run's program server
+ * (cli/bpf_share.c) and the self-tests (tests/bpf): one program, loaded
+ * once, samples every process that registers its inner maps under its
+ * process id (sprofil.bpf.c, docs/backends.md "One program for a process
+ * tree").
  */
 #ifndef LIBSPROFIL_SPROFIL_LOAD_H
 #define LIBSPROFIL_SPROFIL_LOAD_H
 
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "sprofil_bpf.h"
 #include "sprofil.skel.h"
 
-/* Before the load: the program samples this process. */
-static inline void spb_set_process(struct sprofil_bpf *skel)
+/*
+ * What a process needs of a loaded program: the sampler and the maps it
+ * registers in, in this order wherever they are handed over.
+ */
+enum spb_fd_index {
+	SPB_FD_SAMPLE,		/* the perf_event program */
+	SPB_FD_PROCS,		/* sp_procs */
+	SPB_FD_PCOUNTS,
+	SPB_FD_PDIRTY,
+	SPB_FD_PCNODES,
+	SPB_FD_PCDIRTY,
+	SPB_FD_OWNED,		/* sp_owned */
+	SPB_NFDS
+};
+
+struct spb_program {
+	int fd[SPB_NFDS];
+};
+
+/*
+ * Opens and loads the program: the sampler, or with @self_tests only the
+ * self-tests (tests/bpf; they want 5.17).  The map shapes are never
+ * created: they only describe the inner maps.
+ */
+static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
 {
-	skel->rodata->sp_tgid = (__u32)getpid();
+	struct sprofil_bpf *skel = sprofil_bpf__open();
+	int err;
+
+	if (!skel)
+		return -errno;
+	bpf_map__set_autocreate(skel->maps.sp_proc_shape, false);
+	bpf_map__set_autocreate(skel->maps.sp_cnodes_shape, false);
+	bpf_program__set_autoload(skel->progs.sp_sample, !self_tests);
+	bpf_program__set_autoload(skel->progs.sp_lookup_test, self_tests);
+	bpf_program__set_autoload(skel->progs.sp_file_test, self_tests);
+	err = sprofil_bpf__load(skel);
+	if (err) {
+		sprofil_bpf__destroy(skel);
+		return err;
+	}
+	*out = skel;
+	return 0;
+}
+
+/* The descriptors of a loaded @skel (owned by it). */
+static inline void spb_program_of(struct sprofil_bpf *skel,
+				  struct spb_program *p)
+{
+	p->fd[SPB_FD_SAMPLE] = bpf_program__fd(skel->progs.sp_sample);
+	p->fd[SPB_FD_PROCS] = bpf_map__fd(skel->maps.sp_procs);
+	p->fd[SPB_FD_PCOUNTS] = bpf_map__fd(skel->maps.sp_pcounts);
+	p->fd[SPB_FD_PDIRTY] = bpf_map__fd(skel->maps.sp_pdirty);
+	p->fd[SPB_FD_PCNODES] = bpf_map__fd(skel->maps.sp_pcnodes);
+	p->fd[SPB_FD_PCDIRTY] = bpf_map__fd(skel->maps.sp_pcdirty);
+	p->fd[SPB_FD_OWNED] = bpf_map__fd(skel->maps.sp_owned);
 }
 
 /*
- * Fills region set @k (0 or 1; after the load, only the one not in use)
- * with @m; the caller sets its first[] counters.
+ * One process's inner maps, mapped shared into it: its state, counters
+ * and their chunks' flags, calling context tree and its chunks' flags.
  */
-static inline void spb_set_regions(struct sprofil_bpf *skel, unsigned int k,
+struct spb_proc_maps {
+	__u32 tgid;			/* the key they are registered under */
+	struct spb_proc *proc;
+	volatile uint64_t *counts;
+	size_t counts_bytes;
+	volatile uint64_t *dirty;
+	size_t dirty_bytes;
+	struct spc_node *cnodes;
+	size_t cnodes_bytes;
+	volatile uint64_t *cdirty;
+	size_t cdirty_bytes;
+};
+
+/*
+ * A new inner map of @n values of @size bytes with @flags, mapped: its
+ * address in *@at, or a negative errno.  The mapping keeps the map; the
+ * descriptor is left to the caller (@fd), to register it.
+ */
+static inline int spb_inner_new(__u32 size, __u64 n, __u32 flags,
+				void **at, int *fd)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = flags);
+	void *p;
+
+	if (n > 0xffffffffull)
+		return -ENOMEM;
+	*fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, sizeof(__u32), size,
+			     (__u32)n, &opts);
+	if (*fd < 0)
+		return -errno;
+	p = mmap(NULL, (size_t)(size * n), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, *fd, 0);
+	if (p == MAP_FAILED) {
+		int err = -errno;
+
+		close(*fd);
+		*fd = -1;
+		return err;
+	}
+	*at = p;
+	return 0;
+}
+
+/*
+ * Creates, maps and registers process @tgid's inner maps in @prog, with
+ * @counters counters, @dirty chunk flags, a tree of @cnodes nodes and
+ * @cdirty flags (each at least 1).  Its state is registered last, with
+ * counting off, so that the program never sees a state without its
+ * other maps.  On failure, what was mapped is left in @m for the caller
+ * to unmap, and nothing stays registered.
+ */
+static inline int spb_proc_register(const struct spb_program *prog,
+				    __u32 tgid, __u64 counters, __u64 dirty,
+				    __u32 cnodes, __u64 cdirty,
+				    struct spb_proc_maps *m)
+{
+	static const int outer[] = {
+		SPB_FD_PCOUNTS, SPB_FD_PDIRTY, SPB_FD_PCNODES, SPB_FD_PCDIRTY,
+		SPB_FD_PROCS,
+	};
+	const __u32 sized = BPF_F_MMAPABLE | BPF_F_INNER_MAP;
+	int fd[5] = { -1, -1, -1, -1, -1 }, err, i;
+	void *p[5] = { 0 };
+
+	m->tgid = tgid;
+	m->counts_bytes = counters * sizeof(__u64);
+	m->dirty_bytes = dirty * sizeof(__u64);
+	m->cnodes_bytes = (size_t)cnodes * sizeof(struct spc_node);
+	m->cdirty_bytes = cdirty * sizeof(__u64);
+	err = spb_inner_new(sizeof(__u64), counters, sized, &p[0], &fd[0]);
+	if (!err)
+		err = spb_inner_new(sizeof(__u64), dirty, sized, &p[1], &fd[1]);
+	if (!err)
+		err = spb_inner_new(sizeof(struct spc_node), cnodes, sized,
+				    &p[2], &fd[2]);
+	if (!err)
+		err = spb_inner_new(sizeof(__u64), cdirty, sized, &p[3],
+				    &fd[3]);
+	if (!err)
+		err = spb_inner_new(sizeof(struct spb_proc), 1, BPF_F_MMAPABLE,
+				    &p[4], &fd[4]);
+	m->counts = p[0];
+	m->dirty = p[1];
+	m->cnodes = p[2];
+	m->cdirty = p[3];
+	m->proc = p[4];
+	for (i = 0; !err && i < 5; i++)
+		if (bpf_map_update_elem(prog->fd[outer[i]], &tgid, &fd[i],
+					BPF_ANY))
+			err = -errno;
+	for (i = 0; i < 5; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	if (err)
+		for (i = 0; i < 5; i++)
+			bpf_map_delete_elem(prog->fd[outer[i]], &tgid);
+	return err;
+}
+
+/* Takes process @tgid out of @prog: its samples count no more. */
+static inline void spb_proc_unregister(const struct spb_program *prog,
+				       __u32 tgid)
+{
+	static const int outer[] = {
+		SPB_FD_PROCS, SPB_FD_PCOUNTS, SPB_FD_PDIRTY, SPB_FD_PCNODES,
+		SPB_FD_PCDIRTY,
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(outer) / sizeof(outer[0]); i++)
+		bpf_map_delete_elem(prog->fd[outer[i]], &tgid);
+}
+
+/*
+ * Fills region set @k (0 or 1; once counting, only the one not in use)
+ * of process state @p with @m; the caller sets its first[] counters.
+ */
+static inline void spb_set_regions(struct spb_proc *p, unsigned int k,
 				   const struct spm_map *m)
 {
-	struct spb_set *set = &skel->bss->sp_set[k];
+	struct spb_set *set = &p->set[k];
 
 	set->shift = m->shift;
 	set->nsegments = m->nsegments;
@@ -37,5 +216,14 @@ static inline void spb_set_regions(struct sprofil_bpf *skel, unsigned int k,
 		memcpy(set->region, m->region,
 		       m->nregions * sizeof(*m->region));
 }
+
+/*
+ * The record run's program server (cli/bpf_share.c): the abstract unix
+ * socket whose name a run's processes find in SPROFIL_BPF_SHARE, and
+ * the one message it answers a connection with: this magic and the
+ * SPB_NFDS descriptors, in the order of enum spb_fd_index.
+ */
+#define SPB_SHARE_ENV		"SPROFIL_BPF_SHARE"
+#define SPB_SHARE_MAGIC		0x53504253u	/* "SBPS" */
 
 #endif /* LIBSPROFIL_SPROFIL_LOAD_H */
