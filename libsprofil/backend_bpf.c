@@ -133,9 +133,14 @@ static void sb_set_free(struct sb_set *set)
 
 static void sb_free(struct sb_session *s)
 {
+	int i;
+
 	if (!s)
 		return;
 	sb_close_events(s);
+	for (i = 0; i < SPB_INNER_MAPS; i++)
+		if (s->inner_fd[i] >= 0)
+			close(s->inner_fd[i]);
 	/* Not in a fork child: the registration is the parent's. */
 	if (s->registered && s->tgid == (__u32)getpid())
 		spb_proc_unregister(s->prog, s->tgid);
@@ -175,20 +180,17 @@ static void sb_retire(struct sb_session *s, struct sb_set *set)
 static bool sb_percpu(void);
 
 /*
- * Ends session @s before a new one takes its place: no more samples,
- * everything folded, counters kept; its events are closed unless
- * @keep_events, for the new session to take.  Freed by the caller.
+ * Retires session @s, whose maps a new session's have just replaced in
+ * the program: everything it counted folded, its counters kept, its
+ * events closed (unless the new session took them).  Freed by the
+ * caller.
  */
-static void sb_end_keeping_events(struct sb_session *s, bool keep_events)
+static void sb_retire_session(struct sb_session *s)
 {
-	s->proc->on = 0;
-	if (!keep_events)
-		sb_close_events(s);
+	sb_close_events(s);
 	if (s->set)
 		sb_retire(s, s->set);
 	s->set = NULL;
-	if (s->registered)
-		spb_proc_unregister(s->prog, s->tgid);
 	s->registered = false;
 }
 
@@ -390,9 +392,9 @@ static bool sb_walk_stack(void)
 }
 
 /*
- * Registers this process in the program (sb_program()), with @half
+ * This process's inner maps for the program (sb_program()), with @half
  * counters per set and a calling context tree of @cnodes nodes (0: no
- * chains), its inner maps mapped into @s.
+ * chains), mapped into @s; not registered yet (sb_register()).
  */
 int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes)
 {
@@ -403,12 +405,10 @@ int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes)
 	if (err)
 		return err;
 	s->half = half;
-	err = spb_proc_register(s->prog, (__u32)getpid(),
-				half ? 2 * half : 1, sb_chunks(half),
-				cnodes ? cnodes : 1,
-				cnodes ? sb_cchunks(cnodes) : 1, &m);
-	s->tgid = m.tgid;
-	s->registered = !err;
+	err = spb_proc_create(half ? 2 * half : 1, sb_chunks(half),
+			      cnodes ? cnodes : 1,
+			      cnodes ? sb_cchunks(cnodes) : 1, &m);
+	memcpy(s->inner_fd, m.fd, sizeof(s->inner_fd));
 	s->proc = m.proc;
 	s->proc_bytes = sizeof(*m.proc);
 	s->counts = m.counts;
@@ -427,6 +427,24 @@ int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes)
 	s->proc->cmask = cnodes ? cnodes - 1 : 0;
 	s->proc->cwalk = sb_walk_stack();
 	return 0;
+}
+
+/*
+ * Puts @s's maps in the program as this process's, in place of any
+ * other session's: from then on the program counts into them (once
+ * their state says so).
+ */
+static int sb_register(struct sb_session *s)
+{
+	struct spb_proc_maps m = { .proc = s->proc };
+	int err;
+
+	memcpy(m.fd, s->inner_fd, sizeof(m.fd));
+	err = spb_proc_register(s->prog, (__u32)getpid(), &m);
+	memset(s->inner_fd, -1, sizeof(s->inner_fd));
+	s->tgid = m.tgid;
+	s->registered = !err;
+	return err;
 }
 
 /*
@@ -574,6 +592,7 @@ static int sb_session_new(uint64_t period, uint64_t nbuckets,
 
 	if (!s)
 		return -ENOMEM;
+	memset(s->inner_fd, -1, sizeof(s->inner_fd));
 	s->period = period;
 	s->percpu = sb_percpu();
 	err = sb_load(s, nbuckets, cnodes);
@@ -616,6 +635,48 @@ static void sb_at_exit(void)
 	bpf_flush();
 }
 
+
+/*
+ * Makes new session @s (its maps created) this process's in the program
+ * in place of @old (or none), for @set at @period.  There is one
+ * registration per process, so the old session stops counting first:
+ * its events go over to the new one when they count the same way (a
+ * bigger set, a new tree), after a switch between two samples;
+ * otherwise the threads get new events while neither session counts,
+ * and the old events are closed before the new set counts, so that no
+ * period is counted twice.  On failure the old session counts again.
+ */
+static int sb_switch(struct sb_session *old, struct sb_session *s,
+		     const struct sb_set *set, uint64_t period)
+{
+	bool take = old && old->nfd && sb_same_events(old, set, period);
+	int err = 0;
+
+	s->own_counters = set->per_thread;
+	if (old)
+		__atomic_store_n(&old->proc->on, 0, __ATOMIC_SEQ_CST);
+	if (take)
+		sb_take_events(s, old);
+	else
+		err = sb_cover(s);
+	if (!err)
+		err = sb_register(s);
+	if (err) {
+		if (take)
+			sb_take_events(old, s);
+		sb_close_events(s);
+		if (old && old->set)
+			__atomic_store_n(&old->proc->on, 1, __ATOMIC_SEQ_CST);
+		return err;
+	}
+	if (old) {
+		sb_retire_session(old);
+		sb_free(old);
+		sb_sess = NULL;
+		atomic_store(&sb_on, false);
+	}
+	return 0;
+}
 
 /*
  * A new region set goes into the loaded program when it fits (same
@@ -664,30 +725,9 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 			       old->half * 2 : SB_MAX_BUCKETS;
 		if (room < set->nbuckets)
 			room = set->nbuckets;
-		/*
-		 * One registration per process: the new maps replace the old
-		 * ones under the same key, so the old session stops counting
-		 * first.  Its events go over to the new one when they count
-		 * the same way (a bigger set, a new tree); otherwise they
-		 * are closed, and the threads are covered again.
-		 */
-		if (old)
-			sb_end_keeping_events(old, sb_same_events(old, set,
-								  period));
 		err = sb_session_new(period, room, sb_set_cnodes(set), &s);
-		if (!err) {
-			s->own_counters = set->per_thread;
-			if (old && old->nfd)
-				sb_take_events(s, old);
-			else
-				err = sb_cover(s);
-		}
-		if (old) {
-			sb_free(old);
-			old = NULL;
-			sb_sess = NULL;
-			atomic_store(&sb_on, false);
-		}
+		if (!err)
+			err = sb_switch(old, s, set, period);
 	}
 	if (err) {
 		if (s && s != old)

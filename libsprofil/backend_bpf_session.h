@@ -60,6 +60,7 @@ struct sb_session {
 	/* This process's place in it: its state and counters, mapped. */
 	__u32 tgid;
 	bool registered;
+	int inner_fd[SPB_INNER_MAPS];	/* until registered */
 	struct spb_proc *proc;
 	size_t proc_bytes;
 	volatile uint64_t *counts;	/* the mapped counter array */

@@ -85,8 +85,10 @@ static inline void spb_program_of(struct sprofil_bpf *skel,
  * One process's inner maps, mapped shared into it: its state, counters
  * and their chunks' flags, calling context tree and its chunks' flags.
  */
+#define SPB_INNER_MAPS	5
 struct spb_proc_maps {
 	__u32 tgid;			/* the key they are registered under */
+	int fd[SPB_INNER_MAPS];		/* until registered */
 	struct spb_proc *proc;
 	volatile uint64_t *counts;
 	size_t counts_bytes;
@@ -129,73 +131,109 @@ static inline int spb_inner_new(__u32 size, __u64 n, __u32 flags,
 }
 
 /*
- * Creates, maps and registers process @tgid's inner maps in @prog, with
- * @counters counters, @dirty chunk flags, a tree of @cnodes nodes and
- * @cdirty flags (each at least 1).  Its state is registered last, with
- * counting off, so that the program never sees a state without its
- * other maps.  On failure, what was mapped is left in @m for the caller
- * to unmap, and nothing stays registered.
+ * Creates and maps a process's inner maps, with @counters counters,
+ * @dirty chunk flags, a tree of @cnodes nodes and @cdirty flags (each at
+ * least 1); spb_proc_register() then puts them in the program.  On
+ * failure, what was mapped is left in @m for the caller to unmap.
  */
-static inline int spb_proc_register(const struct spb_program *prog,
-				    __u32 tgid, __u64 counters, __u64 dirty,
-				    __u32 cnodes, __u64 cdirty,
-				    struct spb_proc_maps *m)
+static inline int spb_proc_create(__u64 counters, __u64 dirty, __u32 cnodes,
+				  __u64 cdirty, struct spb_proc_maps *m)
 {
-	static const int outer[] = {
-		SPB_FD_PCOUNTS, SPB_FD_PDIRTY, SPB_FD_PCNODES, SPB_FD_PCDIRTY,
-		SPB_FD_PROCS,
-	};
 	const __u32 sized = BPF_F_MMAPABLE | BPF_F_INNER_MAP;
-	int fd[5] = { -1, -1, -1, -1, -1 }, err, i;
-	void *p[5] = { 0 };
+	void *p[SPB_INNER_MAPS] = { 0 };
+	int err, i;
 
-	m->tgid = tgid;
+	for (i = 0; i < SPB_INNER_MAPS; i++)
+		m->fd[i] = -1;
 	m->counts_bytes = counters * sizeof(__u64);
 	m->dirty_bytes = dirty * sizeof(__u64);
 	m->cnodes_bytes = (size_t)cnodes * sizeof(struct spc_node);
 	m->cdirty_bytes = cdirty * sizeof(__u64);
-	err = spb_inner_new(sizeof(__u64), counters, sized, &p[0], &fd[0]);
+	err = spb_inner_new(sizeof(__u64), counters, sized, &p[0], &m->fd[0]);
 	if (!err)
-		err = spb_inner_new(sizeof(__u64), dirty, sized, &p[1], &fd[1]);
+		err = spb_inner_new(sizeof(__u64), dirty, sized, &p[1],
+				    &m->fd[1]);
 	if (!err)
 		err = spb_inner_new(sizeof(struct spc_node), cnodes, sized,
-				    &p[2], &fd[2]);
+				    &p[2], &m->fd[2]);
 	if (!err)
 		err = spb_inner_new(sizeof(__u64), cdirty, sized, &p[3],
-				    &fd[3]);
+				    &m->fd[3]);
 	if (!err)
 		err = spb_inner_new(sizeof(struct spb_proc), 1, BPF_F_MMAPABLE,
-				    &p[4], &fd[4]);
+				    &p[4], &m->fd[4]);
 	m->counts = p[0];
 	m->dirty = p[1];
 	m->cnodes = p[2];
 	m->cdirty = p[3];
 	m->proc = p[4];
-	for (i = 0; !err && i < 5; i++)
-		if (bpf_map_update_elem(prog->fd[outer[i]], &tgid, &fd[i],
-					BPF_ANY))
-			err = -errno;
-	for (i = 0; i < 5; i++)
-		if (fd[i] >= 0)
-			close(fd[i]);
-	if (err)
-		for (i = 0; i < 5; i++)
-			bpf_map_delete_elem(prog->fd[outer[i]], &tgid);
 	return err;
+}
+
+/* Closes @m's map descriptors: its mappings keep the maps. */
+static inline void spb_proc_close(struct spb_proc_maps *m)
+{
+	int i;
+
+	for (i = 0; i < SPB_INNER_MAPS; i++) {
+		if (m->fd[i] >= 0)
+			close(m->fd[i]);
+		m->fd[i] = -1;
+	}
+}
+
+/* The outer maps of @m's inner maps, in the order of its fd[]. */
+static const int spb_outer[SPB_INNER_MAPS] = {
+	SPB_FD_PCOUNTS, SPB_FD_PDIRTY, SPB_FD_PCNODES, SPB_FD_PCDIRTY,
+	SPB_FD_PROCS,
+};
+
+/*
+ * Registers @m in @prog as process @tgid's, replacing what was there:
+ * its state last, so that the program never sees a state without its
+ * other maps (the state's counting is off until the caller turns it
+ * on).  Closes @m's descriptors.  On failure nothing stays registered.
+ */
+static inline int spb_proc_register(const struct spb_program *prog,
+				    __u32 tgid, struct spb_proc_maps *m)
+{
+	int err = 0, i;
+
+	m->tgid = tgid;
+	for (i = 0; !err && i < SPB_INNER_MAPS; i++)
+		if (bpf_map_update_elem(prog->fd[spb_outer[i]], &tgid,
+					&m->fd[i], BPF_ANY))
+			err = -errno;
+	spb_proc_close(m);
+	if (err)
+		for (i = SPB_INNER_MAPS - 1; i >= 0; i--)
+			bpf_map_delete_elem(prog->fd[spb_outer[i]], &tgid);
+	return err;
+}
+
+/* Unmaps what spb_proc_register() mapped into @m (not for libsprofil). */
+static inline void spb_proc_unmap(struct spb_proc_maps *m)
+{
+	if (m->proc)
+		munmap(m->proc, sizeof(*m->proc));
+	if (m->counts)
+		munmap((void *)m->counts, m->counts_bytes);
+	if (m->dirty)
+		munmap((void *)m->dirty, m->dirty_bytes);
+	if (m->cnodes)
+		munmap(m->cnodes, m->cnodes_bytes);
+	if (m->cdirty)
+		munmap((void *)m->cdirty, m->cdirty_bytes);
 }
 
 /* Takes process @tgid out of @prog: its samples count no more. */
 static inline void spb_proc_unregister(const struct spb_program *prog,
 				       __u32 tgid)
 {
-	static const int outer[] = {
-		SPB_FD_PROCS, SPB_FD_PCOUNTS, SPB_FD_PDIRTY, SPB_FD_PCNODES,
-		SPB_FD_PCDIRTY,
-	};
-	unsigned int i;
+	int i;
 
-	for (i = 0; i < sizeof(outer) / sizeof(outer[0]); i++)
-		bpf_map_delete_elem(prog->fd[outer[i]], &tgid);
+	for (i = SPB_INNER_MAPS - 1; i >= 0; i--)
+		bpf_map_delete_elem(prog->fd[spb_outer[i]], &tgid);
 }
 
 /*

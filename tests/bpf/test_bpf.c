@@ -120,23 +120,25 @@ static struct hit mapping_lookup(const struct spm_map *m, uint64_t pc)
 static void bpf_lookup(const struct spm_map *m, const uint64_t *pc,
 		       unsigned int npcs, struct hit *out)
 {
-	struct sprofil_bpf *skel = sprofil_bpf__open();
+	struct sprofil_bpf *skel = NULL;
+	struct spb_proc_maps pm = { 0 };
+	struct spb_program prog;
 	__u32 n = npcs;
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &n,
 		    .ctx_size_in = sizeof(n));
 	int err;
 
-	assert_non_null(skel);
 	assert_true(npcs <= SPB_TEST_PCS);
-	spb_set_process(skel);
 	/* Only the lookup: the sampler is the backend's business. */
-	bpf_program__set_autoload(skel->progs.sp_sample, false);
-	err = sprofil_bpf__load(skel);
+	err = spb_load(&skel, true);
 	if (err)
 		print_message("# load: %s\n", strerror(-err));
 	assert_int_equal(err, 0);
-	spb_set_regions(skel, 1, m);
-	__atomic_store_n(&skel->bss->sp_cur, 1, __ATOMIC_RELEASE);
+	spb_program_of(skel, &prog);
+	assert_int_equal(spb_proc_create(1, 1, 1, 1, &pm), 0);
+	assert_int_equal(spb_proc_register(&prog, (__u32)getpid(), &pm), 0);
+	spb_set_regions(pm.proc, 1, m);
+	__atomic_store_n(&pm.proc->cur, 1, __ATOMIC_RELEASE);
 	memcpy(skel->bss->sp_test_pc, pc, npcs * sizeof(*pc));
 	err = bpf_prog_test_run_opts(
 		bpf_program__fd(skel->progs.sp_lookup_test), &opts);
@@ -148,6 +150,7 @@ static void bpf_lookup(const struct spm_map *m, const uint64_t *pc,
 		out[i].entry = skel->bss->sp_test_out[i].entry;
 		out[i].bucket = skel->bss->sp_test_out[i].bucket;
 	}
+	spb_proc_unmap(&pm);
 	sprofil_bpf__destroy(skel);
 }
 

@@ -218,25 +218,23 @@ static void synth_file_header(const struct synth *s, struct table *tb)
 static void synth_file_bpf(const struct synth *s, __u32 nodes,
 			   struct table *out)
 {
-	struct sprofil_bpf *skel = sprofil_bpf__open();
+	struct sprofil_bpf *skel = NULL;
+	struct spb_proc_maps pm = { 0 };
+	struct spb_program prog;
 	__u32 n = s->nchains;
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &n,
 		    .ctx_size_in = sizeof(n));
-	struct spc_node *tree;
 	int err;
 
-	assert_non_null(skel);
-	spb_set_process(skel);
-	bpf_program__set_autoload(skel->progs.sp_sample, false);
-	bpf_program__set_autoload(skel->progs.sp_lookup_test, false);
-	assert_int_equal(bpf_map__set_max_entries(skel->maps.sp_cnodes,
-						  nodes), 0);
-	err = sprofil_bpf__load(skel);
+	err = spb_load(&skel, true);
 	if (err)
 		print_message("# load: %s\n", strerror(-err));
 	assert_int_equal(err, 0);
-	skel->bss->sp_cmask = nodes - 1;
-	skel->bss->sp_cdepth = SPROFIL_MAX_DEPTH;
+	spb_program_of(skel, &prog);
+	assert_int_equal(spb_proc_create(1, 1, nodes, 1, &pm), 0);
+	assert_int_equal(spb_proc_register(&prog, (__u32)getpid(), &pm), 0);
+	pm.proc->cmask = nodes - 1;
+	pm.proc->cdepth = SPROFIL_MAX_DEPTH;
 	memcpy(skel->bss->sp_test_chain, s->chain, sizeof(s->chain));
 	memcpy(skel->bss->sp_test_frame, s->frame, sizeof(s->frame));
 	err = bpf_prog_test_run_opts(
@@ -245,16 +243,13 @@ static void synth_file_bpf(const struct synth *s, __u32 nodes,
 		print_message("# test_run: %s\n", strerror(errno));
 	assert_int_equal(err, 0);
 	assert_int_equal(opts.retval, 0);
-	tree = mmap(NULL, nodes * sizeof(*tree), PROT_READ, MAP_SHARED,
-		    bpf_map__fd(skel->maps.sp_cnodes), 0);
-	assert_true(tree != MAP_FAILED);
 	*out = table_new(nodes, SPROFIL_MAX_DEPTH);
-	memcpy(out->t.node, tree, nodes * sizeof(*tree));
-	out->t.hdr->samples = skel->bss->sp_chdr.samples;
-	out->t.hdr->truncated = skel->bss->sp_chdr.truncated;
-	out->t.hdr->lost = skel->bss->sp_chdr.lost;
-	out->t.hdr->busy = skel->bss->sp_chdr.busy;
-	munmap(tree, nodes * sizeof(*tree));
+	memcpy(out->t.node, pm.cnodes, nodes * sizeof(*pm.cnodes));
+	out->t.hdr->samples = pm.proc->chdr.samples;
+	out->t.hdr->truncated = pm.proc->chdr.truncated;
+	out->t.hdr->lost = pm.proc->chdr.lost;
+	out->t.hdr->busy = pm.proc->chdr.busy;
+	spb_proc_unmap(&pm);
 	sprofil_bpf__destroy(skel);
 }
 
