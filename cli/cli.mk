@@ -5,7 +5,9 @@
 # probe is the one dynamic program (it must load libsprofil).
 
 CLI_DIR := $(BUILD)/cli
-CLI_SRCS := $(filter-out cli/probe_helper.c,$(wildcard cli/*.c))
+# sprofil-probe's sources: probe_helper.c and the bpf program server.
+CLI_PROBE_SRCS := cli/probe_helper.c cli/bpf_share.c
+CLI_SRCS := $(filter-out $(CLI_PROBE_SRCS),$(wildcard cli/*.c))
 CLI_OBJS := $(CLI_SRCS:cli/%.c=$(CLI_DIR)/%.o)
 CLI_BIN := $(BUILD)/bin/sprofil
 CLI_PROBE := $(BUILD)/libexec/sprofil-probe
@@ -25,6 +27,8 @@ $(CLI_BIN): $(CLI_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -o $@ $(CLI_OBJS)
 
-$(CLI_PROBE): cli/probe_helper.c
+$(CLI_PROBE): $(CLI_PROBE_SRCS) cli/probe_helper.h libsprofil/bpf/sprofil_load.h \
+		libsprofil/bpf/sprofil_bpf.h $(BPF_DIR)/sprofil.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -ldl
+	$(CC) $(CPPFLAGS) -Ilibsprofil/bpf -I$(BPF_DIR) $(CFLAGS) $(LDFLAGS) \
+		-o $@ $(CLI_PROBE_SRCS) -ldl -lbpf -lelf -lz

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sprofil.h"
@@ -32,7 +34,8 @@ static __attribute__((noreturn)) void probe_child(const char *lib,
 	_exit(1);
 }
 
-int cli_probe(const char *lib, const char *backend)
+int cli_probe(const char *lib, const char *backend, char *chosen,
+	      size_t size)
 {
 	char msg[1024], *line, *nl;
 	size_t len = 0;
@@ -65,8 +68,14 @@ int cli_probe(const char *lib, const char *backend)
 	close(fd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (WIFEXITED(status) && !WEXITSTATUS(status))
+	if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+		line = strstr(msg, "backend ");
+		nl = line ? strchr(line, '\n') : NULL;
+		if (nl)
+			*nl = '\0';
+		snprintf(chosen, size, "%s", line ? line + 8 : "");
 		return 0;
+	}
 	/* libsprofil's first line names the reason. */
 	line = msg;
 	if (!strncmp(line, "libsprofil: ", 12))
@@ -77,4 +86,54 @@ int cli_probe(const char *lib, const char *backend)
 	cli_error("no usable backend%s%s: %s", backend ? " " : "",
 		  backend ? backend : "", *line ? line : "the probe failed");
 	return -1;
+}
+
+/*
+ * The run's bpf program server (cli/bpf_share.c): sprofil-probe --serve
+ * with our end of a pipe as its stdin, so that it ends when we do.
+ * Fills @name (the socket's, for SPROFIL_BPF_SHARE) and returns the
+ * server's pid, or -1 when it could not start: then every process loads
+ * the program itself, as without record.
+ */
+pid_t cli_bpf_serve(char *name, size_t size, int *lifeline)
+{
+	char helper[PATH_MAX], ready[16] = "";
+	int in[2], out[2];
+	unsigned int r;
+	ssize_t n;
+	pid_t pid;
+
+	if (cli_find_probe(helper, sizeof(helper)))
+		return -1;
+	if (getentropy(&r, sizeof(r)))
+		r = (unsigned int)clock();
+	snprintf(name, size, "sprofil-bpf.%d.%08x", (int)getpid(), r);
+	if (pipe2(in, O_CLOEXEC))
+		return -1;
+	if (pipe2(out, O_CLOEXEC)) {
+		close(in[0]);
+		close(in[1]);
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		unsetenv("LD_PRELOAD");
+		execl(helper, "sprofil-probe", "--serve", name, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	n = pid < 0 ? -1 : read(out[0], ready, sizeof(ready) - 1);
+	close(out[0]);
+	if (n <= 0 || strncmp(ready, "ready\n", 6)) {
+		close(in[1]);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		return -1;
+	}
+	*lifeline = in[1];
+	return pid;
 }

@@ -8,6 +8,10 @@
  * kernel verify the program (once per boot, backend_bpf_probe.c), and a
  * start would load it again, half a second of CPU for every record.  A program of its own because the command itself is static
  * (so that ld.so never runs in it: see docs/record.md, LD_PROFILE).
+ * On success it says the backend chosen on stdout ("backend NAME").
+ *
+ * With --serve NAME, it is instead the run's bpf program server
+ * (bpf_share.c), started only when the probe chose bpf.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -18,11 +22,13 @@
 
 #include <sprofil.h>
 
+#include "probe_helper.h"
+
 typedef int (*sprofil_fn)(struct prof *, int, struct timeval *,
 			  unsigned int);
 typedef int (*info_fn)(struct sprofil_info *);
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static unsigned short buckets[256];
 	struct prof region = {
@@ -34,17 +40,24 @@ int main(void)
 	struct sprofil_info chosen = { 0 };
 	struct timeval tick;
 
+	if (argc == 3 && !strcmp(argv[1], "--serve"))
+		return probe_serve(argv[2]);
 	if (!start || !info) {
 		fprintf(stderr, "libsprofil is not loaded (LD_PRELOAD)\n");
 		return 1;
 	}
-	if (!info(&chosen) && chosen.backend && !strcmp(chosen.backend, "bpf"))
+	if (!info(&chosen) && chosen.backend &&
+	    !strcmp(chosen.backend, "bpf")) {
+		printf("backend bpf\n");
 		return 0;
+	}
 	if (start(&region, 1, &tick, PROF_USHORT)) {
 		fprintf(stderr, "sampling does not start: %s\n",
 			strerror(errno));
 		return 1;
 	}
 	start(NULL, 0, NULL, 0);
+	if (!info(&chosen) && chosen.backend)
+		printf("backend %s\n", chosen.backend);
 	return 0;
 }

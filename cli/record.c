@@ -136,6 +136,7 @@ static void set_env(const char *name, const char *value)
 
 static __attribute__((noreturn)) void run_child(const struct record_opts *o,
 						const char *lib,
+						const char *share,
 						const char *path, char **argv)
 {
 	const char *pre = getenv("LD_PRELOAD");
@@ -150,6 +151,8 @@ static __attribute__((noreturn)) void run_child(const struct record_opts *o,
 	set_env("SPROFIL_MODULES", o->modules ? o->modules : "ALL");
 	set_env("SPROFIL_HZ", o->hz);
 	set_env("SPROFIL_BACKEND", o->backend);
+	/* Every process of the run takes the bpf program from there. */
+	set_env("SPROFIL_BPF_SHARE", share);
 	set_env("SPROFIL_SIGDUMP", o->sigdump);
 	if (o->no_callers)
 		set_env("SPROFIL_CALLERS", "0");
@@ -380,9 +383,10 @@ int cli_record(int argc, char **argv)
 	struct record_opts o = { .output = NULL };
 	struct record_files files;
 	char found[PATH_MAX], lib[PATH_MAX], path[PATH_MAX];
+	char chosen[16], share[64];
 	struct timespec start;
-	int first, status, ret;
-	pid_t pid;
+	int first, status, ret, lifeline = -1;
+	pid_t pid, server = -1;
 	size_t i;
 
 	first = parse(argc, argv, &o);
@@ -396,8 +400,11 @@ int cli_record(int argc, char **argv)
 		return 1;
 	}
 	drop_ld_profile();
-	if (cli_probe(lib, o.backend) || output_prepare(&o))
+	if (cli_probe(lib, o.backend, chosen, sizeof(chosen)) ||
+	    output_prepare(&o))
 		return 1;
+	if (!strcmp(chosen, "bpf"))
+		server = cli_bpf_serve(share, sizeof(share), &lifeline);
 	clock_gettime(CLOCK_REALTIME_COARSE, &start);
 	fflush(NULL);
 	pid = fork();
@@ -406,7 +413,8 @@ int cli_record(int argc, char **argv)
 		return 1;
 	}
 	if (!pid)
-		run_child(&o, lib, path, argv + first);
+		run_child(&o, lib, server > 0 ? share : NULL, path,
+			  argv + first);
 	/* ^C and ^\ are the program's; we stay to report. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
@@ -415,6 +423,11 @@ int cli_record(int argc, char **argv)
 			cli_error("waitpid: %s", strerror(errno));
 			return 1;
 		}
+	if (server > 0) {
+		close(lifeline);
+		while (waitpid(server, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	find_files(&o, &start, pid, &files);
 	ret = summary(&o, &files, argv[first], status);
 	for (i = 0; i < files.n; i++)

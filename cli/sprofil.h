@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* The default output of record, and the suffix of every file it writes. */
 #define CLI_DEFAULT_OUTPUT	"sprofil.gmon"
@@ -34,10 +35,18 @@ int cli_program(const char *name, char *path, size_t size);
 
 /*
  * Starts and stops sampling once in a child process with @lib on
- * backend @backend (NULL: auto).  Returns 0, or prints one line naming
- * why no backend can sample and returns -1.
+ * backend @backend (NULL: auto), the backend chosen into @chosen.
+ * Returns 0, or prints one line naming why no backend can sample and
+ * returns -1.
  */
-int cli_probe(const char *lib, const char *backend);
+int cli_probe(const char *lib, const char *backend, char *chosen,
+	      size_t size);
+
+/*
+ * Starts the run's bpf program server: its pid, the socket's @name and
+ * the pipe end that keeps it alive, or -1 (probe.c).
+ */
+pid_t cli_bpf_serve(char *name, size_t size, int *lifeline);
 
 /* Paths next to our own executable; 0, or -1 after one line on stderr. */
 int cli_find_lib(char *path, size_t size);
