@@ -145,8 +145,7 @@ static void sb_free(struct sb_session *s)
 	if (s->registered && s->tgid == (__u32)getpid())
 		spb_proc_unregister(s->prog, s->tgid);
 	sb_unmap(s->proc, s->proc_bytes);
-	sb_unmap(s->counts, s->counts_bytes);
-	sb_unmap(s->dirty, s->dirty_bytes);
+	sb_seen_free(&s->seen);
 	sb_unmap(s->cnodes, s->cnodes_bytes);
 	sb_unmap(s->cdirty, s->cdirty_bytes);
 	sb_set_free(s->set);
@@ -374,12 +373,6 @@ static int sb_cover_cpus(struct sb_session *s)
 	return 0;
 }
 
-/* Flags of sp_dirty for two halves of @half counters. */
-static uint64_t sb_chunks(uint64_t half)
-{
-	return (2 * half + SPB_CHUNK - 1) / SPB_CHUNK + 1;
-}
-
 /*
  * SPROFIL_BPF_WALK=stack: chains from bpf_get_stack() instead of the
  * program's own walk, for bench/ to compare (docs/callers.md).
@@ -405,16 +398,11 @@ int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes)
 	if (err)
 		return err;
 	s->half = half;
-	err = spb_proc_create(half ? 2 * half : 1, sb_chunks(half),
-			      cnodes ? cnodes : 1,
+	err = spb_proc_create(half ? 2 * half : 1, cnodes ? cnodes : 1,
 			      cnodes ? sb_cchunks(cnodes) : 1, &m);
 	memcpy(s->inner_fd, m.fd, sizeof(s->inner_fd));
 	s->proc = m.proc;
 	s->proc_bytes = sizeof(*m.proc);
-	s->counts = m.counts;
-	s->counts_bytes = m.counts_bytes;
-	s->dirty = m.dirty;
-	s->dirty_bytes = m.dirty_bytes;
 	s->cnodes = m.cnodes;
 	s->cnodes_bytes = m.cnodes_bytes;
 	s->cdirty = m.cdirty;
@@ -441,7 +429,6 @@ static int sb_register(struct sb_session *s)
 
 	memcpy(m.fd, s->inner_fd, sizeof(m.fd));
 	err = spb_proc_register(s->prog, (__u32)getpid(), &m);
-	memset(s->inner_fd, -1, sizeof(s->inner_fd));
 	s->tgid = m.tgid;
 	s->registered = !err;
 	return err;
@@ -882,7 +869,6 @@ static void sb_file(struct sb_session *s, struct sb_set *set, uint64_t pc,
 {
 	struct spb_proc *proc = s->proc;
 	long r = spm_lookup(&set->map, pc);
-	uint64_t key;
 
 	__atomic_fetch_add(&proc->samples[set->k], n, __ATOMIC_RELAXED);
 	/* Its chain is unknown: filed as cut, at its start routine. */
@@ -898,11 +884,13 @@ static void sb_file(struct sb_session *s, struct sb_set *set, uint64_t pc,
 				   __ATOMIC_RELAXED);
 		return;
 	}
-	key = set->k * s->half + set->region[r].first +
-	      spm_region_bucket(&set->map, &set->map.region[r], pc);
-	__atomic_fetch_add(&s->counts[key], n, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->dirty[key >> SPB_CHUNK_SHIFT], 1,
-			 __ATOMIC_RELAXED);
+	/* Straight into the bucket: the counters are the program's. */
+	if (set->region[r].off)
+		set->misses_off += n;
+	else
+		set->saturated += sb_bucket_add(set->region[r].base +
+			(spm_region_bucket(&set->map, &set->map.region[r], pc)
+			 << set->map.shift), set->map.shift, n);
 }
 
 /*

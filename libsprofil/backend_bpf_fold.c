@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The bpf backend's fold: moves what the BPF program counted in its
- * mapped counters into the caller's buffers, saturating as the module
- * does, reading only the chunks the program flagged; and the thread that
- * does so every SPROFIL_BPF_FOLD_MS, so that the buffers are near-live
- * (docs/backends.md).  Called with sb_lock held, except the thread, which
+ * The bpf backend's fold: moves what the BPF program counted into the
+ * caller's buffers (the buckets through backend_bpf_counters.c, the
+ * misses, the calling context tree), saturating as the module does; and
+ * the thread that does so every SPROFIL_BPF_FOLD_MS, so that the
+ * buffers are near-live (docs/backends.md).  Called with sb_lock held, except the thread, which
  * takes it.
  */
 #include <errno.h>
@@ -40,57 +40,14 @@ uint64_t sb_bucket_add(uintptr_t bucket, uint32_t shift, uint64_t n)
 }
 
 /*
- * Takes the count of counter @c, if it has one, and adds it to region
- * @r's bucket @b (or to the misses).
+ * The program's misses, and the samples whose bucket found no room in
+ * the process's counters (sprofil.bpf.c): in no bucket either.
  */
-static void sb_take(struct sb_set *set, struct sb_region *r,
-		    volatile uint64_t *c, uint64_t b)
-{
-	uint32_t shift = set->map.shift;
-	uint64_t v;
-
-	if (!*c)
-		return;
-	v = __atomic_exchange_n(c, 0, __ATOMIC_RELAXED);
-	if (r->off)
-		set->misses_off += v;
-	else
-		set->saturated += sb_bucket_add(r->base + (b << shift), shift,
-						v);
-}
-
-/*
- * Moves region @i's counters into its buffer (or to the misses), reading
- * only the chunks flagged since the last fold.  A flag is cleared before
- * its counters are read: a count added meanwhile flags it again.
- */
-void sb_fold_region(struct sb_session *s, struct sb_set *set,
-			   uint32_t i)
-{
-	struct sb_region *r = &set->region[i];
-	uint64_t base = set->k * s->half + r->first, end = base + r->nbuckets;
-	uint64_t chunk, c, last;
-
-	for (chunk = base >> SPB_CHUNK_SHIFT; chunk << SPB_CHUNK_SHIFT < end;
-	     chunk++) {
-		/* Acquire: the counters are read after their flag. */
-		if (!__atomic_load_n(&s->dirty[chunk], __ATOMIC_ACQUIRE))
-			continue;
-		/* A flag shared with another region stays, for it. */
-		if (chunk << SPB_CHUNK_SHIFT >= base &&
-		    (chunk + 1) << SPB_CHUNK_SHIFT <= end)
-			__atomic_store_n(&s->dirty[chunk], 0, __ATOMIC_SEQ_CST);
-		c = chunk << SPB_CHUNK_SHIFT;
-		last = (chunk + 1) << SPB_CHUNK_SHIFT;
-		for (c = c < base ? base : c; c < last && c < end; c++)
-			sb_take(set, r, &s->counts[c], c - base);
-	}
-}
-
 uint64_t sb_misses(struct sb_session *s, struct sb_set *set)
 {
-	return __atomic_load_n(&s->proc->misses[set->k],
-			       __ATOMIC_RELAXED) + set->misses_off;
+	return __atomic_load_n(&s->proc->misses[set->k], __ATOMIC_RELAXED) +
+	       __atomic_load_n(&s->proc->lost[set->k], __ATOMIC_RELAXED) +
+	       set->misses_off;
 }
 
 /* Files the misses not yet filed into the overflow bin. */
@@ -106,10 +63,7 @@ void sb_fold_misses(struct sb_session *s, struct sb_set *set)
 
 void sb_fold(struct sb_session *s, struct sb_set *set)
 {
-	uint32_t i;
-
-	for (i = 0; i < set->map.nregions; i++)
-		sb_fold_region(s, set, i);
+	sb_fold_counters(s, set);
 	sb_fold_misses(s, set);
 	sb_fold_callers(s, set);
 }
@@ -193,30 +147,6 @@ void sb_clear_callers(struct sb_session *s)
 
 
 /*
- * Clears what samples of a retired set added to half @k after its last
- * fold (a sample that read the old index just before the switch): only
- * flagged chunks can hold any.
- */
-void sb_clear_half(struct sb_session *s, uint32_t k)
-{
-	uint64_t first = k * s->half, end = first + s->half, chunk, c;
-
-	for (chunk = first >> SPB_CHUNK_SHIFT; chunk << SPB_CHUNK_SHIFT < end;
-	     chunk++) {
-		if (!s->dirty[chunk])
-			continue;
-		c = chunk << SPB_CHUNK_SHIFT;
-		for (c = c < first ? first : c;
-		     c < (chunk + 1) << SPB_CHUNK_SHIFT && c < end; c++)
-			s->counts[c] = 0;
-		/* The chunk straddling the halves is the other's too. */
-		if ((chunk << SPB_CHUNK_SHIFT) >= first &&
-		    (chunk + 1) << SPB_CHUNK_SHIFT <= end)
-			s->dirty[chunk] = 0;
-	}
-}
-
-/*
  * The folding thread: wakes every sb_fold_ms while a set counts, and
  * sleeps on sb_wake otherwise.  sb_fold_ms 0: no thread, folds on demand.
  */
@@ -272,8 +202,11 @@ static void *sb_fold_loop(void *unused)
 		at.tv_sec += at.tv_nsec / 1000000000;
 		at.tv_nsec %= 1000000000;
 		pthread_cond_timedwait(&sb_wake, &sb_lock, &at);
-		if (sb_sess && sb_sess->set)
-			sb_fold(sb_sess, sb_sess->set);
+		if (sb_sess && sb_sess->set) {
+			sb_fold_recent(sb_sess, sb_sess->set);
+			sb_fold_misses(sb_sess, sb_sess->set);
+			sb_fold_callers(sb_sess, sb_sess->set);
+		}
 	}
 	return NULL;
 }

@@ -20,6 +20,19 @@
 #include "callers_merge.h"
 #include "sprofil_load.h"
 
+/*
+ * What the fold saw of each counter of the process's hash
+ * (backend_bpf_counters.c): an open-addressed table of key + 1 (0:
+ * free) and value, a power of two of slots.
+ */
+struct sb_seen {
+	uint32_t *key;
+	uint64_t *value;
+	size_t cap, n;
+};
+
+void sb_seen_free(struct sb_seen *t);
+
 /* One region as the fold sees it, in the order of spm_prepare(). */
 struct sb_region {
 	uintptr_t base;			/* the caller's bucket array */
@@ -60,13 +73,12 @@ struct sb_session {
 	/* This process's place in it: its state and counters, mapped. */
 	__u32 tgid;
 	bool registered;
-	int inner_fd[SPB_INNER_MAPS];	/* until registered */
+	int inner_fd[SPB_INNER_MAPS];	/* [0]: the counters */
 	struct spb_proc *proc;
 	size_t proc_bytes;
-	volatile uint64_t *counts;	/* the mapped counter array */
-	size_t counts_bytes;
-	volatile uint64_t *dirty;	/* its chunks' flags, mapped */
-	size_t dirty_bytes;
+	/* What the fold saw of each counter, and where it left the ring. */
+	struct sb_seen seen;
+	uint32_t ring_tail;
 	uint64_t half;			/* counters per set */
 	uint64_t period;
 	bool percpu;
@@ -98,8 +110,15 @@ extern atomic_bool sb_on;			/* sb_sess has a set */
 
 /* Adds @n to the bucket at @bucket; returns the increments it lost. */
 uint64_t sb_bucket_add(uintptr_t bucket, uint32_t shift, uint64_t n);
-/* Moves region @i's counters into its buffer (or to the misses). */
+/*
+ * backend_bpf_counters.c: moves the growth of region @i's counters into
+ * its buffer (or to the misses); of every counter of @set; of the
+ * counters the program named in its ring since the last pass (the
+ * folding thread's, cheaper, not exact: the others are).
+ */
 void sb_fold_region(struct sb_session *s, struct sb_set *set, uint32_t i);
+void sb_fold_counters(struct sb_session *s, struct sb_set *set);
+void sb_fold_recent(struct sb_session *s, struct sb_set *set);
 /* Samples of @set that fell in no region so far. */
 uint64_t sb_misses(struct sb_session *s, struct sb_set *set);
 /* Files the misses not yet filed into the overflow bin. */

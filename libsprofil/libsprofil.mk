@@ -45,7 +45,7 @@ $(BPF_DIR)/sprofil.skel.h: $(BPF_DIR)/sprofil.bpf.o
 
 # The objects that include the skeleton.
 SB_OBJS := $(addprefix $(BUILD)/libsprofil/,backend_bpf.o backend_bpf_fold.o \
-	backend_bpf_program.o \
+	backend_bpf_program.o backend_bpf_counters.o \
 	backend_bpf_probe.o)
 $(SB_OBJS): $(BPF_DIR)/sprofil.skel.h
 $(SB_OBJS): CPPFLAGS += -I$(BPF_DIR) -Ilibsprofil/bpf

@@ -119,17 +119,20 @@ struct {
 } sp_procs SEC(".maps");
 
 /*
- * Each process's counters, one per bucket, two halves of spb_proc.half
- * (one per region set); sized by the library (BPF_F_INNER_MAP: inner
- * arrays of any length).
+ * Each process's counters, one per bucket it hit, by bucket index (the
+ * set's half, k * spb_proc.half, plus the region's first counter plus
+ * the bucket): a hash, so that they take memory for the buckets hit,
+ * not for all text (a dense array took 8 bytes per bucket of every
+ * module, 22 MB for a shell).  Counts only grow: the fold takes the
+ * difference from what it saw last (backend_bpf_fold.c).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
 	__type(key, __u32);
 	__uint(max_entries, SPB_MAX_PROCS);
 	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_ARRAY);
-		__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+		__uint(type, BPF_MAP_TYPE_HASH);
+		__uint(map_flags, BPF_F_NO_PREALLOC);
 		__type(key, __u32);
 		__type(value, __u64);
 		__uint(max_entries, 1);
@@ -137,24 +140,11 @@ struct {
 } sp_pcounts SEC(".maps");
 
 /*
- * One flag per SPB_CHUNK counters, set after a count is added to one of
- * them: the fold then reads only the chunks that changed.  64-bit, since
- * an array's elements are 8-byte aligned in its mapping whatever their
- * size.  Also the flags of the calling context tree's chunks, sp_pcdirty.
+ * One flag per 2^SPB_CNODE_CHUNK_SHIFT nodes of the calling context
+ * tree, set after a count: the fold then reads only the chunks that
+ * changed.  64-bit, since an array's elements are 8-byte aligned in its
+ * mapping whatever their size.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
-	__type(key, __u32);
-	__uint(max_entries, SPB_MAX_PROCS);
-	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_ARRAY);
-		__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
-		__type(key, __u32);
-		__type(value, __u64);
-		__uint(max_entries, 1);
-	});
-} sp_pdirty SEC(".maps");
-
 /*
  * Caller sampling (docs/callers.md): each sample's user call chain is
  * walked with the rules of <sprofil/callers.h> and filed into the
@@ -171,7 +161,6 @@ struct {
 	__array(values, struct spb_cnodes_map);
 } sp_pcnodes SEC(".maps");
 
-/* One flag per 2^SPB_CNODE_CHUNK_SHIFT nodes, set after a count. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
 	__type(key, __u32);
@@ -540,8 +529,8 @@ int sp_sample(struct bpf_perf_event_data *ctx)
 	__u64 pc = ctx->regs.rip, n, *count;
 	const struct spb_set *set;
 	struct spb_proc *p = spb_proc();
-	__u64 *dirty;
-	__u32 key, cur;
+	__u32 key, cur, tgid, slot;
+	void *counts;
 	long r;
 
 	if (!p || !p->on ||
@@ -567,12 +556,24 @@ int sp_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	key = cur * p->half + set->first[r] + (__u32)spb_bucket(set, r, pc);
-	count = spb_elem(&sp_pcounts, key);
-	if (count)
+	tgid = spb_tgid();
+	counts = bpf_map_lookup_elem(&sp_pcounts, &tgid);
+	if (!counts)
+		return 0;
+	count = bpf_map_lookup_elem(counts, &key);
+	if (count) {
 		__sync_fetch_and_add(count, n);
-	dirty = spb_elem(&sp_pdirty, key >> SPB_CHUNK_SHIFT);
-	if (dirty)
-		*dirty = 1;
+	} else if (bpf_map_update_elem(counts, &key, &n, BPF_NOEXIST)) {
+		/* Another CPU added it first, or there is no room. */
+		count = bpf_map_lookup_elem(counts, &key);
+		if (!count) {
+			__sync_fetch_and_add(&p->lost[cur], n);
+			return 0;
+		}
+		__sync_fetch_and_add(count, n);
+	}
+	slot = __sync_fetch_and_add(&p->ring_head, 1);
+	p->ring[slot & (SPB_RING - 1)] = key + 1;
 	return 0;
 }
 

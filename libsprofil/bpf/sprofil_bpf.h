@@ -23,9 +23,15 @@ _Static_assert((SPB_MAX_SEGMENTS & (SPB_MAX_SEGMENTS - 1)) == 0,
 _Static_assert((SPROFIL_MAX_REGIONS & (SPROFIL_MAX_REGIONS - 1)) == 0,
 	       "the region table is indexed with a mask");
 
-/* Counters per flag of sp_dirty: the fold skips chunks left clean. */
-#define SPB_CHUNK_SHIFT		8
-#define SPB_CHUNK		(1u << SPB_CHUNK_SHIFT)
+/*
+ * A process's counters: a hash of the buckets it hit, so that its memory
+ * grows with the samples, not with the text.  At most this many buckets
+ * (the hash's table of heads is allocated whole: 16 bytes each); a
+ * sample of a bucket beyond them is counted in spb_proc.lost.
+ */
+#define SPB_MAX_COUNTERS	(1u << 18)
+/* Keys of the buckets counted lately, for the fold (spb_proc.ring). */
+#define SPB_RING		4096
 
 /* Threads whose last sample the program remembers (an LRU of them). */
 #define SPB_MAX_THREADS		65536
@@ -78,7 +84,17 @@ struct spb_proc {
 	__u32 reserved;
 	__u64 samples[2];
 	__u64 misses[2];
+	__u64 lost[2];		/* samples of buckets the hash had no room for */
 	struct spc_header chdr;
+	/*
+	 * The key + 1 of each bucket counted, in order, at ring_head++ (mod
+	 * SPB_RING): the fold reads and zeroes the slots since its last
+	 * pass, and reads every counter when more were written than the
+	 * ring holds.
+	 */
+	__u32 ring_head;
+	__u32 reserved2;
+	__u32 ring[SPB_RING];
 };
 
 /* Nodes per flag of sp_cdirty: the fold reads only flagged chunks. */

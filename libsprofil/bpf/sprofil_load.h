@@ -31,7 +31,6 @@ enum spb_fd_index {
 	SPB_FD_SAMPLE,		/* the perf_event program */
 	SPB_FD_PROCS,		/* sp_procs */
 	SPB_FD_PCOUNTS,
-	SPB_FD_PDIRTY,
 	SPB_FD_PCNODES,
 	SPB_FD_PCDIRTY,
 	SPB_FD_OWNED,		/* sp_owned */
@@ -75,25 +74,22 @@ static inline void spb_program_of(struct sprofil_bpf *skel,
 	p->fd[SPB_FD_SAMPLE] = bpf_program__fd(skel->progs.sp_sample);
 	p->fd[SPB_FD_PROCS] = bpf_map__fd(skel->maps.sp_procs);
 	p->fd[SPB_FD_PCOUNTS] = bpf_map__fd(skel->maps.sp_pcounts);
-	p->fd[SPB_FD_PDIRTY] = bpf_map__fd(skel->maps.sp_pdirty);
 	p->fd[SPB_FD_PCNODES] = bpf_map__fd(skel->maps.sp_pcnodes);
 	p->fd[SPB_FD_PCDIRTY] = bpf_map__fd(skel->maps.sp_pcdirty);
 	p->fd[SPB_FD_OWNED] = bpf_map__fd(skel->maps.sp_owned);
 }
 
 /*
- * One process's inner maps, mapped shared into it: its state, counters
- * and their chunks' flags, calling context tree and its chunks' flags.
+ * One process's inner maps: its counters (a hash, read through its
+ * descriptor), and mapped shared into it, its state, calling context
+ * tree and the tree's chunks' flags.  The descriptors stay open while
+ * the maps are in use, in the order of spb_outer[].
  */
-#define SPB_INNER_MAPS	5
+#define SPB_INNER_MAPS	4
 struct spb_proc_maps {
 	__u32 tgid;			/* the key they are registered under */
-	int fd[SPB_INNER_MAPS];		/* until registered */
+	int fd[SPB_INNER_MAPS];
 	struct spb_proc *proc;
-	volatile uint64_t *counts;
-	size_t counts_bytes;
-	volatile uint64_t *dirty;
-	size_t dirty_bytes;
 	struct spc_node *cnodes;
 	size_t cnodes_bytes;
 	volatile uint64_t *cdirty;
@@ -131,46 +127,47 @@ static inline int spb_inner_new(__u32 size, __u64 n, __u32 flags,
 }
 
 /*
- * Creates and maps a process's inner maps, with @counters counters,
- * @dirty chunk flags, a tree of @cnodes nodes and @cdirty flags (each at
- * least 1); spb_proc_register() then puts them in the program.  On
- * failure, what was mapped is left in @m for the caller to unmap.
+ * Creates a process's inner maps, with room for @counters counters (at
+ * most SPB_MAX_COUNTERS buckets are counted), a tree of @cnodes nodes
+ * and @cdirty flags (each at least 1), and maps all but the counters;
+ * spb_proc_register() then puts them in the program.  On failure, what
+ * was made is left in @m for the caller to release.
  */
-static inline int spb_proc_create(__u64 counters, __u64 dirty, __u32 cnodes,
-				  __u64 cdirty, struct spb_proc_maps *m)
+static inline int spb_proc_create(__u64 counters, __u32 cnodes, __u64 cdirty,
+				  struct spb_proc_maps *m)
 {
 	const __u32 sized = BPF_F_MMAPABLE | BPF_F_INNER_MAP;
+	LIBBPF_OPTS(bpf_map_create_opts, opts,
+		    .map_flags = BPF_F_NO_PREALLOC);
 	void *p[SPB_INNER_MAPS] = { 0 };
-	int err, i;
+	int err = 0, i;
 
 	for (i = 0; i < SPB_INNER_MAPS; i++)
 		m->fd[i] = -1;
-	m->counts_bytes = counters * sizeof(__u64);
-	m->dirty_bytes = dirty * sizeof(__u64);
 	m->cnodes_bytes = (size_t)cnodes * sizeof(struct spc_node);
 	m->cdirty_bytes = cdirty * sizeof(__u64);
-	err = spb_inner_new(sizeof(__u64), counters, sized, &p[0], &m->fd[0]);
-	if (!err)
-		err = spb_inner_new(sizeof(__u64), dirty, sized, &p[1],
-				    &m->fd[1]);
+	m->fd[0] = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, sizeof(__u32),
+				  sizeof(__u64),
+				  counters < SPB_MAX_COUNTERS ?
+				  (__u32)counters : SPB_MAX_COUNTERS, &opts);
+	if (m->fd[0] < 0)
+		err = -errno;
 	if (!err)
 		err = spb_inner_new(sizeof(struct spc_node), cnodes, sized,
-				    &p[2], &m->fd[2]);
+				    &p[1], &m->fd[1]);
 	if (!err)
-		err = spb_inner_new(sizeof(__u64), cdirty, sized, &p[3],
-				    &m->fd[3]);
+		err = spb_inner_new(sizeof(__u64), cdirty, sized, &p[2],
+				    &m->fd[2]);
 	if (!err)
 		err = spb_inner_new(sizeof(struct spb_proc), 1, BPF_F_MMAPABLE,
-				    &p[4], &m->fd[4]);
-	m->counts = p[0];
-	m->dirty = p[1];
-	m->cnodes = p[2];
-	m->cdirty = p[3];
-	m->proc = p[4];
+				    &p[3], &m->fd[3]);
+	m->cnodes = p[1];
+	m->cdirty = p[2];
+	m->proc = p[3];
 	return err;
 }
 
-/* Closes @m's map descriptors: its mappings keep the maps. */
+/* Closes @m's map descriptors (the mappings keep their maps). */
 static inline void spb_proc_close(struct spb_proc_maps *m)
 {
 	int i;
@@ -184,15 +181,14 @@ static inline void spb_proc_close(struct spb_proc_maps *m)
 
 /* The outer maps of @m's inner maps, in the order of its fd[]. */
 static const int spb_outer[SPB_INNER_MAPS] = {
-	SPB_FD_PCOUNTS, SPB_FD_PDIRTY, SPB_FD_PCNODES, SPB_FD_PCDIRTY,
-	SPB_FD_PROCS,
+	SPB_FD_PCOUNTS, SPB_FD_PCNODES, SPB_FD_PCDIRTY, SPB_FD_PROCS,
 };
 
 /*
  * Registers @m in @prog as process @tgid's, replacing what was there:
  * its state last, so that the program never sees a state without its
  * other maps (the state's counting is off until the caller turns it
- * on).  Closes @m's descriptors.  On failure nothing stays registered.
+ * on).  On failure nothing stays registered.
  */
 static inline int spb_proc_register(const struct spb_program *prog,
 				    __u32 tgid, struct spb_proc_maps *m)
@@ -204,22 +200,21 @@ static inline int spb_proc_register(const struct spb_program *prog,
 		if (bpf_map_update_elem(prog->fd[spb_outer[i]], &tgid,
 					&m->fd[i], BPF_ANY))
 			err = -errno;
-	spb_proc_close(m);
 	if (err)
 		for (i = SPB_INNER_MAPS - 1; i >= 0; i--)
 			bpf_map_delete_elem(prog->fd[spb_outer[i]], &tgid);
 	return err;
 }
 
-/* Unmaps what spb_proc_register() mapped into @m (not for libsprofil). */
-static inline void spb_proc_unmap(struct spb_proc_maps *m)
+/*
+ * Unmaps and closes what spb_proc_create() made in @m (not for
+ * libsprofil, whose munmap is its own).
+ */
+static inline void spb_proc_release(struct spb_proc_maps *m)
 {
+	spb_proc_close(m);
 	if (m->proc)
 		munmap(m->proc, sizeof(*m->proc));
-	if (m->counts)
-		munmap((void *)m->counts, m->counts_bytes);
-	if (m->dirty)
-		munmap((void *)m->dirty, m->dirty_bytes);
 	if (m->cnodes)
 		munmap(m->cnodes, m->cnodes_bytes);
 	if (m->cdirty)

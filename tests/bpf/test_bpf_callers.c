@@ -231,7 +231,7 @@ static void synth_file_bpf(const struct synth *s, __u32 nodes,
 		print_message("# load: %s\n", strerror(-err));
 	assert_int_equal(err, 0);
 	spb_program_of(skel, &prog);
-	assert_int_equal(spb_proc_create(1, 1, nodes, 1, &pm), 0);
+	assert_int_equal(spb_proc_create(1, nodes, 1, &pm), 0);
 	assert_int_equal(spb_proc_register(&prog, (__u32)getpid(), &pm), 0);
 	pm.proc->cmask = nodes - 1;
 	pm.proc->cdepth = SPROFIL_MAX_DEPTH;
@@ -249,7 +249,7 @@ static void synth_file_bpf(const struct synth *s, __u32 nodes,
 	out->t.hdr->truncated = pm.proc->chdr.truncated;
 	out->t.hdr->lost = pm.proc->chdr.lost;
 	out->t.hdr->busy = pm.proc->chdr.busy;
-	spb_proc_unmap(&pm);
+	spb_proc_release(&pm);
 	sprofil_bpf__destroy(skel);
 }
 
