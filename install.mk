@@ -63,6 +63,7 @@ INST_FILES := $(BINDIR)/sprofil $(BINDIR)/sprofil-gprof \
 	$(LIBEXECDIR)/sprofil/sprofil-probe \
 	$(LIBDIR)/$(LIB_REAL) $(LIBDIR)/libsprofil.so.$(LIB_SOMAJOR) \
 	$(LIBDIR)/libsprofil.so $(LIBDIR)/libsprofil.a \
+	$(LIBDIR)/sprofil/bpf-loader.so \
 	$(PKGCONFIGDIR)/sprofil.pc \
 	$(INCLUDEDIR)/sprofil.h $(INCLUDEDIR)/linux/sprofil.h \
 	$(INCLUDEDIR)/sprofil/mapping.h $(INCLUDEDIR)/sprofil/callers.h \
@@ -73,7 +74,7 @@ INST_FILES := $(BINDIR)/sprofil $(BINDIR)/sprofil-gprof \
 	$(DKMS_SRC)/dkms.conf \
 	$(LICENSE_FILES:%=$(DOCDIR)/%)
 # Directories that hold only sprofil's files, deepest first.
-INST_DIRS := $(LIBEXECDIR)/sprofil $(INCLUDEDIR)/sprofil \
+INST_DIRS := $(LIBEXECDIR)/sprofil $(LIBDIR)/sprofil $(INCLUDEDIR)/sprofil \
 	$(DKMS_SRC)/include/uapi/linux $(DKMS_SRC)/include/uapi \
 	$(DKMS_SRC)/include/sprofil $(DKMS_SRC)/include $(DKMS_SRC) $(DOCDIR)
 
@@ -111,6 +112,8 @@ install: lib gprof cli $(BUILD)/sprofil.pc $(BUILD)/dkms.conf
 	ln -sf $(LIB_REAL) $(DESTDIR)$(LIBDIR)/libsprofil.so.$(LIB_SOMAJOR)
 	ln -sf libsprofil.so.$(LIB_SOMAJOR) $(DESTDIR)$(LIBDIR)/libsprofil.so
 	$(INSTALL) -m 644 $(LIB_DIR)/libsprofil.a $(DESTDIR)$(LIBDIR)/libsprofil.a
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/sprofil
+	$(INSTALL) -m 644 $(LIB_LOADER) $(DESTDIR)$(LIBDIR)/sprofil/bpf-loader.so
 	$(INSTALL) -m 644 $(BUILD)/sprofil.pc $(DESTDIR)$(PKGCONFIGDIR)/sprofil.pc
 	$(INSTALL) -m 644 include/sprofil.h $(DESTDIR)$(INCLUDEDIR)/sprofil.h
 	$(INSTALL) -m 644 include/uapi/linux/sprofil.h \

@@ -25,7 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sprofil_load.h"
+#include "sprofil_skel_load.h"
 #include "probe_helper.h"
 
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)

@@ -7,6 +7,7 @@
 DEMO_DIR := $(BUILD)/demo-payload
 DEMO_FILES := $(DEMO_DIR)/hotspots $(DEMO_DIR)/sprofil.ko $(DEMO_DIR)/run \
 	$(DEMO_DIR)/bin/sprofil $(DEMO_DIR)/lib/libsprofil.so.0 \
+	$(DEMO_DIR)/lib/sprofil/bpf-loader.so \
 	$(DEMO_DIR)/libexec/sprofil-probe $(DEMO_DIR)/gprof/gprof
 
 $(DEMO_DIR)/hotspots: demo/hotspots.c
@@ -18,6 +19,7 @@ $(DEMO_DIR)/sprofil.ko: $(BUILD)/kmod/sprofil.ko
 $(DEMO_DIR)/run: demo/run-in-vm
 $(DEMO_DIR)/bin/sprofil: $(CLI_BIN)
 $(DEMO_DIR)/lib/libsprofil.so.0: $(LIB_DIR)/libsprofil.so
+$(DEMO_DIR)/lib/sprofil/bpf-loader.so: $(LIB_LOADER)
 $(DEMO_DIR)/libexec/sprofil-probe: $(CLI_PROBE)
 $(DEMO_DIR)/gprof/gprof: $(GPROF_DIR)/gprof
 $(filter-out $(DEMO_DIR)/hotspots,$(DEMO_FILES)):

@@ -44,8 +44,6 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include <sprofil.h>
 #include <sprofil/mapping.h>
@@ -265,7 +263,7 @@ static int sb_cover_thread(struct sb_session *s, pid_t tid, int prog_fd)
 	if (fd < 0)
 		return -errno;
 	/* A full table only costs the rare double count it prevents. */
-	bpf_map_update_elem(owned, &key, &one, BPF_ANY);
+	spb_map_update(owned, &key, &one, BPF_ANY);
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) ||
 	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
 		err = -errno;

@@ -149,15 +149,14 @@ static void sb_each_counter(struct sb_session *s,
 {
 	uint32_t keys[SB_BATCH], out, i;
 	uint64_t values[SB_BATCH];
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	bool first = true;
-	__u32 count;
+	uint32_t count;
 	int err;
 
 	do {
 		count = SB_BATCH;
-		err = bpf_map_lookup_batch(s->inner_fd[0], first ? NULL : &out,
-					   &out, keys, values, &count, &opts);
+		err = spb_map_lookup_batch(s->inner_fd[0], first ? NULL : &out,
+					   &out, keys, values, &count);
 		if (err && errno != ENOENT)
 			return;
 		for (i = 0; i < count; i++)
@@ -227,7 +226,7 @@ void sb_fold_recent(struct sb_session *s, struct sb_set *set)
 	for (i = 0; i < n; i++) {
 		if (i && keys[i] == keys[i - 1])
 			continue;
-		if (!bpf_map_lookup_elem(s->inner_fd[0], &keys[i], &value))
+		if (!spb_map_lookup(s->inner_fd[0], &keys[i], &value))
 			sb_take(s, set, keys[i], value, NULL);
 	}
 }
@@ -240,7 +239,7 @@ static void sb_drop_one(struct sb_session *s, uint32_t key, uint64_t value,
 	(void)value;
 	if (key < *k * s->half || key >= (*k + 1) * s->half)
 		return;
-	if (bpf_map_delete_elem(s->inner_fd[0], &key))
+	if (spb_map_delete(s->inner_fd[0], &key))
 		return;
 	seen = sb_seen_of(&s->seen, key);
 	if (seen)

@@ -21,7 +21,6 @@
 
 #include "backend_bpf_session.h"
 #include "bucket.h"
-#include "sprofil.skel.h"
 
 /* Default interval of the folding thread (SPROFIL_BPF_FOLD_MS). */
 #define SB_FOLD_MS	20

@@ -27,11 +27,10 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "backend_bpf_session.h"
 #include "sprofil_load.h"
+#include "sprofil.skel.h"
 
 #define SB_MARKER_DIR	"/dev/shm"
 
@@ -119,8 +118,8 @@ int sb_probe(const char **why)
 	 * A one-entry map first: refused at once where BPF is not
 	 * permitted, before libbpf parses the kernel's BTF for the load.
 	 */
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, sizeof(__u32),
-			    sizeof(__u32), 1, NULL);
+	fd = spb_map_create(BPF_MAP_TYPE_ARRAY, sizeof(__u32), sizeof(__u32),
+			    1, 0);
 	err = fd < 0 ? -errno : 0;
 	if (fd >= 0)
 		close(fd);

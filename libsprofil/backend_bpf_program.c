@@ -9,10 +9,14 @@
  * for a process tree").  A fork child keeps its parent's descriptors;
  * an exec'd image asks again.  Without a server (a program calling
  * sprofil() itself, or a process outside the run), the process loads the
- * program itself, as every process did before.
+ * program itself, as every process did before, through the loader
+ * (backend_bpf_loader.c), so that only then are libbpf, libelf and libz
+ * mapped into it.
  */
+#include <dlfcn.h>
 #include <errno.h>
-#include <stdarg.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,10 +26,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "backend_bpf_loader.h"
 #include "backend_bpf_session.h"
 
 static struct spb_program sb_prog;
-static struct sprofil_bpf *sb_prog_skel;	/* when loaded here */
 static bool sb_prog_ready;
 
 bool sb_program_ready(void)
@@ -113,31 +117,46 @@ static int sb_share_receive(const char *name, struct spb_program *p)
 	return 0;
 }
 
-/* libbpf's messages go to stderr unless told; ours are one line each. */
-static int sb_quiet(enum libbpf_print_level level, const char *fmt,
-		    va_list ap)
+/*
+ * The loader: linked in (libsprofil.a, SB_LOADER_LINKED), or the plugin
+ * beside libsprofil.so, opened only now.
+ */
+static int sb_load_here(struct spb_program *p)
 {
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
+#ifdef SB_LOADER_LINKED
+	return sprofil_bpf_loader_load(p->fd);
+#else
+	char path[PATH_MAX], *slash;
+	sb_loader_fn load;
+	Dl_info self;
+	void *h;
+
+	if (!dladdr((void *)sb_load_here, &self) || !self.dli_fname)
+		return -ENOENT;
+	slash = strrchr(self.dli_fname, '/');
+	if (snprintf(path, sizeof(path), "%.*s%s",
+		     slash ? (int)(slash - self.dli_fname + 1) : 0,
+		     self.dli_fname, SB_LOADER_PLUGIN) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return -ENOENT;
+	load = (sb_loader_fn)dlsym(h, "sprofil_bpf_loader_load");
+	return load ? load(p->fd) : -ENOENT;
+#endif
 }
 
 int sb_program(const struct spb_program **out)
 {
 	const char *share = getenv(SPB_SHARE_ENV);
-	libbpf_print_fn_t prev;
 	int err;
 
 	if (!sb_prog_ready) {
 		err = share && *share ? sb_share_receive(share, &sb_prog) : -1;
 		if (err) {
-			prev = libbpf_set_print(sb_quiet);
-			err = spb_load(&sb_prog_skel, false);
-			libbpf_set_print(prev);
+			err = sb_load_here(&sb_prog);
 			if (err)
 				return err;
-			spb_program_of(sb_prog_skel, &sb_prog);
 		}
 		sb_prog_ready = true;
 	}

@@ -1,12 +1,17 @@
 # libsprofil.so and libsprofil.a: every libsprofil/*.c, one object set
-# built position-independent for both.  Programs linking libsprofil.a
-# also need $(LIB_LDLIBS) (libbpf, libelf, zlib for the bpf backend).
+# built position-independent for both, but for the bpf backend's loader
+# (backend_bpf_loader.c): libsprofil.so opens it as the plugin
+# $(LIB_DIR)/sprofil/bpf-loader.so only when it loads the program itself,
+# so that libbpf, libelf and libz are not mapped into every profiled
+# process (docs/backends.md); libsprofil.a has it linked in.  Programs
+# linking libsprofil.a also need $(LIB_LDLIBS) (libbpf, libelf, zlib).
 
 LIB_DIR := $(BUILD)/lib
 # The soname's number: raised only when the ABI breaks (additions get a
 # new node in libsprofil.map instead).
 LIB_SOMAJOR := 0
-LIB_SRCS := $(wildcard libsprofil/*.c)
+LIB_SRCS := $(filter-out libsprofil/backend_bpf_loader.c,\
+	$(wildcard libsprofil/*.c))
 LIB_ASMS := $(wildcard libsprofil/*.S)
 # mcount.S and mcount.c share a stem: assembler objects get "-asm".
 LIB_OBJS := $(LIB_SRCS:libsprofil/%.c=$(BUILD)/libsprofil/%.o) \
@@ -16,6 +21,12 @@ LIB_HDRS := $(wildcard libsprofil/*.h) include/sprofil.h \
 	include/sprofil/callers.h include/sprofil/gmon_format.h
 # libbpf for the bpf backend, libelf and zlib for libbpf.
 LIB_LDLIBS := -lbpf -lelf -lz -ldl -pthread
+LIB_SO_LDLIBS := -ldl -pthread
+LIB_LOADER := $(LIB_DIR)/sprofil/bpf-loader.so
+# libsprofil.a's: the loader, and the code that calls it directly.
+LIB_STATIC_OBJS := $(filter-out $(BUILD)/libsprofil/backend_bpf_program.o,\
+	$(LIB_OBJS)) $(BUILD)/libsprofil/static/backend_bpf_program.o \
+	$(BUILD)/libsprofil/backend_bpf_loader.o
 
 # The bpf backend's program (libsprofil/bpf/), compiled for BPF and
 # embedded in the library as a skeleton header (build/bpf/, generated).
@@ -45,13 +56,25 @@ $(BPF_DIR)/sprofil.skel.h: $(BPF_DIR)/sprofil.bpf.o
 
 # The objects that include the skeleton.
 SB_OBJS := $(addprefix $(BUILD)/libsprofil/,backend_bpf.o backend_bpf_fold.o \
-	backend_bpf_program.o backend_bpf_counters.o \
-	backend_bpf_probe.o)
+	backend_bpf_program.o backend_bpf_counters.o backend_bpf_loader.o \
+	static/backend_bpf_program.o backend_bpf_probe.o)
 $(SB_OBJS): $(BPF_DIR)/sprofil.skel.h
 $(SB_OBJS): CPPFLAGS += -I$(BPF_DIR) -Ilibsprofil/bpf
 
 .PHONY: lib
-lib: $(LIB_DIR)/libsprofil.so $(LIB_DIR)/libsprofil.a
+lib: $(LIB_DIR)/libsprofil.so $(LIB_DIR)/libsprofil.a $(LIB_LOADER)
+
+$(BUILD)/libsprofil/static/backend_bpf_program.o: \
+		libsprofil/backend_bpf_program.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ilibsprofil $(CFLAGS) -fPIC -DSB_LOADER_LINKED \
+		-c -o $@ $<
+
+# The plugin's one function is its interface: nothing else exported.
+$(LIB_LOADER): $(BUILD)/libsprofil/backend_bpf_loader.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -o $@ $< \
+		-lbpf -lelf -lz
 
 $(BUILD)/libsprofil/%.o: libsprofil/%.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
@@ -72,10 +95,10 @@ $(LIB_DIR)/libsprofil.so: $(LIB_OBJS) libsprofil/libsprofil.map
 	@mkdir -p $(LIB_DIR)
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libsprofil.so.$(LIB_SOMAJOR) \
 		-Wl,--version-script=libsprofil/libsprofil.map \
-		-o $@ $(LIB_OBJS) $(LIB_LDLIBS)
+		-o $@ $(LIB_OBJS) $(LIB_SO_LDLIBS)
 	ln -sf libsprofil.so $(LIB_DIR)/libsprofil.so.$(LIB_SOMAJOR)
 
-$(LIB_DIR)/libsprofil.a: $(LIB_OBJS)
+$(LIB_DIR)/libsprofil.a: $(LIB_STATIC_OBJS)
 	@mkdir -p $(LIB_DIR)
 	rm -f $@
-	$(AR) rcs $@ $(LIB_OBJS)
+	$(AR) rcs $@ $(LIB_STATIC_OBJS)

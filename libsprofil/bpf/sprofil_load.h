@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Loading the program and giving a process its place in it, shared by
- * the library (backend_bpf*.c), the record run's program server
+ * Giving a process its place in the loaded program, shared by the
+ * library (backend_bpf*.c), the record run's program server
  * (cli/bpf_share.c) and the self-tests (tests/bpf): one program, loaded
- * once, samples every process that registers its inner maps under its
- * process id (sprofil.bpf.c, docs/backends.md "One program for a process
- * tree").
+ * once (sprofil_skel_load.h), samples every process that registers its
+ * inner maps under its process id (sprofil.bpf.c, docs/backends.md "One
+ * program for a process tree").  Raw bpf(2) calls only (bpf_syscall.h):
+ * no libbpf in the processes that do not load the program.
  */
 #ifndef LIBSPROFIL_SPROFIL_LOAD_H
 #define LIBSPROFIL_SPROFIL_LOAD_H
@@ -17,11 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-
+#include "bpf_syscall.h"
 #include "sprofil_bpf.h"
-#include "sprofil.skel.h"
 
 /*
  * What a process needs of a loaded program: the sampler and the maps it
@@ -40,44 +38,6 @@ enum spb_fd_index {
 struct spb_program {
 	int fd[SPB_NFDS];
 };
-
-/*
- * Opens and loads the program: the sampler, or with @self_tests only the
- * self-tests (tests/bpf; they want 5.17).  The map shapes are never
- * created: they only describe the inner maps.
- */
-static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
-{
-	struct sprofil_bpf *skel = sprofil_bpf__open();
-	int err;
-
-	if (!skel)
-		return -errno;
-	bpf_map__set_autocreate(skel->maps.sp_proc_shape, false);
-	bpf_map__set_autocreate(skel->maps.sp_cnodes_shape, false);
-	bpf_program__set_autoload(skel->progs.sp_sample, !self_tests);
-	bpf_program__set_autoload(skel->progs.sp_lookup_test, self_tests);
-	bpf_program__set_autoload(skel->progs.sp_file_test, self_tests);
-	err = sprofil_bpf__load(skel);
-	if (err) {
-		sprofil_bpf__destroy(skel);
-		return err;
-	}
-	*out = skel;
-	return 0;
-}
-
-/* The descriptors of a loaded @skel (owned by it). */
-static inline void spb_program_of(struct sprofil_bpf *skel,
-				  struct spb_program *p)
-{
-	p->fd[SPB_FD_SAMPLE] = bpf_program__fd(skel->progs.sp_sample);
-	p->fd[SPB_FD_PROCS] = bpf_map__fd(skel->maps.sp_procs);
-	p->fd[SPB_FD_PCOUNTS] = bpf_map__fd(skel->maps.sp_pcounts);
-	p->fd[SPB_FD_PCNODES] = bpf_map__fd(skel->maps.sp_pcnodes);
-	p->fd[SPB_FD_PCDIRTY] = bpf_map__fd(skel->maps.sp_pcdirty);
-	p->fd[SPB_FD_OWNED] = bpf_map__fd(skel->maps.sp_owned);
-}
 
 /*
  * One process's inner maps: its counters (a hash, read through its
@@ -104,13 +64,12 @@ struct spb_proc_maps {
 static inline int spb_inner_new(__u32 size, __u64 n, __u32 flags,
 				void **at, int *fd)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = flags);
 	void *p;
 
 	if (n > 0xffffffffull)
 		return -ENOMEM;
-	*fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, sizeof(__u32), size,
-			     (__u32)n, &opts);
+	*fd = spb_map_create(BPF_MAP_TYPE_ARRAY, sizeof(__u32), size,
+			     (__u32)n, flags);
 	if (*fd < 0)
 		return -errno;
 	p = mmap(NULL, (size_t)(size * n), PROT_READ | PROT_WRITE,
@@ -137,8 +96,6 @@ static inline int spb_proc_create(__u64 counters, __u32 cnodes, __u64 cdirty,
 				  struct spb_proc_maps *m)
 {
 	const __u32 sized = BPF_F_MMAPABLE | BPF_F_INNER_MAP;
-	LIBBPF_OPTS(bpf_map_create_opts, opts,
-		    .map_flags = BPF_F_NO_PREALLOC);
 	void *p[SPB_INNER_MAPS] = { 0 };
 	int err = 0, i;
 
@@ -146,10 +103,11 @@ static inline int spb_proc_create(__u64 counters, __u32 cnodes, __u64 cdirty,
 		m->fd[i] = -1;
 	m->cnodes_bytes = (size_t)cnodes * sizeof(struct spc_node);
 	m->cdirty_bytes = cdirty * sizeof(__u64);
-	m->fd[0] = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, sizeof(__u32),
+	m->fd[0] = spb_map_create(BPF_MAP_TYPE_HASH, sizeof(__u32),
 				  sizeof(__u64),
 				  counters < SPB_MAX_COUNTERS ?
-				  (__u32)counters : SPB_MAX_COUNTERS, &opts);
+				  (__u32)counters : SPB_MAX_COUNTERS,
+				  BPF_F_NO_PREALLOC);
 	if (m->fd[0] < 0)
 		err = -errno;
 	if (!err)
@@ -197,12 +155,12 @@ static inline int spb_proc_register(const struct spb_program *prog,
 
 	m->tgid = tgid;
 	for (i = 0; !err && i < SPB_INNER_MAPS; i++)
-		if (bpf_map_update_elem(prog->fd[spb_outer[i]], &tgid,
-					&m->fd[i], BPF_ANY))
+		if (spb_map_update(prog->fd[spb_outer[i]], &tgid, &m->fd[i],
+				   BPF_ANY))
 			err = -errno;
 	if (err)
 		for (i = SPB_INNER_MAPS - 1; i >= 0; i--)
-			bpf_map_delete_elem(prog->fd[spb_outer[i]], &tgid);
+			spb_map_delete(prog->fd[spb_outer[i]], &tgid);
 	return err;
 }
 
@@ -228,7 +186,7 @@ static inline void spb_proc_unregister(const struct spb_program *prog,
 	int i;
 
 	for (i = SPB_INNER_MAPS - 1; i >= 0; i--)
-		bpf_map_delete_elem(prog->fd[spb_outer[i]], &tgid);
+		spb_map_delete(prog->fd[spb_outer[i]], &tgid);
 }
 
 /*

@@ -41,7 +41,7 @@
 #include <sprofil/mapping.h>
 
 #include "bucket_table.h"
-#include "sprofil_load.h"
+#include "sprofil_skel_load.h"
 #include "workload.h"
 
 #define NOBODY	65534

@@ -41,7 +41,7 @@
 #include <sprofil.h>
 
 #include "callers_merge.h"
-#include "sprofil_load.h"
+#include "sprofil_skel_load.h"
 #include "workload.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -26,6 +26,7 @@ KT_PG_COPIES := $(patsubst $(PG_DIR)/%,$(KT_DIR)/%,$(PG_PROGS)) \
 .PHONY: vm-payload
 vm-payload: $(KT_TESTS) $(KT_HELPERS) $(KT_DIR)/sprofil.ko $(KT_DIR)/run \
 	$(KT_LIB_COPIES) $(KT_PG_COPIES) $(KT_DIR)/libsprofil.so.0 \
+	$(KT_DIR)/sprofil/bpf-loader.so \
 	$(KT_DIR)/liblt_spin.so $(KT_DIR)/gprof $(KT_DIR)/bpf-test_bpf
 
 $(KT_DIR)/bpf-test_bpf: $(BT_DIR)/test_bpf
@@ -60,6 +61,11 @@ $(KT_DIR)/gmon-dump: $(BUILD)/gprof/gmon-dump
 
 $(KT_DIR)/libsprofil.so.0: $(LIB_DIR)/libsprofil.so
 	@mkdir -p $(KT_DIR)
+	cp $< $@
+
+# libsprofil.so opens its bpf loader from beside itself.
+$(KT_DIR)/sprofil/bpf-loader.so: $(LIB_LOADER)
+	@mkdir -p $(dir $@)
 	cp $< $@
 
 $(KT_DIR)/liblt_spin.so: $(LT_DIR)/liblt_spin.so

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Loading the program through libbpf and its skeleton: for the record
+ * run's program server (cli/bpf_share.c), the library's loader plugin
+ * (backend_bpf_loader.c) and the self-tests (tests/bpf), the only code
+ * that needs libbpf (sprofil_load.h says why).
+ */
+#ifndef LIBSPROFIL_SPROFIL_SKEL_LOAD_H
+#define LIBSPROFIL_SPROFIL_SKEL_LOAD_H
+
+#include <errno.h>
+#include <stdbool.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "sprofil_load.h"
+#include "sprofil.skel.h"
+
+/*
+ * Opens and loads the program: the sampler, or with @self_tests only the
+ * self-tests (tests/bpf; they want 5.17).  The map shapes are never
+ * created: they only describe the inner maps.
+ */
+static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
+{
+	struct sprofil_bpf *skel = sprofil_bpf__open();
+	int err;
+
+	if (!skel)
+		return -errno;
+	bpf_map__set_autocreate(skel->maps.sp_proc_shape, false);
+	bpf_map__set_autocreate(skel->maps.sp_cnodes_shape, false);
+	bpf_program__set_autoload(skel->progs.sp_sample, !self_tests);
+	bpf_program__set_autoload(skel->progs.sp_lookup_test, self_tests);
+	bpf_program__set_autoload(skel->progs.sp_file_test, self_tests);
+	err = sprofil_bpf__load(skel);
+	if (err) {
+		sprofil_bpf__destroy(skel);
+		return err;
+	}
+	*out = skel;
+	return 0;
+}
+
+/* The descriptors of a loaded @skel (owned by it). */
+static inline void spb_program_of(struct sprofil_bpf *skel,
+				  struct spb_program *p)
+{
+	p->fd[SPB_FD_SAMPLE] = bpf_program__fd(skel->progs.sp_sample);
+	p->fd[SPB_FD_PROCS] = bpf_map__fd(skel->maps.sp_procs);
+	p->fd[SPB_FD_PCOUNTS] = bpf_map__fd(skel->maps.sp_pcounts);
+	p->fd[SPB_FD_PCNODES] = bpf_map__fd(skel->maps.sp_pcnodes);
+	p->fd[SPB_FD_PCDIRTY] = bpf_map__fd(skel->maps.sp_pcdirty);
+	p->fd[SPB_FD_OWNED] = bpf_map__fd(skel->maps.sp_owned);
+}
+
+#endif /* LIBSPROFIL_SPROFIL_SKEL_LOAD_H */
