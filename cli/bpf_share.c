@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -34,6 +35,50 @@ static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	(void)fmt;
 	(void)ap;
 	return 0;
+}
+
+/* Every so often, the registrations of processes gone are taken out. */
+#define SWEEP_MS	250
+/* Processes swept per batch. */
+#define SWEEP_BATCH	256
+
+/*
+ * Takes the registrations of processes that ended out of @prog: their
+ * inner maps (a state, a tree, counters: about 2 MB each with chains)
+ * would otherwise live as long as the program.  A process takes itself
+ * out only when its session ends, not at exit, where each removal would
+ * wait for an RCU grace period (the kernel's rule for map-in-map
+ * updates).  One batch per outer map, so the waits do not add up per
+ * process.  A pid reused meanwhile by a new process of the run keeps its
+ * new registration: only pids with no process are taken.
+ */
+static void sweep(const struct spb_program *prog)
+{
+	uint32_t dead[SWEEP_BATCH], key, next, n = 0, count;
+	static const int outer[] = {
+		SPB_FD_PROCS, SPB_FD_PCOUNTS, SPB_FD_PCNODES, SPB_FD_PCDIRTY,
+	};
+	union bpf_attr a;
+	unsigned int i;
+	void *at = NULL;
+
+	while (n < SWEEP_BATCH &&
+	       !bpf_map_get_next_key(prog->fd[SPB_FD_PROCS], at, &next)) {
+		key = next;
+		at = &key;
+		if (kill((pid_t)key, 0) && errno == ESRCH)
+			dead[n++] = key;
+	}
+	for (i = 0; n && i < sizeof(outer) / sizeof(outer[0]); i++) {
+		memset(&a, 0, sizeof(a));
+		a.batch.map_fd = (uint32_t)prog->fd[outer[i]];
+		a.batch.keys = (uintptr_t)dead;
+		a.batch.count = count = n;
+		/* Older kernels without batches for this map: one by one. */
+		if (spb_sys(BPF_MAP_DELETE_BATCH, &a) && errno != ENOENT)
+			while (count--)
+				spb_map_delete(prog->fd[outer[i]], &dead[count]);
+	}
 }
 
 /* Sends the program's descriptors to the process connected on @fd. */
@@ -106,10 +151,16 @@ int probe_serve(const char *name)
 	pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = 0, .events = POLLIN };
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
+		int ready = poll(pfd, 2, SWEEP_MS);
+
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
+		}
+		if (!ready) {
+			sweep(&prog);
+			continue;
 		}
 		/* Record is gone, or done: its end of our stdin closed. */
 		if (pfd[1].revents)
