@@ -129,6 +129,13 @@ $(BENCH_DIR)/bench_callers: bench/bench_callers.c $(LIB_DIR)/libsprofil.so \
 bench-callers: $(BENCH_DIR)/bench_callers $(BENCH_DIR)/libsprofil.so.0
 	$(BENCH_DIR)/bench_callers -s 2 -r 3 -z 10000
 
+# Process trees under `sprofil record` against `perf record -g`: a C
+# build, 1000 /bin/true, python3 behind a bash shim, one long process
+# (bench/record/trees; BENCH_ROUNDS, BENCH_BACKENDS, BENCH_TRUES).
+.PHONY: bench-trees
+bench-trees: cli lib
+	SPROFIL=$(abspath $(CLI_BIN)) BENCH_SRC=$(abspath .) bench/record/trees
+
 # `sprofil record` against `perf record` on unmodified xz and python3:
 # slowdown at 1 and 4 kHz, with and without call chains, and the size of
 # the files each writes (bench/record/run; BENCH_ROUNDS, BENCH_BACKEND).

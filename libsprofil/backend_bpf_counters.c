@@ -151,18 +151,20 @@ static void sb_each_counter(struct sb_session *s,
 	uint64_t values[SB_BATCH];
 	bool first = true;
 	uint32_t count;
-	int err;
+	int err, saved = errno;
 
+	/* The caller's errno is not ours to change (ENOENT ends a pass). */
 	do {
 		count = SB_BATCH;
 		err = spb_map_lookup_batch(s->inner_fd[0], first ? NULL : &out,
 					   &out, keys, values, &count);
 		if (err && errno != ENOENT)
-			return;
+			break;
 		for (i = 0; i < count; i++)
 			take(s, keys[i], values[i], arg);
 		first = false;
 	} while (!err);
+	errno = saved;
 }
 
 struct sb_take_all {
@@ -206,6 +208,7 @@ void sb_fold_recent(struct sb_session *s, struct sb_set *set)
 {
 	static uint32_t keys[SPB_RING];
 	uint32_t head, n = 0, i, v;
+	int saved = errno;
 	uint64_t value;
 
 	head = __atomic_load_n(&s->proc->ring_head, __ATOMIC_ACQUIRE);
@@ -229,6 +232,7 @@ void sb_fold_recent(struct sb_session *s, struct sb_set *set)
 		if (!spb_map_lookup(s->inner_fd[0], &keys[i], &value))
 			sb_take(s, set, keys[i], value, NULL);
 	}
+	errno = saved;
 }
 
 static void sb_drop_one(struct sb_session *s, uint32_t key, uint64_t value,

@@ -149,7 +149,7 @@ static int sb_load_here(struct spb_program *p)
 int sb_program(const struct spb_program **out)
 {
 	const char *share = getenv(SPB_SHARE_ENV);
-	int err;
+	int err, saved = errno;
 
 	if (!sb_prog_ready) {
 		err = share && *share ? sb_share_receive(share, &sb_prog) : -1;
@@ -159,6 +159,8 @@ int sb_program(const struct spb_program **out)
 				return err;
 		}
 		sb_prog_ready = true;
+		/* A server that was not there is no error of the caller's. */
+		errno = saved;
 	}
 	*out = &sb_prog;
 	return 0;

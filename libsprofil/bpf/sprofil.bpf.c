@@ -85,28 +85,12 @@ struct bpf_perf_event_data_kern {
 } __attribute__((preserve_access_index));
 
 /*
- * The inner maps' shapes whose values are structs, as maps of their own:
- * the compiler gives a struct's full type to the BTF of a map
- * definition's value, but only a forward declaration to one nested in
- * an outer map's definition.  The loaders do not create them
- * (sprofil_load.h).
+ * The outer maps' inner maps are described by templates the loaders
+ * create without BTF, as every process creates its own
+ * (sprofil_load.h, spb_inner_map()): a template made from a BTF
+ * definition here would carry BTF that the kernel compares (6.1 refuses
+ * a struct-valued inner map without it), and the program needs none.
  */
-struct spb_proc_map {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct spb_proc);
-	__uint(max_entries, 1);
-} sp_proc_shape SEC(".maps");
-
-struct spb_cnodes_map {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
-	__type(key, __u32);
-	__type(value, struct spc_node);
-	__uint(max_entries, 1);
-} sp_cnodes_shape SEC(".maps");
-
 /*
  * Each profiled process's state (struct spb_proc), by process id: an
  * array of one element, created and mapped by the process's library.
@@ -115,7 +99,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
 	__type(key, __u32);
 	__uint(max_entries, SPB_MAX_PROCS);
-	__array(values, struct spb_proc_map);
+	__type(value, __u32);		/* struct spb_proc, one */
 } sp_procs SEC(".maps");
 
 /*
@@ -130,13 +114,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
 	__type(key, __u32);
 	__uint(max_entries, SPB_MAX_PROCS);
-	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_HASH);
-		__uint(map_flags, BPF_F_NO_PREALLOC);
-		__type(key, __u32);
-		__type(value, __u64);
-		__uint(max_entries, 1);
-	});
+	__type(value, __u32);		/* a hash of __u32 to __u64 */
 } sp_pcounts SEC(".maps");
 
 /*
@@ -158,20 +136,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
 	__type(key, __u32);
 	__uint(max_entries, SPB_MAX_PROCS);
-	__array(values, struct spb_cnodes_map);
+	__type(value, __u32);		/* struct spc_node[] */
 } sp_pcnodes SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
 	__type(key, __u32);
 	__uint(max_entries, SPB_MAX_PROCS);
-	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_ARRAY);
-		__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
-		__type(key, __u32);
-		__type(value, __u64);
-		__uint(max_entries, 1);
-	});
+	__type(value, __u32);		/* __u64[] */
 } sp_pcdirty SEC(".maps");
 
 /*

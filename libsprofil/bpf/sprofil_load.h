@@ -56,31 +56,55 @@ struct spb_proc_maps {
 	size_t cdirty_bytes;
 };
 
+/* The inner maps of a process, in the order of spb_proc_maps.fd[]. */
+enum spb_inner {
+	SPB_INNER_COUNTS,	/* a hash of bucket index to count */
+	SPB_INNER_CNODES,	/* the calling context tree */
+	SPB_INNER_CDIRTY,	/* its chunks' flags */
+	SPB_INNER_PROC,		/* struct spb_proc, one */
+};
+
 /*
- * A new inner map of @n values of @size bytes with @flags, mapped: its
- * address in *@at, or a negative errno.  The mapping keeps the map; the
- * descriptor is left to the caller (@fd), to register it.
+ * A new inner map of kind @kind for @n entries: its descriptor, or -1
+ * with errno set.  The loaders make the outer maps' templates with it
+ * too (n = 1), so that a process's maps always match them.
  */
-static inline int spb_inner_new(__u32 size, __u64 n, __u32 flags,
-				void **at, int *fd)
+static inline int spb_inner_map(enum spb_inner kind, __u64 n)
 {
-	void *p;
+	const __u32 sized = BPF_F_MMAPABLE | BPF_F_INNER_MAP;
 
-	if (n > 0xffffffffull)
-		return -ENOMEM;
-	*fd = spb_map_create(BPF_MAP_TYPE_ARRAY, sizeof(__u32), size,
-			     (__u32)n, flags);
-	if (*fd < 0)
-		return -errno;
-	p = mmap(NULL, (size_t)(size * n), PROT_READ | PROT_WRITE,
-		 MAP_SHARED, *fd, 0);
-	if (p == MAP_FAILED) {
-		int err = -errno;
-
-		close(*fd);
-		*fd = -1;
-		return err;
+	if (n > 0xffffffffull || !n) {
+		errno = n ? ENOMEM : EINVAL;
+		return -1;
 	}
+	switch (kind) {
+	case SPB_INNER_COUNTS:
+		return spb_map_create(BPF_MAP_TYPE_HASH, sizeof(__u32),
+				      sizeof(__u64), n < SPB_MAX_COUNTERS ?
+				      (__u32)n : SPB_MAX_COUNTERS,
+				      BPF_F_NO_PREALLOC);
+	case SPB_INNER_CNODES:
+		return spb_map_create(BPF_MAP_TYPE_ARRAY, sizeof(__u32),
+				      sizeof(struct spc_node), (__u32)n, sized);
+	case SPB_INNER_CDIRTY:
+		return spb_map_create(BPF_MAP_TYPE_ARRAY, sizeof(__u32),
+				      sizeof(__u64), (__u32)n, sized);
+	case SPB_INNER_PROC:
+		return spb_map_create(BPF_MAP_TYPE_ARRAY, sizeof(__u32),
+				      sizeof(struct spb_proc), 1,
+				      BPF_F_MMAPABLE);
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+/* Maps @bytes of inner map @fd shared, read-write: 0 or a negative errno. */
+static inline int spb_inner_mmap(int fd, size_t bytes, void **at)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
 	*at = p;
 	return 0;
 }
@@ -95,33 +119,30 @@ static inline int spb_inner_new(__u32 size, __u64 n, __u32 flags,
 static inline int spb_proc_create(__u64 counters, __u32 cnodes, __u64 cdirty,
 				  struct spb_proc_maps *m)
 {
-	const __u32 sized = BPF_F_MMAPABLE | BPF_F_INNER_MAP;
-	void *p[SPB_INNER_MAPS] = { 0 };
+	const __u64 n[SPB_INNER_MAPS] = { counters, cnodes, cdirty, 1 };
+	void *p = NULL;
 	int err = 0, i;
 
 	for (i = 0; i < SPB_INNER_MAPS; i++)
 		m->fd[i] = -1;
 	m->cnodes_bytes = (size_t)cnodes * sizeof(struct spc_node);
 	m->cdirty_bytes = cdirty * sizeof(__u64);
-	m->fd[0] = spb_map_create(BPF_MAP_TYPE_HASH, sizeof(__u32),
-				  sizeof(__u64),
-				  counters < SPB_MAX_COUNTERS ?
-				  (__u32)counters : SPB_MAX_COUNTERS,
-				  BPF_F_NO_PREALLOC);
-	if (m->fd[0] < 0)
-		err = -errno;
+	for (i = 0; !err && i < SPB_INNER_MAPS; i++) {
+		m->fd[i] = spb_inner_map((enum spb_inner)i, n[i]);
+		if (m->fd[i] < 0)
+			err = -errno;
+	}
 	if (!err)
-		err = spb_inner_new(sizeof(struct spc_node), cnodes, sized,
-				    &p[1], &m->fd[1]);
+		err = spb_inner_mmap(m->fd[SPB_INNER_CNODES], m->cnodes_bytes, &p);
+	m->cnodes = p;
+	p = NULL;
 	if (!err)
-		err = spb_inner_new(sizeof(__u64), cdirty, sized, &p[2],
-				    &m->fd[2]);
+		err = spb_inner_mmap(m->fd[SPB_INNER_CDIRTY], m->cdirty_bytes, &p);
+	m->cdirty = p;
+	p = NULL;
 	if (!err)
-		err = spb_inner_new(sizeof(struct spb_proc), 1, BPF_F_MMAPABLE,
-				    &p[3], &m->fd[3]);
-	m->cnodes = p[1];
-	m->cdirty = p[2];
-	m->proc = p[3];
+		err = spb_inner_mmap(m->fd[SPB_INNER_PROC], sizeof(*m->proc), &p);
+	m->proc = p;
 	return err;
 }
 
@@ -183,10 +204,11 @@ static inline void spb_proc_release(struct spb_proc_maps *m)
 static inline void spb_proc_unregister(const struct spb_program *prog,
 				       __u32 tgid)
 {
-	int i;
+	int i, saved = errno;
 
 	for (i = SPB_INNER_MAPS - 1; i >= 0; i--)
 		spb_map_delete(prog->fd[spb_outer[i]], &tgid);
+	errno = saved;
 }
 
 /*

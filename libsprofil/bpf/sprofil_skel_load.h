@@ -19,22 +19,40 @@
 
 /*
  * Opens and loads the program: the sampler, or with @self_tests only the
- * self-tests (tests/bpf; they want 5.17).  The map shapes are never
- * created: they only describe the inner maps.
+ * self-tests (tests/bpf; they want 5.17).  The outer maps get their
+ * inner maps' templates here, made as every process makes its own.
  */
 static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
 {
 	struct sprofil_bpf *skel = sprofil_bpf__open();
 	int err;
 
+	struct bpf_map *outer[SPB_INNER_MAPS];
+	int inner[SPB_INNER_MAPS], i;
+
 	if (!skel)
 		return -errno;
-	bpf_map__set_autocreate(skel->maps.sp_proc_shape, false);
-	bpf_map__set_autocreate(skel->maps.sp_cnodes_shape, false);
+	outer[SPB_INNER_COUNTS] = skel->maps.sp_pcounts;
+	outer[SPB_INNER_CNODES] = skel->maps.sp_pcnodes;
+	outer[SPB_INNER_CDIRTY] = skel->maps.sp_pcdirty;
+	outer[SPB_INNER_PROC] = skel->maps.sp_procs;
 	bpf_program__set_autoload(skel->progs.sp_sample, !self_tests);
 	bpf_program__set_autoload(skel->progs.sp_lookup_test, self_tests);
 	bpf_program__set_autoload(skel->progs.sp_file_test, self_tests);
-	err = sprofil_bpf__load(skel);
+	/* The outer maps' templates: the kernel keeps a copy of each. */
+	err = 0;
+	for (i = 0; i < SPB_INNER_MAPS; i++) {
+		inner[i] = spb_inner_map((enum spb_inner)i, 1);
+		if (inner[i] < 0 && !err)
+			err = -errno;
+		if (inner[i] >= 0 && !err)
+			err = bpf_map__set_inner_map_fd(outer[i], inner[i]);
+	}
+	if (!err)
+		err = sprofil_bpf__load(skel);
+	for (i = 0; i < SPB_INNER_MAPS; i++)
+		if (inner[i] >= 0)
+			close(inner[i]);
 	if (err) {
 		sprofil_bpf__destroy(skel);
 		return err;
