@@ -14,7 +14,23 @@ BENCH_VARS := $(foreach v,BENCH_SECONDS BENCH_ROUNDS BENCH_THREADS \
 
 .PHONY: bench-payload bench-lib
 bench-payload: $(BENCH_DIR)/bench_sampling $(BENCH_DIR)/sprofil.ko \
-	$(BENCH_DIR)/run $(BENCH_DIR)/bench_lib $(BENCH_DIR)/libsprofil.so.0
+	$(BENCH_DIR)/run $(BENCH_DIR)/bench_lib $(BENCH_DIR)/libsprofil.so.0 \
+	$(BENCH_DIR)/sprofil/bpf-loader.so $(BENCH_DIR)/bench_true \
+	$(BENCH_DIR)/sprofil-probe
+
+# The start-up part (bench/run-in-vm): a process with the collector
+# preloaded, on each backend, and the record run's bpf program server.
+$(BENCH_DIR)/bench_true: bench/bench_true.c
+	@mkdir -p $(BENCH_DIR)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(BENCH_DIR)/sprofil-probe: $(CLI_PROBE)
+	@mkdir -p $(BENCH_DIR)
+	cp $< $@
+
+$(BENCH_DIR)/sprofil/bpf-loader.so: $(LIB_LOADER)
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 # libsprofil vs glibc's profil(); $ORIGIN finds libsprofil.so.0 next to
 # it in the VM payload and in $(BUILD)/lib on the host.

@@ -126,7 +126,9 @@ static int sb_load_here(struct spb_program *p)
 #ifdef SB_LOADER_LINKED
 	return sprofil_bpf_loader_load(p->fd);
 #else
+	typedef void *(*dlopen_fn)(const char *, int);
 	char path[PATH_MAX], *slash;
+	dlopen_fn real_dlopen;
 	sb_loader_fn load;
 	Dl_info self;
 	void *h;
@@ -138,7 +140,13 @@ static int sb_load_here(struct spb_program *p)
 		     slash ? (int)(slash - self.dli_fname + 1) : 0,
 		     self.dli_fname, SB_LOADER_PLUGIN) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	/*
+	 * Not through our own dlopen(): it tells the -pg runtime of a new
+	 * module, under the lock its start holds while it starts sampling.
+	 * The loader is ours, not the program's.
+	 */
+	real_dlopen = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+	h = real_dlopen ? real_dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
 	if (!h)
 		return -ENOENT;
 	load = (sb_loader_fn)dlsym(h, "sprofil_bpf_loader_load");
