@@ -133,6 +133,23 @@ static inline void spc_add64(__u64 *p, __u64 n)
  */
 #define SPC_PC_THREAD		0xffffffff00000000ull
 
+/*
+ * The addresses a return address can have: above the first page, never
+ * mapped for code, and below the end of the user half of x86-64 with
+ * five-level paging (2^56; 2^47 with four).  The walk records no other
+ * word as a frame, which also keeps every chain off the marker pcs above
+ * (SPC_PC_TRUNCATED is below, SPC_PC_THREAD above): a program built
+ * without frame pointers uses the register for data, and the "return
+ * address" of such a record was 1, or -15, or a stack address.
+ */
+#define SPC_USER_PC_MIN		0x1000ull
+#define SPC_USER_PC_END		0x0100000000000000ull
+
+static inline int spc_user_pc(__u64 pc)
+{
+	return pc >= SPC_USER_PC_MIN && pc < SPC_USER_PC_END;
+}
+
 static inline __u64 spc_thread_pc(__u32 tid)
 {
 	return SPC_PC_THREAD + tid;
@@ -421,7 +438,7 @@ static inline __u64 spc_call_target(void *ctx, __u64 ret)
 	__u8 code[8];
 	__s32 rel;
 
-	if (ret < 8 || !SPC_TEXT_KNOWN(ctx, ret) ||
+	if (!spc_user_pc(ret) || !SPC_TEXT_KNOWN(ctx, ret) ||
 	    SPC_READ_CODE(ctx, ret - 8, code) || code[3] != 0xe8)
 		return 0;
 	rel = (__s32)((__u32)code[4] | (__u32)code[5] << 8 |
@@ -464,7 +481,9 @@ static inline int spc_leaf_return(void *ctx, __u64 pc, __u64 fp, __u64 sp,
  * calling back) is recorded and ends the walk: that code may not keep
  * frame pointers, so frames beyond it cannot be trusted.  The chain is
  * complete only if its last record says nothing lies beyond (a zero
- * frame pointer, or a zero return address, which is not recorded).
+ * frame pointer, or a zero return address, which is not recorded).  A
+ * word that is no user address (spc_user_pc()) is not recorded and cuts
+ * the chain: the record was none.
  */
 static inline int spc_walk(void *ctx, __u64 pc, __u64 fp, __u64 sp,
 			   __u64 stack_end, __u32 depth, __u64 *chain,
@@ -491,6 +510,8 @@ static inline int spc_walk(void *ctx, __u64 pc, __u64 fp, __u64 sp,
 			cut = 0;
 			break;
 		}
+		if (!spc_user_pc(rec[1]))
+			break;
 		/* n < depth: the mask only tells a verifier so. */
 		chain[n++ & (SPROFIL_MAX_DEPTH - 1)] = rec[1];
 		if (!SPC_TEXT_KNOWN(ctx, rec[1])) {

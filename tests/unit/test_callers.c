@@ -391,6 +391,56 @@ static void test_walk_stops_in_unknown_code(void **state)
 	assert_int_equal(len, 2);
 }
 
+/*
+ * A record whose return-address word is no user address (code built
+ * without frame pointers keeps data in the register: cc1's stacks gave
+ * 1 and 0xffffffffffff00f1) is no frame: the chain is cut before it, and
+ * no chain ever holds a marker pc (SPC_PC_TRUNCATED, a thread's) below
+ * its top.
+ */
+static void test_walk_never_records_a_marker(void **state)
+{
+	const __u64 bad[] = {
+		SPC_PC_TRUNCATED, 2, SPC_USER_PC_MIN - 1,
+		spc_thread_pc(0), spc_thread_pc(4242), ~0ull,
+		0xffffffffffff00f1ull, SPC_USER_PC_END,
+		0x8000000000000000ull,
+	};
+	struct fake_stack s = stack_of();
+	__u64 chain[8];
+	__u32 len, tid;
+	size_t i;
+
+	(void)state;
+	assert_false(spc_user_pc(SPC_PC_TRUNCATED));
+	assert_true(spc_user_pc(SPC_USER_PC_MIN));
+	assert_true(spc_user_pc(0x7ffffffff000ull));
+	assert_true(spc_user_pc(SPC_USER_PC_END - 1));
+	assert_false(spc_pc_thread(SPC_USER_PC_END - 1, &tid));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(spc_user_pc(bad[i]));
+		/* In unknown code as the first caller, then deeper. */
+		frame(0, AT(4), bad[i]);
+		assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8,
+					  chain, &len), 1);
+		assert_int_equal(len, 1);
+		frame(0, AT(4), 0x400100);
+		frame(4, 0, bad[i]);
+		assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8,
+					  chain, &len), 1);
+		assert_int_equal(len, 2);
+		assert_int_equal(chain[1], 0x400100);
+		/* Known text that the words happen to be in: the same. */
+		s.text_lo = 0;
+		s.text_hi = ~0ull;
+		assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8,
+					  chain, &len), 1);
+		assert_int_equal(len, 2);
+		s.text_lo = 0x400000;
+		s.text_hi = 0x500000;
+	}
+}
+
 /* Direct call @c at @at into @target: e8 and rel32 from its end. */
 static void call_insn_at(int c, __u64 at, __u64 target)
 {
@@ -489,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_walk_complete_chain),
 		cmocka_unit_test(test_walk_cut_rules),
 		cmocka_unit_test(test_walk_stops_in_unknown_code),
+		cmocka_unit_test(test_walk_never_records_a_marker),
 		cmocka_unit_test(test_walk_leaf_rule),
 	};
 
