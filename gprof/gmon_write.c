@@ -274,7 +274,9 @@ static void put_callers(struct out *o, const struct caller_tree *t,
 	put_host(o, 0, 4);
 	put_host(o, samples, 8);
 	put_host(o, truncated, 8);
-	put_host(o, t->lost, 8);
+	/* Malformed chains dropped when read: samples no chain holds. */
+	put_host(o, t->lost > UINT64_MAX - t->dropped ? UINT64_MAX :
+		 t->lost + t->dropped, 8);
 	put_host(o, t->busy, 8);
 	put_host(o, t->period_ns, 8);
 	/* Merged nodes, like the records', come after their parents. */

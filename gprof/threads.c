@@ -164,6 +164,7 @@ bool threads_tree(struct caller_tree *t)
 	t->truncated_top = CALLER_NONE;
 	t->lost = callers.lost;
 	t->busy = callers.busy;
+	t->dropped = callers.dropped;
 	t->period_ns = callers.period_ns;
 	t->depth = callers.depth;
 	t->records = callers.records;
@@ -392,6 +393,10 @@ void threads_print(void)
 	if (callers.lost || callers.busy)
 		printf("\n%llu more samples could not be filed (the caller table was full or busy): they are in no thread's count.\n",
 		       (unsigned long long)(callers.lost + callers.busy));
+	if (callers.dropped_chains)
+		printf("\n%llu samples of %llu malformed caller chains were dropped when read: they are in no thread's count.\n",
+		       (unsigned long long)callers.dropped,
+		       (unsigned long long)callers.dropped_chains);
 	free(sorted);
 	free(counts);
 	free(first);
