@@ -32,6 +32,8 @@
  *    a return address in unknown code that is not the outermost frame)
  *    are filed under the node SPC_PC_TRUNCATED at the top, and counted
  *    in hdr.truncated;
+ *  - only user addresses (spc_user_pc()) are frames: no chain holds a
+ *    marker pc below its top, whoever filed it;
  *  - with SPROFIL_THREADS, every chain is filed under a top node of its
  *    thread, pc SPC_PC_THREAD + the thread id, above everything else
  *    (the truncated node too): each thread's tree is the subtree of its
@@ -328,23 +330,31 @@ static inline void spc_node_count(struct spc_node *node, __u32 n)
  * @top, when not 0, the pc of a node above it all (a thread's,
  * spc_thread_pc()).  Returns 0, or SPC_FULL / SPC_STUCK after counting
  * the samples as lost.
+ *
+ * Only user addresses are filed as frames (spc_user_pc()), so that no
+ * frame is ever read as a marker: a chain holding another word is cut
+ * there, and filed as the truncated chain of the frames inside it (a
+ * sampled pc that is none leaves no frame: the sample is counted in the
+ * truncated node itself).  spc_walk() records none; other filers may.
  */
 static inline int spc_file(const struct spc_table *t, const __u64 *chain,
 			   __u32 len, int truncated, __u32 n, __u64 top)
 {
-	__u32 parent = SPC_ROOT;
+	__u32 above = SPC_ROOT, parent, cut;
 	struct spc_node *leaf;
 	long slot = SPC_FULL;
+	__u64 pc;
 	int i;
 
 	if (top) {
 		slot = SPC_FIND_ADD(t, SPC_ROOT, top);
 		if (slot < 0)
 			goto lost;
-		parent = slot + SPC_PARENT_BIAS;
+		above = slot + SPC_PARENT_BIAS;
 	}
+	parent = above;
 	if (truncated) {
-		slot = SPC_FIND_ADD(t, parent, SPC_PC_TRUNCATED);
+		slot = SPC_FIND_ADD(t, above, SPC_PC_TRUNCATED);
 		if (slot < 0)
 			goto lost;
 		parent = slot + SPC_PARENT_BIAS;
@@ -352,10 +362,14 @@ static inline int spc_file(const struct spc_table *t, const __u64 *chain,
 	slot = SPC_FULL;
 	for (i = (int)len - 1; i >= 0 && i < SPROFIL_MAX_DEPTH; i--) {
 		/* The mask changes nothing but gives BPF's verifier a bound. */
-		slot = SPC_FIND_ADD(t, parent,
-				    chain[i & (SPROFIL_MAX_DEPTH - 1)]);
+		pc = chain[i & (SPROFIL_MAX_DEPTH - 1)];
+		cut = !spc_user_pc(pc);
+		/* What lies inside a word that is no frame: a cut chain. */
+		slot = SPC_FIND_ADD(t, cut ? above : parent,
+				    cut ? SPC_PC_TRUNCATED : pc);
 		if (slot < 0)
 			goto lost;
+		truncated |= cut;
 		parent = slot + SPC_PARENT_BIAS;
 	}
 	if (slot < 0)

@@ -441,6 +441,49 @@ static void test_walk_never_records_a_marker(void **state)
 	}
 }
 
+/*
+ * Whoever files a chain, a word that is no user address is no frame:
+ * the frames inside it are filed as a cut chain, under the thread's node
+ * when there is one, and a sampled pc that is none is counted in the
+ * truncated node itself.
+ */
+static void test_file_cuts_at_a_marker(void **state)
+{
+	struct table tb = new_table(64, 8);
+	const __u64 mid[] = { 0x1010, SPC_PC_TRUNCATED, 0x3030 };
+	const __u64 thr[] = { 0x1010, spc_thread_pc(5), 0x3030 };
+	const __u64 leaf[] = { ~0ull, 0x2020 };
+	const __u64 inner[] = { 0x1010 };
+	const __u64 t5cut[] = { 0x1010, SPC_PC_TRUNCATED, spc_thread_pc(5) };
+	__u32 i, tid;
+
+	(void)state;
+	assert_int_equal(spc_file(&tb.t, mid, 3, 0, 2, 0), 0);
+	assert_int_equal(spc_file(&tb.t, thr, 3, 0, 3, 0), 0);
+	assert_int_equal(count_of(&tb.t, inner, 1, 1), 5);
+	assert_int_equal(spc_file(&tb.t, leaf, 2, 0, 4, 0), 0);
+	assert_int_equal(spc_file(&tb.t, mid, 3, 0, 1, spc_thread_pc(5)), 0);
+	assert_int_equal(count_of(&tb.t, t5cut, 3, 0), 1);
+	assert_int_equal(tb.t.hdr->samples, 10);
+	assert_int_equal(tb.t.hdr->truncated, 10);
+	for (i = 0; i <= tb.t.mask; i++) {
+		const struct spc_node *n = &tb.t.node[i];
+
+		if (n->parent == SPC_FREE)
+			continue;
+		/* The sampled pc ~0: its samples in the truncated node. */
+		if (n->parent == SPC_ROOT && n->pc == SPC_PC_TRUNCATED)
+			assert_int_equal(n->count, 4);
+		if (n->parent == SPC_ROOT)
+			continue;
+		assert_true(n->pc != SPC_PC_TRUNCATED ||
+			    spc_pc_thread(tb.t.node[n->parent -
+					  SPC_PARENT_BIAS].pc, &tid));
+		assert_false(spc_pc_thread(n->pc, &tid));
+	}
+	free(tb.mem);
+}
+
 /* Direct call @c at @at into @target: e8 and rel32 from its end. */
 static void call_insn_at(int c, __u64 at, __u64 target)
 {
@@ -540,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_walk_cut_rules),
 		cmocka_unit_test(test_walk_stops_in_unknown_code),
 		cmocka_unit_test(test_walk_never_records_a_marker),
+		cmocka_unit_test(test_file_cuts_at_a_marker),
 		cmocka_unit_test(test_walk_leaf_rule),
 	};
 
