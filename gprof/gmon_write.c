@@ -292,6 +292,44 @@ static void put_callers(struct out *o, const struct caller_tree *t,
 	}
 }
 
+/* Tag 5: the threads of a per-thread profile, after its callers. */
+static void put_threads(struct out *o)
+{
+	static const char zero[16];
+	uint32_t t;
+
+	put_host(o, GMF_TAG_THREADS, 4);
+	put_host(o, GMF_THREADS_FIXED + GMF_THREAD_SIZE * (uint64_t)nthreads, 8);
+	put_host(o, nthreads, 8);
+	for (t = 0; t < nthreads; t++) {
+		size_t len = strlen(threads[t].name);
+
+		put_host(o, threads[t].tid, 4);
+		put_host(o, threads[t].cpu_known ? GMF_THREAD_CPU : 0, 4);
+		put_host(o, threads[t].cpu_ns, 8);
+		put_bytes(o, threads[t].name, len);
+		put_bytes(o, zero, sizeof(zero) - len);
+	}
+}
+
+/*
+ * Tag 4 of every file read, with its threads' nodes and tag 5 when the
+ * chains were per-thread (threads_tree()): in the extension file or in
+ * a GNU file's sidecar alike.
+ */
+static void put_all_callers(struct out *o)
+{
+	struct caller_tree per_thread;
+
+	if (threads_tree(&per_thread)) {
+		put_callers(o, &per_thread, false);
+		put_threads(o);
+		free(per_thread.node);
+	} else {
+		put_callers(o, &callers, false);
+	}
+}
+
 /*
  * A GNU file's caller samples go beside it (GMF_CALLERS_SUFFIX), so
  * that GNU gprof reads the file itself; an older sidecar of that name
@@ -316,29 +354,12 @@ static void put_sidecar(const char *path, const struct caller_tree *t,
 	}
 	open_out(&o, side);
 	put_ext_modules(&o, module);
-	put_callers(&o, t, module >= 0);
+	if (t == &callers)
+		put_all_callers(&o);
+	else
+		put_callers(&o, t, module >= 0);
 	close_out(&o);
 	free(side);
-}
-
-/* Tag 5: the threads of a per-thread profile, after its callers. */
-static void put_threads(struct out *o)
-{
-	static const char zero[16];
-	uint32_t t;
-
-	put_host(o, GMF_TAG_THREADS, 4);
-	put_host(o, GMF_THREADS_FIXED + GMF_THREAD_SIZE * (uint64_t)nthreads, 8);
-	put_host(o, nthreads, 8);
-	for (t = 0; t < nthreads; t++) {
-		size_t len = strlen(threads[t].name);
-
-		put_host(o, threads[t].tid, 4);
-		put_host(o, threads[t].cpu_known ? GMF_THREAD_CPU : 0, 4);
-		put_host(o, threads[t].cpu_ns, 8);
-		put_bytes(o, threads[t].name, len);
-		put_bytes(o, zero, sizeof(zero) - len);
-	}
 }
 
 /*
@@ -347,7 +368,6 @@ static void put_threads(struct out *o)
  */
 static void put_extension(struct out *o)
 {
-	struct caller_tree per_thread;
 	unsigned int i;
 	size_t j, narcs = 0;
 	struct arc *a;
@@ -394,12 +414,8 @@ static void put_extension(struct out *o)
 			put_host(o, a->count, 8);
 		}
 	}
-	if (callers.records && threads_tree(&per_thread)) {
-		put_callers(o, &per_thread, false);
-		put_threads(o);
-		free(per_thread.node);
-	} else if (callers.records) {
-		put_callers(o, &callers, false);
+	if (callers.records) {
+		put_all_callers(o);
 	}
 }
 
