@@ -75,8 +75,16 @@ const volatile __u32 sp_half;
 struct spb_set sp_set[2];
 __u32 sp_cur;
 __u32 sp_on;
-/* The library's folding thread, whose CPU time is not the program's. */
+/*
+ * The profiler's own work, whose CPU time is not the program's: the
+ * library's folding thread, and a thread loading a new program while
+ * this one samples (sp_busy_tid).  Their samples are filed at sp_own_pc,
+ * a pc of libsprofil's text, with no chain beyond it, so that they count
+ * as its overhead (docs/record.md); 0 leaves them out.
+ */
 __u32 sp_quiet_tid;
+__u32 sp_busy_tid;
+__u64 sp_own_pc;
 __u64 sp_samples[2];
 __u64 sp_misses[2];
 /* The lookup self-test's PCs and results (backend_bpf.c, tests/bpf). */
@@ -458,27 +466,48 @@ __noinline int spb_file(__u32 n)
 			spc_thread_pc((__u32)bpf_get_current_pid_tgid()) : 0);
 }
 
+/* The chain of a sample of the profiler's own work: @pc alone. */
+static __always_inline int spb_own_chain(__u64 pc)
+{
+	struct spb_chain *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!c)
+		return -1;
+	c->pc[0] = pc;
+	c->len = 1;
+	c->truncated = 0;
+	return 0;
+}
+
 SEC("perf_event")
 int sp_sample(struct bpf_perf_event_data *ctx)
 {
-	__u64 pc = ctx->regs.rip, n, *count;
+	__u64 pc = ctx->regs.rip, n, *count, id = bpf_get_current_pid_tgid();
 	const struct spb_set *set;
 	__u64 *dirty;
 	__u32 key, cur;
+	int own;
 	long r;
 
-	if ((bpf_get_current_pid_tgid() >> 32) != sp_tgid || !sp_on ||
-	    (__u32)bpf_get_current_pid_tgid() == sp_quiet_tid)
+	if ((id >> 32) != sp_tgid || !sp_on)
+		return 0;
+	own = (__u32)id == sp_quiet_tid || (__u32)id == sp_busy_tid;
+	if (own && !sp_own_pc)
 		return 0;
 	n = spb_periods(ctx);
 	/* Kernel-mode periods pass uncounted, as with the module. */
 	if (!n || !(ctx->regs.cs & 3))
 		return 0;
+	if (own)
+		pc = sp_own_pc;
 	cur = sp_cur & 1;
 	set = &sp_set[cur];
 	__sync_fetch_and_add(&sp_samples[cur], n);
 	if (sp_cdepth) {
-		int err = sp_cwalk ? spb_get_stack(ctx, cur) :
+		int err = own ? spb_own_chain(pc) :
+			  sp_cwalk ? spb_get_stack(ctx, cur) :
 			  spb_walk(pc, ctx->regs.rbp, ctx->regs.rsp, cur);
 
 		if (!err)
