@@ -79,8 +79,9 @@ __u32 sp_on;
  * The profiler's own work, whose CPU time is not the program's: the
  * library's folding thread, and a thread loading a new program while
  * this one samples (sp_busy_tid).  Their samples are filed at sp_own_pc,
- * a pc of libsprofil's text, with no chain beyond it, so that they count
- * as its overhead (docs/record.md); 0 leaves them out.
+ * a pc of libsprofil's text, with no chain beyond it and under no
+ * thread's node, so that they count as its overhead (docs/record.md);
+ * 0 leaves them out.
  */
 __u32 sp_quiet_tid;
 __u32 sp_busy_tid;
@@ -450,8 +451,12 @@ __noinline int spb_get_stack(struct bpf_perf_event_data *ctx, __u32 k)
 	return 0;
 }
 
-/* Files @n samples of the chain in this CPU's sp_chain into sp_cnodes. */
-__noinline int spb_file(__u32 n)
+/*
+ * Files @n samples of the chain in this CPU's sp_chain into sp_cnodes;
+ * under the thread's node with SPROFIL_THREADS, unless @own: the
+ * profiler's own work is no thread of the program's.
+ */
+__noinline int spb_file(__u32 n, __u32 own)
 {
 	struct spc_table t = spb_ctable();
 	struct spb_chain *c;
@@ -462,7 +467,7 @@ __noinline int spb_file(__u32 n)
 		return -1;
 	/* The thread id in the initial pid namespace (docs/callers.md). */
 	return spc_file(&t, c->pc, c->len, c->truncated, n,
-			sp_cthreads ?
+			sp_cthreads && !own ?
 			spc_thread_pc((__u32)bpf_get_current_pid_tgid()) : 0);
 }
 
@@ -511,7 +516,7 @@ int sp_sample(struct bpf_perf_event_data *ctx)
 			  spb_walk(pc, ctx->regs.rbp, ctx->regs.rsp, cur);
 
 		if (!err)
-			spb_file((__u32)n);
+			spb_file((__u32)n, own);
 	}
 	r = spb_lookup(cur, pc);
 	if (r < 0) {
@@ -583,7 +588,7 @@ static long spb_test_file_one(__u32 i, void *unused)
 		c->pc[j] = sp_test_frame[(first + j) & (SPB_TEST_FRAMES - 1)];
 	c->len = len;
 	c->truncated = tc->truncated;
-	spb_file(tc->n);
+	spb_file(tc->n, 0);
 	return 0;
 }
 
