@@ -15,13 +15,17 @@
  * rules out loops), each module against the file's module records, each
  * chain's length against the record's depth (so that the analysis walks
  * at most SPROFIL_MAX_DEPTH + 1 frames per chain), the counters against
- * each other.
+ * each other.  A record whose fixed part is wrong is refused; a node
+ * that is wrong is dropped with the chains through it, their samples
+ * counted in callers.dropped (said on stderr once per record and in the
+ * reports' headers), and the rest of the record is read.
  *
  * A per-thread record's top nodes are its threads' (threads.c): they are
  * no frames; each chain below one is counted for its thread, and merged
  * as if it began at the top when the thread is selected (all are
  * without --thread), left out when not.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +45,7 @@ enum {
 	NODE_THREAD = 1,	/* a thread's top node: no frame */
 	NODE_SKIPPED = 2,	/* of a thread --thread did not select */
 	NODE_CUT = 4,		/* the truncated node or below it */
+	NODE_BAD = 8,		/* malformed, or below a malformed node */
 };
 
 struct caller_tree callers = { .truncated_top = CALLER_NONE };
@@ -173,13 +178,64 @@ static bool read_head(struct cursor *c, struct record_head *h)
 	return true;
 }
 
+/*
+ * Why node @i of a record, read as (@parent, @fmod, @pc), cannot be a
+ * frame of a chain; NULL if it can (a thread's node at the top, the
+ * truncated node at the top or under its thread, or a frame).  *@bad
+ * says so for a node below a malformed one: the same chain, no reason.
+ */
+static const char *node_problem(uint64_t i, uint32_t parent, uint32_t fmod,
+				uint64_t pc, bool top, unsigned int nmap,
+				const uint8_t *kind, char *why, size_t len)
+{
+	uint32_t tid;
+
+	if (parent != GMF_CALLER_TOP && parent >= i)
+		snprintf(why, len, "caller node %llu names parent %u, which does not come before it",
+			 (unsigned long long)i, parent);
+	else if (parent != GMF_CALLER_TOP && (kind[parent] & NODE_BAD))
+		return "";
+	else if (fmod == GMF_NO_MODULE && pc == PC_TRUNCATED && !top)
+		snprintf(why, len, "caller node %llu: the mark of truncated chains below the top",
+			 (unsigned long long)i);
+	else if (fmod == GMF_NO_MODULE && spc_pc_thread(pc, &tid) &&
+		 parent != GMF_CALLER_TOP)
+		snprintf(why, len, "caller node %llu: a thread's node below the top",
+			 (unsigned long long)i);
+	else if (fmod != GMF_NO_MODULE && fmod >= nmap)
+		snprintf(why, len, "caller node %llu names module %u, which no module record defined",
+			 (unsigned long long)i, fmod);
+	else if (fmod != GMF_NO_MODULE && pc > ADDR_LINK(~0ull))
+		snprintf(why, len, "caller node %llu: pc 0x%llx beyond any module",
+			 (unsigned long long)i, (unsigned long long)pc);
+	else
+		return NULL;
+	return why;
+}
+
+/*
+ * Samples that no chain can hold: counted in @dropped, their chains in
+ * @chains, and the first reason of the record kept in @first.
+ */
+static void drop_samples(uint64_t count, const char *why, uint64_t *dropped,
+			 uint64_t *chains, char *first, size_t len)
+{
+	if (count) {
+		*dropped = add_sat(*dropped, count);
+		(*chains)++;
+	}
+	if (*why && !*first)
+		snprintf(first, len, "%s", why);
+}
+
 void callers_parse(struct cursor *c, const unsigned int *map,
 		   unsigned int nmap)
 {
 	struct record_head h;
 	uint32_t *merged, *thread, tid;
+	uint64_t i, dropped = 0, chains = 0;
 	uint8_t *depth, *kind;
-	uint64_t i;
+	char why[160], first[160] = "";
 
 	if (!read_head(c, &h))
 		return;
@@ -192,16 +248,30 @@ void callers_parse(struct cursor *c, const unsigned int *map,
 		uint32_t parent = get_uint(c, 4), fmod = get_uint(c, 4);
 		uint64_t pc = get_uint(c, 8), count = get_uint(c, 8);
 		uint32_t module, mparent = CALLER_NONE;
+		const char *problem;
 		unsigned int d = 1;
 		bool top;
 
+		if (c->failed)
+			break;
 		thread[i] = THREAD_NONE;
+		merged[i] = CALLER_NONE;
+		/* At the top, or right below a thread's node. */
+		top = parent == GMF_CALLER_TOP ||
+		      (parent < i && (kind[parent] & NODE_THREAD));
+		problem = node_problem(i, parent, fmod, pc, top, nmap, kind,
+				       why, sizeof(why));
+		/*
+		 * A malformed node is dropped with every node below it, and
+		 * the record's other chains are read as usual.
+		 */
+		if (problem) {
+			kind[i] = NODE_BAD;
+			drop_samples(count, problem, &dropped, &chains, first,
+				     sizeof(first));
+			continue;
+		}
 		if (parent != GMF_CALLER_TOP) {
-			if (parent >= i) {
-				cursor_fail(c, "caller node %llu names parent %u, which does not come before it",
-					    (unsigned long long)i, parent);
-				break;
-			}
 			thread[i] = thread[parent];
 			kind[i] = kind[parent] & (NODE_SKIPPED | NODE_CUT);
 			if (!(kind[parent] & NODE_THREAD)) {
@@ -209,49 +279,33 @@ void callers_parse(struct cursor *c, const unsigned int *map,
 				d = depth[parent] + 1u;
 			}
 		}
-		/* At the top, or right below a thread's node. */
-		top = parent == GMF_CALLER_TOP || (kind[parent] & NODE_THREAD);
-		if (fmod == GMF_NO_MODULE) {
-			module = CALLER_ABSOLUTE;
-			/* The marker of cut chains is no frame. */
-			if (pc == PC_TRUNCATED) {
-				if (!top) {
-					cursor_fail(c, "caller node %llu: the mark of truncated chains below the top",
-						    (unsigned long long)i);
-					break;
-				}
-				kind[i] |= NODE_CUT;
-				d = 0;
-			} else if (spc_pc_thread(pc, &tid)) {
-				if (parent != GMF_CALLER_TOP) {
-					cursor_fail(c, "caller node %llu: a thread's node below the top",
-						    (unsigned long long)i);
-					break;
-				}
-				thread[i] = thread_find_add(tid);
-				kind[i] = NODE_THREAD;
-				if (!thread_is_selected(thread[i]))
-					kind[i] |= NODE_SKIPPED;
-				depth[i] = 0;
-				continue;
+		module = fmod == GMF_NO_MODULE ? CALLER_ABSOLUTE : map[fmod];
+		/* The marker of cut chains is no frame. */
+		if (fmod == GMF_NO_MODULE && pc == PC_TRUNCATED) {
+			kind[i] |= NODE_CUT;
+			d = 0;
+		} else if (fmod == GMF_NO_MODULE && spc_pc_thread(pc, &tid)) {
+			thread[i] = thread_find_add(tid);
+			kind[i] = NODE_THREAD;
+			if (!thread_is_selected(thread[i]))
+				kind[i] |= NODE_SKIPPED;
+			depth[i] = 0;
+			/* A thread's node is no frame: no sample ends in it. */
+			if (count) {
+				snprintf(why, sizeof(why), "caller node %llu: samples in a thread's node",
+					 (unsigned long long)i);
+				drop_samples(count, why, &dropped, &chains,
+					     first, sizeof(first));
 			}
-		} else if (fmod < nmap) {
-			module = map[fmod];
-		} else {
-			cursor_fail(c, "caller node %llu names module %u, which no module record defined",
-				    (unsigned long long)i, fmod);
-			break;
+			continue;
 		}
 		if (d > h.depth) {
-			cursor_fail(c, "caller node %llu is %u frames deep, more than the record's depth %u",
-				    (unsigned long long)i, d, h.depth);
-			break;
-		}
-		if (module != CALLER_ABSOLUTE && pc > ADDR_LINK(~0ull)) {
-			cursor_fail(c, "caller node %llu: pc 0x%llx beyond any module",
-				    (unsigned long long)i,
-				    (unsigned long long)pc);
-			break;
+			snprintf(why, sizeof(why), "caller node %llu is %u frames deep, more than the record's depth %u",
+				 (unsigned long long)i, d, h.depth);
+			kind[i] = NODE_BAD;
+			drop_samples(count, why, &dropped, &chains, first,
+				     sizeof(first));
+			continue;
 		}
 		depth[i] = (uint8_t)d;
 		merged[i] = kind[i] & NODE_SKIPPED ? CALLER_NONE :
@@ -272,6 +326,12 @@ void callers_parse(struct cursor *c, const unsigned int *map,
 	free(thread);
 	if (c->failed)
 		return;
+	if (*first)
+		fprintf(stderr, "%s: %s: %llu caller samples of %llu malformed chains dropped (%s)\n",
+			whoami, module_profile, (unsigned long long)dropped,
+			(unsigned long long)chains, first);
+	callers.dropped = add_sat(callers.dropped, dropped);
+	callers.dropped_chains = add_sat(callers.dropped_chains, chains);
 	callers.period_ns = h.period_ns;
 	callers.lost = add_sat(callers.lost, h.lost);
 	callers.busy = add_sat(callers.busy, h.busy);
@@ -383,6 +443,7 @@ uint64_t callers_of_module(unsigned int m, struct caller_tree *t)
 	}
 	t->lost = callers.lost;
 	t->busy = callers.busy;
+	t->dropped = callers.dropped;
 	t->period_ns = callers.period_ns;
 	t->depth = callers.depth;
 	t->records = callers.records;

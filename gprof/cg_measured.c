@@ -127,6 +127,7 @@ void cg_measured_arcs(bool has_counts)
 	caller_stats.has_counts = has_counts;
 	caller_stats.lost = callers.lost;
 	caller_stats.busy = callers.busy;
+	caller_stats.dropped = callers.dropped;
 	measured_times = !estimated_times && (gmon_input & INPUT_CALLERS);
 	if (!measured_times)
 		return;

@@ -180,6 +180,10 @@ static void print_measured_header(void)
 	       (unsigned long long)cs->complete,
 	       (unsigned long long)cs->truncated,
 	       (unsigned long long)(cs->lost + cs->busy));
+	if (callers.dropped_chains)
+		printf("%llu samples of %llu malformed caller chains dropped when read\n",
+		       (unsigned long long)cs->dropped,
+		       (unsigned long long)callers.dropped_chains);
 	if (cs->unknown)
 		printf("%llu samples with no frame in a known function left out\n",
 		       (unsigned long long)cs->unknown);

@@ -63,6 +63,10 @@ static void header(void)
 	if (caller_stats.overhead)
 		printf(",\"overhead_caller_samples\":%llu",
 		       (unsigned long long)caller_stats.overhead);
+	/* Malformed chains dropped when read (docs/gprof.md). */
+	if (caller_stats.dropped)
+		printf(",\"dropped_caller_samples\":%llu",
+		       (unsigned long long)caller_stats.dropped);
 }
 
 static void hex(const unsigned char *id, size_t len)

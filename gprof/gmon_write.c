@@ -274,7 +274,9 @@ static void put_callers(struct out *o, const struct caller_tree *t,
 	put_host(o, 0, 4);
 	put_host(o, samples, 8);
 	put_host(o, truncated, 8);
-	put_host(o, t->lost, 8);
+	/* Malformed chains dropped when read: samples no chain holds. */
+	put_host(o, t->lost > UINT64_MAX - t->dropped ? UINT64_MAX :
+		 t->lost + t->dropped, 8);
 	put_host(o, t->busy, 8);
 	put_host(o, t->period_ns, 8);
 	/* Merged nodes, like the records', come after their parents. */
@@ -287,6 +289,44 @@ static void put_callers(struct out *o, const struct caller_tree *t,
 			 extracted ? 0 : file_module(n->module), 4);
 		put_host(o, n->pc, 8);
 		put_host(o, n->count, 8);
+	}
+}
+
+/* Tag 5: the threads of a per-thread profile, after its callers. */
+static void put_threads(struct out *o)
+{
+	static const char zero[16];
+	uint32_t t;
+
+	put_host(o, GMF_TAG_THREADS, 4);
+	put_host(o, GMF_THREADS_FIXED + GMF_THREAD_SIZE * (uint64_t)nthreads, 8);
+	put_host(o, nthreads, 8);
+	for (t = 0; t < nthreads; t++) {
+		size_t len = strlen(threads[t].name);
+
+		put_host(o, threads[t].tid, 4);
+		put_host(o, threads[t].cpu_known ? GMF_THREAD_CPU : 0, 4);
+		put_host(o, threads[t].cpu_ns, 8);
+		put_bytes(o, threads[t].name, len);
+		put_bytes(o, zero, sizeof(zero) - len);
+	}
+}
+
+/*
+ * Tag 4 of every file read, with its threads' nodes and tag 5 when the
+ * chains were per-thread (threads_tree()): in the extension file or in
+ * a GNU file's sidecar alike.
+ */
+static void put_all_callers(struct out *o)
+{
+	struct caller_tree per_thread;
+
+	if (threads_tree(&per_thread)) {
+		put_callers(o, &per_thread, false);
+		put_threads(o);
+		free(per_thread.node);
+	} else {
+		put_callers(o, &callers, false);
 	}
 }
 
@@ -314,29 +354,12 @@ static void put_sidecar(const char *path, const struct caller_tree *t,
 	}
 	open_out(&o, side);
 	put_ext_modules(&o, module);
-	put_callers(&o, t, module >= 0);
+	if (t == &callers)
+		put_all_callers(&o);
+	else
+		put_callers(&o, t, module >= 0);
 	close_out(&o);
 	free(side);
-}
-
-/* Tag 5: the threads of a per-thread profile, after its callers. */
-static void put_threads(struct out *o)
-{
-	static const char zero[16];
-	uint32_t t;
-
-	put_host(o, GMF_TAG_THREADS, 4);
-	put_host(o, GMF_THREADS_FIXED + GMF_THREAD_SIZE * (uint64_t)nthreads, 8);
-	put_host(o, nthreads, 8);
-	for (t = 0; t < nthreads; t++) {
-		size_t len = strlen(threads[t].name);
-
-		put_host(o, threads[t].tid, 4);
-		put_host(o, threads[t].cpu_known ? GMF_THREAD_CPU : 0, 4);
-		put_host(o, threads[t].cpu_ns, 8);
-		put_bytes(o, threads[t].name, len);
-		put_bytes(o, zero, sizeof(zero) - len);
-	}
 }
 
 /*
@@ -345,7 +368,6 @@ static void put_threads(struct out *o)
  */
 static void put_extension(struct out *o)
 {
-	struct caller_tree per_thread;
 	unsigned int i;
 	size_t j, narcs = 0;
 	struct arc *a;
@@ -392,12 +414,8 @@ static void put_extension(struct out *o)
 			put_host(o, a->count, 8);
 		}
 	}
-	if (callers.records && threads_tree(&per_thread)) {
-		put_callers(o, &per_thread, false);
-		put_threads(o);
-		free(per_thread.node);
-	} else if (callers.records) {
-		put_callers(o, &callers, false);
+	if (callers.records) {
+		put_all_callers(o);
 	}
 }
 

@@ -275,6 +275,8 @@ struct caller_tree {
 	size_t len, cap;
 	uint32_t truncated_top;	/* the top node of cut chains, or NONE */
 	uint64_t lost, busy;	/* samples the writers could not file */
+	uint64_t dropped;	/* samples of malformed chains, left out */
+	uint64_t dropped_chains;	/* and those chains */
 	uint64_t period_ns;	/* the sampling period of every record */
 	unsigned int depth;	/* the largest depth of a record */
 	unsigned int records;	/* tag-4 records read */
@@ -330,6 +332,7 @@ extern bool measured_times;
 struct caller_stats {
 	uint64_t complete, truncated;	/* samples by their chain */
 	uint64_t lost, busy;		/* samples the writers lost */
+	uint64_t dropped;	/* samples of malformed chains, not read */
 	uint64_t unknown;	/* samples with no frame in a known function */
 	uint64_t overhead;	/* samples taken in the profiler's code */
 	bool has_counts;	/* the profile has call counts (-pg) */

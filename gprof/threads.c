@@ -149,6 +149,46 @@ static int cmp_leaf_thread(const void *a, const void *b)
 }
 
 /*
+ * The merged tree's samples that no thread's leaf holds (chains under no
+ * thread's node: a record without threads summed with one that has
+ * them) are copied at the top, as they were read; @out and @path are
+ * threads_tree()'s, @out all unset.
+ */
+static void no_thread_chains(struct caller_tree *t, uint32_t *out,
+			     uint32_t *path)
+{
+	uint64_t *rest = xcalloc(callers.len ? callers.len : 1,
+				 sizeof(*rest));
+	uint32_t j, n, parent;
+	size_t i, k;
+
+	for (i = 0; i < callers.len; i++)
+		rest[i] = callers.node[i].count;
+	for (k = 0; k < nleaves; k++)
+		if (leaves[k].node != CALLER_NONE)
+			rest[leaves[k].node] -= leaves[k].count;
+	for (i = 0; i < callers.len; i++) {
+		if (!rest[i])
+			continue;
+		n = 0;
+		parent = CALLER_NONE;
+		for (j = (uint32_t)i; j != CALLER_NONE && out[j] == UINT32_MAX;
+		     j = callers.node[j].parent)
+			path[n++] = j;
+		if (j != CALLER_NONE)
+			parent = out[j];
+		while (n--) {
+			const struct caller_node *c = &callers.node[path[n]];
+
+			parent = caller_tree_add(t, parent, c->module, c->pc);
+			out[path[n]] = parent;
+		}
+		t->node[out[i]].count += rest[i];
+	}
+	free(rest);
+}
+
+/*
  * Thread by thread, each leaf's path of merged nodes is copied below the
  * thread's node; @out maps a merged node to its copy for the thread
  * being copied (reset after it, through the leaves' paths).
@@ -164,6 +204,7 @@ bool threads_tree(struct caller_tree *t)
 	t->truncated_top = CALLER_NONE;
 	t->lost = callers.lost;
 	t->busy = callers.busy;
+	t->dropped = callers.dropped;
 	t->period_ns = callers.period_ns;
 	t->depth = callers.depth;
 	t->records = callers.records;
@@ -209,6 +250,7 @@ bool threads_tree(struct caller_tree *t)
 				out[j] = UINT32_MAX;
 		first = end;
 	}
+	no_thread_chains(t, out, path);
 	free(out);
 	free(path);
 	return true;
@@ -392,6 +434,10 @@ void threads_print(void)
 	if (callers.lost || callers.busy)
 		printf("\n%llu more samples could not be filed (the caller table was full or busy): they are in no thread's count.\n",
 		       (unsigned long long)(callers.lost + callers.busy));
+	if (callers.dropped_chains)
+		printf("\n%llu samples of %llu malformed caller chains were dropped when read: they are in no thread's count.\n",
+		       (unsigned long long)callers.dropped,
+		       (unsigned long long)callers.dropped_chains);
 	free(sorted);
 	free(counts);
 	free(first);

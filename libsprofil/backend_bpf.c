@@ -622,6 +622,25 @@ static void sb_at_exit(void)
 
 
 /*
+ * Where the program files the profiler's own work (sp_own_pc): a pc of
+ * libsprofil's text, so that the analyzer counts it as its overhead
+ * whatever code ran (libbpf, libelf, libc), as it counts its own code's;
+ * 0, when that text is in none of @set's regions, leaves it out
+ * (sprofil() of the program's text alone: no miss for the program).
+ */
+static __attribute__((noinline)) void sb_own_work(void)
+{
+	__asm__ volatile("");
+}
+
+static uint64_t sb_own_pc(const struct sb_set *set)
+{
+	uint64_t pc = (uintptr_t)&sb_own_work;
+
+	return spm_lookup(&set->map, pc) < 0 ? 0 : pc;
+}
+
+/*
  * Makes new session @s (its maps created) this process's in the program
  * in place of @old (or none), for @set at @period.  There is one
  * registration per process, so the old session stops counting first:
@@ -697,6 +716,9 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 	if (!sb_sess || !sb_sess->nfd)
 		sb_start_folder();
 	old = sb_sess;
+	/* A new session's set-up, below, is the profiler's work. */
+	if (old)
+		old->proc->busy_tid = (uint32_t)syscall(SYS_gettid);
 	if (sb_fits(old, set, period)) {
 		s = old;
 		if (!s->nfd)
@@ -714,6 +736,9 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 		if (!err)
 			err = sb_switch(old, s, set, period);
 	}
+	/* Unless a new session replaced it (and it is gone). */
+	if (old && sb_sess == old)
+		old->proc->busy_tid = 0;
 	if (err) {
 		if (s && s != old)
 			sb_free(s);
@@ -724,6 +749,7 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 		return err;
 	}
 	s->proc->quiet_tid = sb_folder_tid();
+	s->proc->own_pc = sb_own_pc(set);
 	sb_install(s, set);
 	sb_sess = s;
 	atomic_store(&sb_own_counters, s->own_counters);

@@ -32,6 +32,8 @@
  *    a return address in unknown code that is not the outermost frame)
  *    are filed under the node SPC_PC_TRUNCATED at the top, and counted
  *    in hdr.truncated;
+ *  - only user addresses (spc_user_pc()) are frames: no chain holds a
+ *    marker pc below its top, whoever filed it;
  *  - with SPROFIL_THREADS, every chain is filed under a top node of its
  *    thread, pc SPC_PC_THREAD + the thread id, above everything else
  *    (the truncated node too): each thread's tree is the subtree of its
@@ -132,6 +134,23 @@ static inline void spc_add64(__u64 *p, __u64 n)
  * in the kernel's half of the address space, never a user pc.
  */
 #define SPC_PC_THREAD		0xffffffff00000000ull
+
+/*
+ * The addresses a return address can have: above the first page, never
+ * mapped for code, and below the end of the user half of x86-64 with
+ * five-level paging (2^56; 2^47 with four).  The walk records no other
+ * word as a frame, which also keeps every chain off the marker pcs above
+ * (SPC_PC_TRUNCATED is below, SPC_PC_THREAD above): a program built
+ * without frame pointers uses the register for data, and the "return
+ * address" of such a record was 1, or -15, or a stack address.
+ */
+#define SPC_USER_PC_MIN		0x1000ull
+#define SPC_USER_PC_END		0x0100000000000000ull
+
+static inline int spc_user_pc(__u64 pc)
+{
+	return pc >= SPC_USER_PC_MIN && pc < SPC_USER_PC_END;
+}
 
 static inline __u64 spc_thread_pc(__u32 tid)
 {
@@ -311,23 +330,31 @@ static inline void spc_node_count(struct spc_node *node, __u32 n)
  * @top, when not 0, the pc of a node above it all (a thread's,
  * spc_thread_pc()).  Returns 0, or SPC_FULL / SPC_STUCK after counting
  * the samples as lost.
+ *
+ * Only user addresses are filed as frames (spc_user_pc()), so that no
+ * frame is ever read as a marker: a chain holding another word is cut
+ * there, and filed as the truncated chain of the frames inside it (a
+ * sampled pc that is none leaves no frame: the sample is counted in the
+ * truncated node itself).  spc_walk() records none; other filers may.
  */
 static inline int spc_file(const struct spc_table *t, const __u64 *chain,
 			   __u32 len, int truncated, __u32 n, __u64 top)
 {
-	__u32 parent = SPC_ROOT;
+	__u32 above = SPC_ROOT, parent, cut;
 	struct spc_node *leaf;
 	long slot = SPC_FULL;
+	__u64 pc;
 	int i;
 
 	if (top) {
 		slot = SPC_FIND_ADD(t, SPC_ROOT, top);
 		if (slot < 0)
 			goto lost;
-		parent = slot + SPC_PARENT_BIAS;
+		above = slot + SPC_PARENT_BIAS;
 	}
+	parent = above;
 	if (truncated) {
-		slot = SPC_FIND_ADD(t, parent, SPC_PC_TRUNCATED);
+		slot = SPC_FIND_ADD(t, above, SPC_PC_TRUNCATED);
 		if (slot < 0)
 			goto lost;
 		parent = slot + SPC_PARENT_BIAS;
@@ -335,10 +362,14 @@ static inline int spc_file(const struct spc_table *t, const __u64 *chain,
 	slot = SPC_FULL;
 	for (i = (int)len - 1; i >= 0 && i < SPROFIL_MAX_DEPTH; i--) {
 		/* The mask changes nothing but gives BPF's verifier a bound. */
-		slot = SPC_FIND_ADD(t, parent,
-				    chain[i & (SPROFIL_MAX_DEPTH - 1)]);
+		pc = chain[i & (SPROFIL_MAX_DEPTH - 1)];
+		cut = !spc_user_pc(pc);
+		/* What lies inside a word that is no frame: a cut chain. */
+		slot = SPC_FIND_ADD(t, cut ? above : parent,
+				    cut ? SPC_PC_TRUNCATED : pc);
 		if (slot < 0)
 			goto lost;
+		truncated |= cut;
 		parent = slot + SPC_PARENT_BIAS;
 	}
 	if (slot < 0)
@@ -421,7 +452,7 @@ static inline __u64 spc_call_target(void *ctx, __u64 ret)
 	__u8 code[8];
 	__s32 rel;
 
-	if (ret < 8 || !SPC_TEXT_KNOWN(ctx, ret) ||
+	if (!spc_user_pc(ret) || !SPC_TEXT_KNOWN(ctx, ret) ||
 	    SPC_READ_CODE(ctx, ret - 8, code) || code[3] != 0xe8)
 		return 0;
 	rel = (__s32)((__u32)code[4] | (__u32)code[5] << 8 |
@@ -464,7 +495,9 @@ static inline int spc_leaf_return(void *ctx, __u64 pc, __u64 fp, __u64 sp,
  * calling back) is recorded and ends the walk: that code may not keep
  * frame pointers, so frames beyond it cannot be trusted.  The chain is
  * complete only if its last record says nothing lies beyond (a zero
- * frame pointer, or a zero return address, which is not recorded).
+ * frame pointer, or a zero return address, which is not recorded).  A
+ * word that is no user address (spc_user_pc()) is not recorded and cuts
+ * the chain: the record was none.
  */
 static inline int spc_walk(void *ctx, __u64 pc, __u64 fp, __u64 sp,
 			   __u64 stack_end, __u32 depth, __u64 *chain,
@@ -491,6 +524,8 @@ static inline int spc_walk(void *ctx, __u64 pc, __u64 fp, __u64 sp,
 			cut = 0;
 			break;
 		}
+		if (!spc_user_pc(rec[1]))
+			break;
 		/* n < depth: the mask only tells a verifier so. */
 		chain[n++ & (SPROFIL_MAX_DEPTH - 1)] = rec[1];
 		if (!SPC_TEXT_KNOWN(ctx, rec[1])) {

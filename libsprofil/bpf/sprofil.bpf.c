@@ -477,8 +477,12 @@ __noinline int spb_get_stack(struct bpf_perf_event_data *ctx, __u32 k)
 	return 0;
 }
 
-/* Files @n samples of the chain in this CPU's sp_chain into sp_cnodes. */
-__noinline int spb_file(__u32 n)
+/*
+ * Files @n samples of the chain in this CPU's sp_chain into sp_cnodes;
+ * under the thread's node with SPROFIL_THREADS, unless @own: the
+ * profiler's own work is no thread of the program's.
+ */
+__noinline int spb_file(__u32 n, __u32 own)
 {
 	struct spb_proc *p = spb_proc();
 	struct spb_chain *c;
@@ -491,36 +495,57 @@ __noinline int spb_file(__u32 n)
 	t = spb_ctable(p);
 	/* The thread id in the initial pid namespace (docs/callers.md). */
 	return spc_file(&t, c->pc, c->len, c->truncated, n,
-			p->cthreads ?
+			p->cthreads && !own ?
 			spc_thread_pc((__u32)bpf_get_current_pid_tgid()) : 0);
+}
+
+/* The chain of a sample of the profiler's own work: @pc alone. */
+static __always_inline int spb_own_chain(__u64 pc)
+{
+	struct spb_chain *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!c)
+		return -1;
+	c->pc[0] = pc;
+	c->len = 1;
+	c->truncated = 0;
+	return 0;
 }
 
 SEC("perf_event")
 int sp_sample(struct bpf_perf_event_data *ctx)
 {
-	__u64 pc = ctx->regs.rip, n, *count;
+	__u64 pc = ctx->regs.rip, n, *count, id = bpf_get_current_pid_tgid();
 	const struct spb_set *set;
 	struct spb_proc *p = spb_proc();
 	__u32 key, cur, tgid, slot;
 	void *counts;
+	int own;
 	long r;
 
-	if (!p || !p->on ||
-	    (__u32)bpf_get_current_pid_tgid() == p->quiet_tid)
+	if (!p || !p->on)
+		return 0;
+	own = (__u32)id == p->quiet_tid || (__u32)id == p->busy_tid;
+	if (own && !p->own_pc)
 		return 0;
 	n = spb_periods(ctx, p);
 	/* Kernel-mode periods pass uncounted, as with the module. */
 	if (!n || !(ctx->regs.cs & 3))
 		return 0;
+	if (own)
+		pc = p->own_pc;
 	cur = p->cur & 1;
 	set = &p->set[cur];
 	__sync_fetch_and_add(&p->samples[cur], n);
 	if (p->cdepth) {
-		int err = p->cwalk ? spb_get_stack(ctx, cur) :
+		int err = own ? spb_own_chain(pc) :
+			  p->cwalk ? spb_get_stack(ctx, cur) :
 			  spb_walk(pc, ctx->regs.rbp, ctx->regs.rsp, cur);
 
 		if (!err)
-			spb_file((__u32)n);
+			spb_file((__u32)n, own);
 	}
 	r = spb_lookup(set, pc);
 	if (r < 0) {
@@ -604,7 +629,7 @@ static long spb_test_file_one(__u32 i, void *unused)
 		c->pc[j] = sp_test_frame[(first + j) & (SPB_TEST_FRAMES - 1)];
 	c->len = len;
 	c->truncated = tc->truncated;
-	spb_file(tc->n);
+	spb_file(tc->n, 0);
 	return 0;
 }
 

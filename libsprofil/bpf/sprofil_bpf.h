@@ -69,7 +69,16 @@ struct spb_proc {
 	struct spb_set set[2];
 	__u32 cur;
 	__u32 on;
-	__u32 quiet_tid;	/* the library's fold thread: not sampled */
+	/*
+	 * The profiler's own work, whose CPU time is not the program's:
+	 * the library's folding thread, and a thread setting up a new
+	 * session while the old one samples.  Their samples are filed at
+	 * own_pc, a pc of libsprofil's text, with no chain beyond it and
+	 * under no thread's node, so that they count as its overhead
+	 * (docs/record.md); own_pc 0 leaves them out.
+	 */
+	__u32 quiet_tid;
+	__u32 busy_tid;
 	__u32 percpu;		/* per-CPU clocks: one period per sample */
 	__u32 half;		/* counters per set */
 	/*
@@ -81,7 +90,7 @@ struct spb_proc {
 	__u32 cdepth;
 	__u32 cwalk;
 	__u32 cthreads;
-	__u32 reserved;
+	__u64 own_pc;
 	__u64 samples[2];
 	__u64 misses[2];
 	__u64 lost[2];		/* samples of buckets the hash had no room for */

@@ -79,7 +79,7 @@ static int read_callers(struct ct_tree *t, struct ct_file *f,
 	for (uint64_t i = 0; i < n; i++) {
 		const unsigned char *p = b + GMF_CALLERS_FIXED +
 					 i * GMF_CALLER_NODE_SIZE;
-		uint32_t parent = u32_at(p), mod = u32_at(p + 4);
+		uint32_t parent = u32_at(p), mod = u32_at(p + 4), tid;
 		uint64_t pc = u64_at(p + 8);
 
 		if (parent != GMF_CALLER_TOP && parent >= i) {
@@ -93,9 +93,15 @@ static int read_callers(struct ct_tree *t, struct ct_file *f,
 		t->parent[i] = parent == GMF_CALLER_TOP ? CT_TOP : parent;
 		t->pc[i] = mod == GMF_NO_MODULE ? pc : CT_PC(mod, pc);
 		t->count[i] = u64_at(p + 16);
-		under_cut[i] = parent == GMF_CALLER_TOP ?
-			       (mod == GMF_NO_MODULE && pc == SPC_PC_TRUNCATED) :
-			       under_cut[parent];
+		/* The truncated node: at the top, or below a thread's. */
+		if (mod == GMF_NO_MODULE && pc == SPC_PC_TRUNCATED &&
+		    (parent == GMF_CALLER_TOP ||
+		     (t->parent[parent] == CT_TOP &&
+		      spc_pc_thread(t->pc[parent], &tid))))
+			under_cut[i] = 1;
+		else
+			under_cut[i] = parent != GMF_CALLER_TOP &&
+				       under_cut[parent];
 		sum += t->count[i];
 		if (under_cut[i])
 			cut += t->count[i];
@@ -151,6 +157,7 @@ int ct_from_file(struct ct_tree *t, struct ct_file *f, const char *path)
 				break;
 			}
 			f->module[i].flags = u32_at(body + 4);
+			f->module[i].load_bias = u64_at(body + 8);
 			snprintf(f->module[i].name, sizeof(f->module[i].name),
 				 "%.*s", (int)nl, body + GMF_MODULE_FIXED);
 			f->nmodules++;

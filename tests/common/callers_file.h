@@ -26,6 +26,7 @@ struct ct_file {
 	struct {
 		char name[512];
 		uint32_t flags;
+		uint64_t load_bias;	/* run-time address of link-time 0 */
 	} module[CT_MAX_MODULES];
 };
 

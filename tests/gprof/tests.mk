@@ -28,6 +28,10 @@
 #                 on hand-made profiles), --estimated-times against GNU,
 #                 no -pg, exports, -s, corrupt tag-4 records; also under
 #                 ASan+UBSan (check-gprof-callers-asan)
+#   run-roundtrip random caller tables, hostile chains among them,
+#                 through libsprofil's writer, the analyzer's reader
+#                 and -s: every context back exactly, every sample of a
+#                 chain the format cannot hold counted as dropped
 #   run-badinput  broken input: exit 1, one line naming the file; once
 #                 with ours and once with its ASan+UBSan build
 #   run-fuzz      the libFuzzer targets of the gmon reader and of the ELF,
@@ -127,6 +131,17 @@ $(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c include/sprofil/gmon_format.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
+# The caller table's round trip (run-roundtrip): the library's own
+# collector and writer, from libsprofil.a, and the tests' file reader.
+GPT_RT_SRCS := $(GPT_SRC)/callers_roundtrip.c tests/common/callers_file.c \
+	tests/common/callers_tree.c
+$(GPT_DIR)/callers_roundtrip: $(GPT_RT_SRCS) tests/common/callers_file.h \
+		tests/common/callers_tree.h include/sprofil/callers.h \
+		$(LIB_DIR)/libsprofil.a
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(CPPFLAGS) -Ilibsprofil -Itests/common $(CFLAGS) -o $@ \
+		$(GPT_RT_SRCS) $(LIB_DIR)/libsprofil.a $(LIB_LDLIBS)
+
 # Corrupt copies of the corpus ELF files (needs sizeof(struct sym)).
 $(GPT_DIR)/mkbadelf: $(GPT_SRC)/mkbadelf.c gprof/gprof.h
 	@mkdir -p $(GPT_DIR)
@@ -187,7 +202,7 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 	check-gprof-exports check-gprof-exports-asan \
 	check-gprof-pprof check-gprof-cglines check-gprof-merge \
 	$(GPT_EXPORTS_ASAN) \
-	check-gprof-callers check-gprof-callers-asan \
+	check-gprof-callers check-gprof-callers-asan check-gprof-roundtrip \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
@@ -258,6 +273,9 @@ check-gprof-exports-asan:
 check-gprof-callers:
 	$(call GPT_CHECK,callers,gprof-tests)
 
+check-gprof-roundtrip:
+	$(call GPT_CHECK,roundtrip,gprof $(GPT_DIR)/callers_roundtrip)
+
 check-gprof-callers-asan:
 	$(call GPT_CHECK,callers-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
 		$(GPT_SAN_ENV))
@@ -316,6 +334,7 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-cglines
 	-@$(MAKE) --no-print-directory check-gprof-merge
 	-@$(MAKE) --no-print-directory check-gprof-callers
+	-@$(MAKE) --no-print-directory check-gprof-roundtrip
 	-@$(MAKE) --no-print-directory check-gprof-callers-asan
 	-@$(MAKE) --no-print-directory check-gprof-badinput
 	-@$(MAKE) --no-print-directory check-gprof-asan

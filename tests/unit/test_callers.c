@@ -391,6 +391,99 @@ static void test_walk_stops_in_unknown_code(void **state)
 	assert_int_equal(len, 2);
 }
 
+/*
+ * A record whose return-address word is no user address (code built
+ * without frame pointers keeps data in the register: cc1's stacks gave
+ * 1 and 0xffffffffffff00f1) is no frame: the chain is cut before it, and
+ * no chain ever holds a marker pc (SPC_PC_TRUNCATED, a thread's) below
+ * its top.
+ */
+static void test_walk_never_records_a_marker(void **state)
+{
+	const __u64 bad[] = {
+		SPC_PC_TRUNCATED, 2, SPC_USER_PC_MIN - 1,
+		spc_thread_pc(0), spc_thread_pc(4242), ~0ull,
+		0xffffffffffff00f1ull, SPC_USER_PC_END,
+		0x8000000000000000ull,
+	};
+	struct fake_stack s = stack_of();
+	__u64 chain[8];
+	__u32 len, tid;
+	size_t i;
+
+	(void)state;
+	assert_false(spc_user_pc(SPC_PC_TRUNCATED));
+	assert_true(spc_user_pc(SPC_USER_PC_MIN));
+	assert_true(spc_user_pc(0x7ffffffff000ull));
+	assert_true(spc_user_pc(SPC_USER_PC_END - 1));
+	assert_false(spc_pc_thread(SPC_USER_PC_END - 1, &tid));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(spc_user_pc(bad[i]));
+		/* In unknown code as the first caller, then deeper. */
+		frame(0, AT(4), bad[i]);
+		assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8,
+					  chain, &len), 1);
+		assert_int_equal(len, 1);
+		frame(0, AT(4), 0x400100);
+		frame(4, 0, bad[i]);
+		assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8,
+					  chain, &len), 1);
+		assert_int_equal(len, 2);
+		assert_int_equal(chain[1], 0x400100);
+		/* Known text that the words happen to be in: the same. */
+		s.text_lo = 0;
+		s.text_hi = ~0ull;
+		assert_int_equal(spc_walk(&s, 0x400010, AT(0), AT(0), 0, 8,
+					  chain, &len), 1);
+		assert_int_equal(len, 2);
+		s.text_lo = 0x400000;
+		s.text_hi = 0x500000;
+	}
+}
+
+/*
+ * Whoever files a chain, a word that is no user address is no frame:
+ * the frames inside it are filed as a cut chain, under the thread's node
+ * when there is one, and a sampled pc that is none is counted in the
+ * truncated node itself.
+ */
+static void test_file_cuts_at_a_marker(void **state)
+{
+	struct table tb = new_table(64, 8);
+	const __u64 mid[] = { 0x1010, SPC_PC_TRUNCATED, 0x3030 };
+	const __u64 thr[] = { 0x1010, spc_thread_pc(5), 0x3030 };
+	const __u64 leaf[] = { ~0ull, 0x2020 };
+	const __u64 inner[] = { 0x1010 };
+	const __u64 t5cut[] = { 0x1010, SPC_PC_TRUNCATED, spc_thread_pc(5) };
+	__u32 i, tid;
+
+	(void)state;
+	assert_int_equal(spc_file(&tb.t, mid, 3, 0, 2, 0), 0);
+	assert_int_equal(spc_file(&tb.t, thr, 3, 0, 3, 0), 0);
+	assert_int_equal(count_of(&tb.t, inner, 1, 1), 5);
+	assert_int_equal(spc_file(&tb.t, leaf, 2, 0, 4, 0), 0);
+	assert_int_equal(spc_file(&tb.t, mid, 3, 0, 1, spc_thread_pc(5)), 0);
+	assert_int_equal(count_of(&tb.t, t5cut, 3, 0), 1);
+	assert_int_equal(tb.t.hdr->samples, 10);
+	assert_int_equal(tb.t.hdr->truncated, 10);
+	for (i = 0; i <= tb.t.mask; i++) {
+		const struct spc_node *n = &tb.t.node[i];
+
+		if (n->parent == SPC_FREE)
+			continue;
+		/* The sampled pc ~0: its samples in the truncated node. */
+		if (n->parent == SPC_ROOT && n->pc == SPC_PC_TRUNCATED)
+			assert_int_equal(n->count, 4);
+		if (n->parent == SPC_ROOT)
+			continue;
+		assert_true(n->pc != SPC_PC_TRUNCATED ||
+			    spc_pc_thread(tb.t.node[n->parent -
+					  SPC_PARENT_BIAS].pc, &tid));
+		assert_false(spc_pc_thread(n->pc, &tid));
+	}
+	free(tb.mem);
+}
+
 /* Direct call @c at @at into @target: e8 and rel32 from its end. */
 static void call_insn_at(int c, __u64 at, __u64 target)
 {
@@ -489,6 +582,8 @@ int main(void)
 		cmocka_unit_test(test_walk_complete_chain),
 		cmocka_unit_test(test_walk_cut_rules),
 		cmocka_unit_test(test_walk_stops_in_unknown_code),
+		cmocka_unit_test(test_walk_never_records_a_marker),
+		cmocka_unit_test(test_file_cuts_at_a_marker),
 		cmocka_unit_test(test_walk_leaf_rule),
 	};
 
