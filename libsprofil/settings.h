@@ -18,7 +18,6 @@
  * settings.c lists) as the environment held it when the library loaded
  * (the first occurrence, as getenv() takes), or NULL if it was unset.
  * The string stays valid and unchanged for the life of the process.
- * Async-signal-safe once the library's constructor has run.
  */
 const char *sp_setting(const char *name);
 
