@@ -51,6 +51,13 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard include/*/*.h include/uapi/linu
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lcmocka
 
+# The library's settings copy, compiled in: it copies this program's environment.
+$(BUILD)/tests/unit/test_settings: tests/unit/test_settings.c \
+		libsprofil/settings.c libsprofil/settings.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ilibsprofil $(CFLAGS) -o $@ $< libsprofil/settings.c \
+		-lcmocka -pthread
+
 include libsprofil/libsprofil.mk
 include tests/lib/tests.mk
 include tests/bpf/tests.mk

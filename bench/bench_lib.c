@@ -3,8 +3,9 @@
  * libsprofil against glibc's profil(), same workload, same run:
  *   bench_lib [-s seconds] [-r rounds] [-b backend,...] [-z hz,...]
  *
- * Each round runs, in child processes (the backend is chosen once per
- * process, from SPROFIL_BACKEND): no profiling; glibc's own function; and
+ * Each round runs, in child processes (libsprofil reads SPROFIL_BACKEND
+ * and SPROFIL_HZ when it loads, so each is this program exec'd again
+ * with them set): no profiling; glibc's own function; and
  * libsprofil's on each backend named, with 1 and then 4 busy threads, at
  * two equal rates:
  *  - glibc's profil() rate, 100 Hz (libsprofil's profil() with
@@ -148,11 +149,21 @@ static struct result run_mode(const char *mode, int threads, bool tick)
 	return r;
 }
 
-/* Forks a child that runs one mode and sends back its result. */
+/* The child: "--child MODE THREADS TICK ITERATIONS FD", the result to FD. */
+static int child_main(char **argv)
+{
+	struct result r;
+
+	iterations = strtoull(argv[5], NULL, 10);
+	r = run_mode(argv[2], atoi(argv[3]), atoi(argv[4]));
+	return write(atoi(argv[6]), &r, sizeof(r)) == sizeof(r) ? 0 : 2;
+}
+
+/* Runs one mode in a new process and reads back its result. */
 static struct result measure(const char *mode, int threads, bool tick,
 			     unsigned int hz)
 {
-	char rate[16];
+	char rate[16], threads_s[16], iters_s[32], fd_s[16];
 
 	struct result r = { 0 };
 	int fd[2], status;
@@ -173,10 +184,15 @@ static struct result measure(const char *mode, int threads, bool tick,
 		snprintf(rate, sizeof(rate), "%u", hz ? hz : RATE_HZ);
 		if (!tick || hz)
 			setenv("SPROFIL_HZ", rate, 1);
-		r = run_mode(mode, threads, tick);
-		if (write(fd[1], &r, sizeof(r)) != sizeof(r))
-			_exit(2);
-		_exit(0);
+		snprintf(threads_s, sizeof(threads_s), "%d", threads);
+		snprintf(iters_s, sizeof(iters_s), "%llu",
+			 (unsigned long long)iterations);
+		snprintf(fd_s, sizeof(fd_s), "%d", fd[1]);
+		execl("/proc/self/exe", "bench_lib", "--child", mode,
+		      threads_s, tick ? "1" : "0", iters_s, fd_s,
+		      (char *)NULL);
+		perror("bench_lib: exec");
+		_exit(2);
 	}
 	close(fd[1]);
 	if (read(fd[0], &r, sizeof(r)) != sizeof(r) ||
@@ -258,6 +274,8 @@ int main(int argc, char **argv)
 	double seconds = 1.0, tick_hz;
 	int nmodes = 1, rounds = 7, opt;
 
+	if (argc == 7 && !strcmp(argv[1], "--child"))
+		return child_main(argv);
 	while ((opt = getopt(argc, argv, "s:r:b:z:")) != -1) {
 		if (opt == 's')
 			seconds = atof(optarg);

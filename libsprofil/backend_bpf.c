@@ -51,6 +51,7 @@
 #include "backend.h"
 #include "backend_bpf.h"
 #include "backend_bpf_session.h"
+#include "settings.h"
 #include "sprofil_load.h"
 
 /* 2^27 counters (1 GiB of map) at most; beyond, ENOMEM. */
@@ -332,7 +333,7 @@ static int sb_cover_all(struct sb_session *s)
  */
 static bool sb_percpu(void)
 {
-	const char *e = getenv("SPROFIL_BPF_EVENTS");
+	const char *e = sp_setting("SPROFIL_BPF_EVENTS");
 
 	return e && !strcmp(e, "cpu");
 }
@@ -377,7 +378,7 @@ static int sb_cover_cpus(struct sb_session *s)
  */
 static bool sb_walk_stack(void)
 {
-	const char *e = getenv("SPROFIL_BPF_WALK");
+	const char *e = sp_setting("SPROFIL_BPF_WALK");
 
 	return e && !strcmp(e, "stack");
 }

@@ -21,6 +21,7 @@
 
 #include "backend_bpf_session.h"
 #include "bucket.h"
+#include "settings.h"
 
 /* Default interval of the folding thread (SPROFIL_BPF_FOLD_MS). */
 #define SB_FOLD_MS	20
@@ -164,7 +165,7 @@ static unsigned int sb_fold_interval(void)
 	if (sb_fold_ms != UINT32_MAX)
 		return sb_fold_ms;
 	sb_fold_ms = SB_FOLD_MS;
-	env = getenv("SPROFIL_BPF_FOLD_MS");
+	env = sp_setting("SPROFIL_BPF_FOLD_MS");
 	if (env && *env) {
 		errno = 0;
 		v = strtoul(env, &end, 10);

@@ -28,6 +28,7 @@
 
 #include "backend_bpf_loader.h"
 #include "backend_bpf_session.h"
+#include "settings.h"
 
 static struct spb_program sb_prog;
 static bool sb_prog_ready;
@@ -156,7 +157,7 @@ static int sb_load_here(struct spb_program *p)
 
 int sb_program(const struct spb_program **out)
 {
-	const char *share = getenv(SPB_SHARE_ENV);
+	const char *share = sp_setting(SPB_SHARE_ENV);
 	int err, saved = errno;
 
 	if (!sb_prog_ready) {

@@ -48,6 +48,7 @@
 
 #include "backend.h"
 #include "bucket.h"
+#include "settings.h"
 #include "signal_internal.h"
 
 /* Pages checked per process_vm_readv()/writev() call (UIO_MAXIOV). */
@@ -347,7 +348,7 @@ int sp_check_buffers(const struct sprofil_region *r, unsigned int n)
 /* SIGRTMIN + 7, or SPROFIL_SIGNAL; fixed once the handler is installed. */
 static int sp_pick_signal(void)
 {
-	const char *env = getenv("SPROFIL_SIGNAL");
+	const char *env = sp_setting("SPROFIL_SIGNAL");
 	char *end;
 	long sig;
 
@@ -445,7 +446,7 @@ static int sp_perf_event_open(pid_t tid, uint64_t period)
  */
 static enum sp_clock sp_pick_clock(void)
 {
-	const char *env = getenv("SPROFIL_SIGNAL_TIMER");
+	const char *env = sp_setting("SPROFIL_SIGNAL_TIMER");
 	int fd;
 
 	if (env && !strcmp(env, "itimer"))

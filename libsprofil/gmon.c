@@ -37,6 +37,7 @@
 #include "fork.h"
 #include "gmon.h"
 #include "gmon_callers.h"
+#include "settings.h"
 #include "thread_table.h"
 
 /* At most this many buckets: 4 MiB covers 4 MiB of text at scale 1. */
@@ -90,7 +91,7 @@ static uintptr_t gm_exe_high;		/* monstartup's highpc */
 /* LD_PROFILEBUCKET_SIZE: 16 (the default, GNU-readable) or 32 bits. */
 static unsigned int gm_bucket_size(void)
 {
-	const char *s = getenv("LD_PROFILEBUCKET_SIZE");
+	const char *s = sp_setting("LD_PROFILEBUCKET_SIZE");
 
 	if (!s || !*s || !strcmp(s, "16"))
 		return 2;
@@ -112,9 +113,13 @@ static unsigned int gm_bucket_size(void)
  */
 static const char *gm_module_list(void)
 {
-	const char *ours = getenv("SPROFIL_MODULES");
-	const char *hpux = getenv("LD_PROFILE");
+	const char *ours = sp_setting("SPROFIL_MODULES");
+	const char *hpux = sp_setting("LD_PROFILE");
 	static bool warned;
+
+	/* The collector's: every module unless the command narrowed them. */
+	if (!ours && sp_recording())
+		ours = "ALL";
 
 	if (hpux && *hpux && getauxval(AT_BASE) && !warned) {
 		warned = true;
@@ -340,7 +345,7 @@ static void gm_scan(void)
 /* SPROFIL_DEPTH: frames per chain, 1 to SPROFIL_MAX_DEPTH. */
 static unsigned int gm_depth(void)
 {
-	const char *s = getenv("SPROFIL_DEPTH");
+	const char *s = sp_setting("SPROFIL_DEPTH");
 	unsigned long v;
 	char *end;
 
@@ -363,7 +368,7 @@ static unsigned int gm_depth(void)
  */
 static void gm_callers_start(void)
 {
-	const char *env = getenv("SPROFIL_CALLERS");
+	const char *env = sp_setting("SPROFIL_CALLERS");
 	uint64_t bytes = spc_table_bytes(GM_CALLER_NODES);
 	static void *table;
 

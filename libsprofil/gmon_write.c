@@ -33,6 +33,7 @@
 #include "fork.h"
 #include "gmon.h"
 #include "gmon_callers.h"
+#include "settings.h"
 #include "thread_table.h"
 
 /* Set in a fork child, so that it does not write over its parent's file. */
@@ -114,8 +115,8 @@ int sp_gmon_path(char *buf, size_t size)
 
 int sp_gmon_path_seq(char *buf, size_t size, unsigned int seq)
 {
-	const char *dir = secure_getenv("GPROFDIR");
-	const char *prefix = secure_getenv("GMON_OUT_PREFIX");
+	const char *dir = sp_setting_secure("GPROFDIR");
+	const char *prefix = sp_setting_secure("GMON_OUT_PREFIX");
 	int len;
 
 	/* HP-UX: GPROFDIR="" means that no profile is wanted at all. */

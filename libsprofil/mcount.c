@@ -52,6 +52,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "gmon.h"
+#include "settings.h"
 
 /* The bound on distinct arcs, and the most SPROFIL_MAX_ARCS may ask. */
 #define ARC_MAX		268435456ul	/* 2^28 */
@@ -390,7 +391,7 @@ static void arcs_empty(void)
 /* SPROFIL_MAX_ARCS, or ARC_MAX. */
 static size_t arcs_wanted(void)
 {
-	const char *s = getenv("SPROFIL_MAX_ARCS");
+	const char *s = sp_setting("SPROFIL_MAX_ARCS");
 	unsigned long long v;
 	char *end;
 

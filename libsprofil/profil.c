@@ -22,6 +22,7 @@
 #include "backend.h"
 #include "fork.h"
 #include "gmon_callers.h"
+#include "settings.h"
 
 static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t sp_once = PTHREAD_ONCE_INIT;
@@ -65,7 +66,7 @@ int sp_period_ns(unsigned int flags, uint64_t wanted, uint64_t *period)
 /* The period SPROFIL_HZ asks for, or 0 for the backend's default. */
 static uint64_t wanted_period_ns(void)
 {
-	const char *hz = getenv("SPROFIL_HZ");
+	const char *hz = sp_setting("SPROFIL_HZ");
 	static bool warned;
 	char *end;
 	unsigned long v;
@@ -98,7 +99,7 @@ static const struct sp_backend *backend_named(const char *name)
 /* SPROFIL_DEBUG set and not "0": say what auto tried and chose. */
 static bool debug_wanted(void)
 {
-	const char *d = getenv("SPROFIL_DEBUG");
+	const char *d = sp_setting("SPROFIL_DEBUG");
 
 	return d && *d && strcmp(d, "0");
 }
@@ -117,7 +118,7 @@ static void choose_backend(void)
 	static const struct sp_backend *const order[] = {
 		&sp_backend_kmod, &sp_backend_bpf, &sp_backend_signal,
 	};
-	const char *name = getenv("SPROFIL_BACKEND");
+	const char *name = sp_setting("SPROFIL_BACKEND");
 	const struct sp_backend *b;
 	const char *why = NULL;
 	bool debug = debug_wanted();

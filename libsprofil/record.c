@@ -27,12 +27,13 @@
 #include <unistd.h>
 
 #include "gmon.h"
+#include "settings.h"
 
 #define SP_RECORD_SUFFIX	".gmon"
 
 bool sp_recording(void)
 {
-	const char *out = getenv("SPROFIL_RECORD");
+	const char *out = sp_setting("SPROFIL_RECORD");
 
 	return out && *out;
 }
@@ -75,8 +76,8 @@ static int sp_record_name(char *buf, size_t size, const char *stem,
 int sp_record_path(char *buf, size_t size, unsigned int seq,
 		   bool (*ours)(const char *path))
 {
-	const char *out = getenv("SPROFIL_RECORD");
-	const char *root = getenv("SPROFIL_RECORD_PID");
+	const char *out = sp_setting("SPROFIL_RECORD");
+	const char *root = sp_setting("SPROFIL_RECORD_PID");
 	const char *prog = program_invocation_short_name;
 	char stem[PATH_MAX];
 	const char *suffix = SP_RECORD_SUFFIX;
@@ -145,8 +146,6 @@ __attribute__((constructor)) static void sp_collector_start(void)
 			program_invocation_short_name);
 		return;
 	}
-	/* Every module unless the command narrowed them. */
-	setenv("SPROFIL_MODULES", "ALL", 0);
 	__monstartup(range[0], range[1]);
 	atexit(_mcleanup);
 }

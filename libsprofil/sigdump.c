@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include "fork.h"
 #include "gmon.h"
+#include "settings.h"
 #include "threads.h"
 
 static int sd_signal;			/* 0: SPROFIL_SIGDUMP unset or bad */
@@ -297,7 +298,7 @@ void sp_sigdump_start(void)
 	if (done)
 		return;
 	done = true;
-	env = secure_getenv("SPROFIL_SIGDUMP");
+	env = sp_setting_secure("SPROFIL_SIGDUMP");
 	if (!env || !*env) {
 		if (sp_recording() && !(err = sd_spawn()))
 			sd_fatal_start();

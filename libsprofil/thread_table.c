@@ -17,6 +17,7 @@
 
 #include <sprofil/gmon_format.h>
 
+#include "settings.h"
 #include "thread_table.h"
 
 static pthread_mutex_t tt_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -26,17 +27,14 @@ static size_t tt_n, tt_cap;
 static uint64_t tt_main_cpu0;
 static pid_t tt_main_pid;
 
-/*
- * Read once: every thread's exit asks, and getenv() must not race with
- * a program's setenv() in another thread.
- */
+/* Looked up once: every thread's exit asks. */
 bool sp_per_thread(void)
 {
 	static _Atomic int on = -1;
 	int v = atomic_load_explicit(&on, memory_order_relaxed);
 
 	if (v < 0) {
-		const char *e = getenv("SPROFIL_THREADS");
+		const char *e = sp_setting("SPROFIL_THREADS");
 
 		v = e && !strcmp(e, "1");
 		atomic_store_explicit(&on, v, memory_order_relaxed);

@@ -23,6 +23,7 @@
 #include <grp.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,11 +281,14 @@ static int drop_privileges(void)
 }
 
 /*
- * Runs @child(@arg) in a fork child with SPROFIL_BACKEND=@backend, its
- * stderr captured into @err (NUL-terminated); returns its exit status.
+ * Runs this program again as "test_bpf @role" (main() calls the role's
+ * function) with SPROFIL_BACKEND=@backend and, if @debug,
+ * SPROFIL_DEBUG=1, its stderr captured into @err (NUL-terminated);
+ * returns its exit status.  A new program, not a fork: libsprofil reads
+ * its settings when it loads.
  */
-static int in_child(int (*child)(void), const char *backend, char *err,
-		    size_t errsize)
+static int in_child(const char *role, const char *backend, bool debug,
+		    char *err, size_t errsize)
 {
 	int fds[2], status;
 	ssize_t got;
@@ -299,9 +303,12 @@ static int in_child(int (*child)(void), const char *backend, char *err,
 		close(fds[0]);
 		dup2(fds[1], 2);
 		setenv("SPROFIL_BACKEND", backend, 1);
-		status = child();
-		fflush(NULL);
-		_exit(status);
+		if (debug)
+			setenv("SPROFIL_DEBUG", "1", 1);
+		else
+			unsetenv("SPROFIL_DEBUG");
+		execl("/proc/self/exe", "test_bpf", role, (char *)NULL);
+		_exit(127);
 	}
 	close(fds[1]);
 	while (len + 1 < errsize &&
@@ -389,15 +396,13 @@ static void unprivileged_auto_falls_back_silently(void **state)
 	int kmod = access("/dev/sprofil", R_OK | W_OK) == 0;
 
 	(void)state;
-	assert_int_equal(in_child(unprivileged_auto_child, "auto", err,
+	assert_int_equal(in_child("unprivileged-auto", "auto", false, err,
 				  sizeof(err)), 0);
 	print_message("# stderr: %s\n", err[0] ? err : "(nothing)");
 	assert_string_equal(err, "");
 
-	setenv("SPROFIL_DEBUG", "1", 1);
-	assert_int_equal(in_child(unprivileged_auto_child, "auto", err,
+	assert_int_equal(in_child("unprivileged-auto", "auto", true, err,
 				  sizeof(err)), 0);
-	unsetenv("SPROFIL_DEBUG");
 	print_message("# SPROFIL_DEBUG=1: %s\n", err);
 	if (kmod) {
 		/* The module comes first: bpf is never tried. */
@@ -427,7 +432,7 @@ static void unprivileged_bpf_by_name_is_enodev(void **state)
 	char err[4096];
 
 	(void)state;
-	assert_int_equal(in_child(unprivileged_bpf_child, "bpf", err,
+	assert_int_equal(in_child("unprivileged-bpf", "bpf", false, err,
 				  sizeof(err)), 0);
 	print_message("# stderr: %s\n", err);
 	assert_int_equal(count_lines(err), 1);
@@ -487,7 +492,7 @@ static void too_many_buckets_is_enomem(void **state)
 	char err[4096];
 
 	(void)state;
-	assert_int_equal(in_child(too_many_buckets_child, "bpf", err,
+	assert_int_equal(in_child("too-many-buckets", "bpf", false, err,
 				  sizeof(err)), 0);
 	assert_string_equal(err, "");
 }
@@ -533,13 +538,25 @@ static void counters_that_cannot_be_mapped_are_enomem(void **state)
 	char err[4096];
 
 	(void)state;
-	assert_int_equal(in_child(counters_cannot_be_mapped_child, "bpf", err,
+	assert_int_equal(in_child("counters-cannot-be-mapped", "bpf", false,
+				  err,
 				  sizeof(err)), 0);
 	assert_string_equal(err, "");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	static const struct {
+		const char *role;
+		int (*run)(void);
+	} roles[] = {
+		{ "unprivileged-auto", unprivileged_auto_child },
+		{ "unprivileged-bpf", unprivileged_bpf_child },
+		{ "too-many-buckets", too_many_buckets_child },
+		{ "counters-cannot-be-mapped", counters_cannot_be_mapped_child },
+	};
+	size_t i;
+
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_table_with_16bit_buckets),
 		cmocka_unit_test(the_table_with_32bit_buckets),
@@ -550,5 +567,8 @@ int main(void)
 		cmocka_unit_test(counters_that_cannot_be_mapped_are_enomem),
 	};
 
+	for (i = 0; argc == 2 && i < sizeof(roles) / sizeof(*roles); i++)
+		if (!strcmp(argv[1], roles[i].role))
+			return roles[i].run();
 	return cmocka_run_group_tests_name("bpf", tests, NULL, NULL);
 }

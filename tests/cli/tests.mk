@@ -6,7 +6,7 @@
 CT_DIR := $(BUILD)/tests/cli
 CT_PROGS := $(addprefix $(CT_DIR)/,cli-chains cli-chains-pg cli-tree \
 	cli-leaf cli-plt cli-static cli-vdso cli-qsort cli-calls-pg \
-	cli-threads)
+	cli-threads cli-getenv)
 # Frame records in every function, no sibling calls: chains are exact.
 CT_CFLAGS := $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls
@@ -28,6 +28,11 @@ $(CT_DIR)/cli-calls-pg: tests/cli/cli_calls.c tests/cli/cli_burn.h
 $(CT_DIR)/cli-threads: tests/cli/cli_threads.c tests/cli/cli_burn.h
 	@mkdir -p $(CT_DIR)
 	$(CC) $(CT_CFLAGS) -pthread -o $@ $<
+
+# Its own getenv() must be the one every library calls: exported.
+$(CT_DIR)/cli-getenv: tests/cli/cli_getenv.c tests/cli/cli_burn.h
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CT_CFLAGS) -rdynamic -o $@ $<
 
 $(CT_DIR)/cli-plt: tests/cli/cli_plt.c
 	@mkdir -p $(CT_DIR)

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <sprofil/mapping.h>
 #include "lib_test.h"
@@ -77,4 +79,30 @@ double lt_seconds_for(double samples)
 	assert_true(i.enabled);
 	assert_true(i.period_ns > 0);
 	return samples * i.period_ns / 1e9;
+}
+
+int lt_run_self(const char *role, const char *const *env)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		for (; *env; env++) {
+			const char *eq = strchr(*env, '=');
+
+			if (eq)
+				putenv(strdup(*env));
+			else
+				unsetenv(*env);
+		}
+		dup2(2, 1);
+		execl("/proc/self/exe", program_invocation_short_name, role,
+		      (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }

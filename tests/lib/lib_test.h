@@ -39,4 +39,14 @@ void lt_print_info(const char *what, const struct sprofil_info *i);
  */
 double lt_seconds_for(double samples);
 
+/*
+ * libsprofil reads its settings once, from the environment it loaded in
+ * (docs/backends.md), so a test that needs a setting sets it in a new
+ * process: runs this program again as "<name> @role" with @env's
+ * changes made ("NAME=value" sets, a bare "NAME" unsets; NULL-terminated)
+ * and returns its exit status, or -1 if it did not exit.  The child's
+ * stdout goes to stderr, where a nested cmocka run's lines stay comments.
+ */
+int lt_run_self(const char *role, const char *const *env);
+
 #endif /* SPROFIL_LIB_TEST_H */

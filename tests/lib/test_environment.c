@@ -4,9 +4,11 @@
  * SPROFIL_BACKEND names (the suite runs on each):
  *  - SPROFIL_HZ sets the period every backend uses, a bad value warns;
  *  - SPROFIL_BACKEND: an unknown name falls back to auto, a backend that
- *    cannot run is an error, not a silent fallback (checked in a fresh
- *    exec of this program: the backend is chosen once per process and a
- *    fork child keeps its parent's);
+ *    cannot run is an error, not a silent fallback;
+ *  - the settings are the environment's when the library loaded: a
+ *    setenv() by the program changes nothing (so each setting above is
+ *    checked in a fresh exec of this program; the backend is also chosen
+ *    once per process and a fork child keeps its parent's);
  *  - an application's own SIGPROF / ITIMER_PROF keeps working;
  *  - glibc's sprofil misfiles samples when they change region, crashes
  *    on a sample below its lowest region without an overflow bin, and
@@ -20,6 +22,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -42,31 +45,17 @@ static int group_setup(void **state)
 static int stop_profiling(void **state)
 {
 	(void)state;
-	unsetenv("SPROFIL_HZ");
 	return sprofil(NULL, 0, NULL, 0);
 }
 
-/*
- * Runs this program again as "<self> @role" with SPROFIL_BACKEND=@backend;
- * its exit status is the verdict.
- */
-static void in_fresh_process(const char *role, const char *backend)
+/* Runs this program again as "<self> @role" with @env set; 0 expected. */
+static void in_fresh_process(const char *role, const char *const *env)
 {
-	int status;
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		setenv("SPROFIL_BACKEND", backend, 1);
-		execl("/proc/self/exe", "test_environment", role, (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(lt_run_self(role, env), 0);
 }
 
-static void sprofil_hz_sets_the_period_of_every_backend(void **state)
+/* The period and the sample count at SPROFIL_HZ=500 (in a fresh process). */
+static void hz_500_is_honoured(void **state)
 {
 	const unsigned int flags = PROF_UINT;
 	struct prof p = lt_func_region(wl_work_a, flags);
@@ -75,7 +64,8 @@ static void sprofil_hz_sets_the_period_of_every_backend(void **state)
 	double cpu;
 
 	(void)state;
-	setenv("SPROFIL_HZ", "500", 1);
+	/* Read at load time: the program's own setenv() changes nothing. */
+	setenv("SPROFIL_HZ", "100", 1);
 	assert_int_equal(sprofil(&p, 1, &tv, flags), 0);
 	assert_int_equal(tv.tv_sec, 0);
 	assert_int_equal(tv.tv_usec, 2000);
@@ -94,14 +84,43 @@ static void sprofil_hz_sets_the_period_of_every_backend(void **state)
 		      (unsigned long long)i.samples, cpu,
 		      i.samples * 0.002 / cpu);
 	assert_true(fabs(i.samples * 0.002 / cpu - 1) <= 0.1);
+	free(p.pr_base);
+}
 
-	/* A rate that is not one warns and gives the default period. */
-	setenv("SPROFIL_HZ", "fast", 1);
+/* SPROFIL_HZ=fast (in a fresh process): the period of LT_DEFAULT_NS. */
+static void a_bad_hz_gives_the_default(void **state)
+{
+	const unsigned int flags = PROF_UINT;
+	struct prof p = lt_func_region(wl_work_a, flags);
+	const char *want = getenv("LT_DEFAULT_NS");
+	struct timeval tv;
+
+	(void)state;
+	assert_non_null(want);
 	assert_int_equal(sprofil(&p, 1, &tv, flags), 0);
-	assert_true(tv.tv_usec != 2000);
 	assert_int_equal(lt_info().period_ns,
 			 tv.tv_sec * 1000000000ull + tv.tv_usec * 1000ull);
+	assert_int_equal(lt_info().period_ns, strtoull(want, NULL, 10));
 	free(p.pr_base);
+}
+
+static void sprofil_hz_sets_the_period_of_every_backend(void **state)
+{
+	static const char *const hz_500[] = { "SPROFIL_HZ=500", NULL };
+	const unsigned int flags = PROF_UINT;
+	struct prof p = lt_func_region(wl_work_a, flags);
+	char fallback[64];
+	const char *hz_bad[] = { "SPROFIL_HZ=fast", fallback, NULL };
+
+	(void)state;
+	in_fresh_process("hz-500", hz_500);
+	/* A rate that is not one warns and gives the default period. */
+	assert_int_equal(sprofil(&p, 1, NULL, flags), 0);
+	snprintf(fallback, sizeof(fallback), "LT_DEFAULT_NS=%llu",
+		 (unsigned long long)lt_info().period_ns);
+	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
+	free(p.pr_base);
+	in_fresh_process("hz-bad", hz_bad);
 }
 
 static int unknown_backend_child(void)
@@ -128,8 +147,10 @@ static int unknown_backend_child(void)
 
 static void an_unknown_backend_name_falls_back_to_auto(void **state)
 {
+	static const char *const env[] = { "SPROFIL_BACKEND=nonesuch", NULL };
+
 	(void)state;
-	in_fresh_process("unknown-backend", "nonesuch");
+	in_fresh_process("unknown-backend", env);
 }
 
 static int missing_kmod_child(void)
@@ -153,8 +174,10 @@ static int missing_kmod_child(void)
 
 static void a_backend_that_cannot_run_is_an_error(void **state)
 {
+	static const char *const env[] = { "SPROFIL_BACKEND=kmod", NULL };
+
 	(void)state;
-	in_fresh_process("missing-kmod", "kmod");
+	in_fresh_process("missing-kmod", env);
 }
 
 static volatile sig_atomic_t app_sigprofs;
@@ -275,6 +298,18 @@ int main(int argc, char **argv)
 					  stop_profiling),
 	};
 
+	const struct CMUnitTest hz_500[] = {
+		cmocka_unit_test_teardown(hz_500_is_honoured, stop_profiling),
+	};
+	const struct CMUnitTest hz_bad[] = {
+		cmocka_unit_test_teardown(a_bad_hz_gives_the_default,
+					  stop_profiling),
+	};
+
+	if (argc == 2 && !strcmp(argv[1], "hz-500"))
+		return cmocka_run_group_tests(hz_500, group_setup, NULL);
+	if (argc == 2 && !strcmp(argv[1], "hz-bad"))
+		return cmocka_run_group_tests(hz_bad, NULL, NULL);
 	if (argc == 2 && !strcmp(argv[1], "unknown-backend"))
 		return unknown_backend_child();
 	if (argc == 2 && !strcmp(argv[1], "missing-kmod"))

@@ -5,9 +5,13 @@
  * function, stop, then read the profile back, with GNU gprof when it is
  * GNU gmon.out, with a parser of docs/gmon-format.md when it is the
  * sprofil extension.  Each test runs in a fresh temporary directory.
+ *
+ * GPROFDIR and GMON_OUT_PREFIX are read when the library loads, so the
+ * tests of the file name profile in a child started with them set.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <link.h>
 #include <setjmp.h>
@@ -24,7 +28,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <sprofil.h>
-#include "workload.h"
+#include "lib_test.h"
 
 extern char __executable_start[], etext[];
 uint64_t kt_lib_work(uint64_t n);
@@ -68,8 +72,6 @@ static void spin(uint64_t (*fn)(uint64_t), double seconds)
 static int setup(void **state)
 {
 	(void)state;
-	unsetenv("GPROFDIR");
-	unsetenv("GMON_OUT_PREFIX");
 	return wl_enter_tmpdir("test_monitor");
 }
 
@@ -77,8 +79,6 @@ static int teardown(void **state)
 {
 	(void)state;
 	smonitor(0, 0, 0, 0, 0, 0);	/* a failed test may leave it on */
-	unsetenv("GPROFDIR");
-	unsetenv("GMON_OUT_PREFIX");
 	return wl_leave_tmpdir();
 }
 
@@ -440,40 +440,77 @@ static void short_profile(void)
 	smonitor(0, 0, 0, 0, 0, 0);
 }
 
+/*
+ * short_profile() in a child started with @env's settings, in this
+ * directory: its errno after the stop (meaningful only where the test
+ * expects 0, nothing done, or an error).
+ */
+static int short_profile_with(const char *const *env)
+{
+	int status = lt_run_self("short-profile", env);
+
+	assert_true(status >= 0);
+	return status;
+}
+
+/* The number of paths matching @pattern. */
+static size_t matches(const char *pattern)
+{
+	glob_t g;
+	size_t n;
+
+	if (glob(pattern, 0, NULL, &g))
+		return 0;
+	n = g.gl_pathc;
+	globfree(&g);
+	return n;
+}
+
 static void test_gprofdir_empty(void **state)
 {
+	static const char *const env[] = { "GPROFDIR=", "GMON_OUT_PREFIX",
+					   NULL };
+
 	(void)state;
-	setenv("GPROFDIR", "", 1);
-	short_profile();
-	assert_int_equal(errno, 0);
+	assert_int_equal(short_profile_with(env), 0);
 	assert_int_equal(dir_entries("."), 0);
 }
 
 static void test_gprofdir(void **state)
 {
-	char path[128];
+	static const char *const env[] = { "GPROFDIR=prof",
+					   "GMON_OUT_PREFIX=ignored", NULL };
+	char pattern[128];
 
 	(void)state;
 	assert_int_equal(mkdir("prof", 0755), 0);
-	setenv("GPROFDIR", "prof", 1);
-	setenv("GMON_OUT_PREFIX", "ignored", 1);
-	short_profile();
-	snprintf(path, sizeof(path), "prof/%d.%s", (int)getpid(),
+	short_profile_with(env);
+	snprintf(pattern, sizeof(pattern), "prof/[0-9]*.%s",
 		 program_invocation_short_name);
-	assert_int_equal(access(path, R_OK), 0);
+	assert_int_equal(matches(pattern), 1);
 	assert_int_equal(dir_entries("prof"), 1);
 	assert_int_equal(dir_entries("."), 1);
 }
 
 static void test_gmon_out_prefix(void **state)
 {
-	char path[64];
+	static const char *const env[] = { "GPROFDIR", "GMON_OUT_PREFIX=pfx",
+					   NULL };
 
 	(void)state;
-	setenv("GMON_OUT_PREFIX", "pfx", 1);
+	short_profile_with(env);
+	assert_int_equal(matches("pfx.[0-9]*"), 1);
+	assert_int_equal(dir_entries("."), 1);
+}
+
+/* Set after the library loaded, the variables change nothing. */
+static void test_setenv_changes_nothing(void **state)
+{
+	(void)state;
+	assert_int_equal(setenv("GMON_OUT_PREFIX", "late", 1), 0);
 	short_profile();
-	snprintf(path, sizeof(path), "pfx.%d", (int)getpid());
-	assert_int_equal(access(path, R_OK), 0);
+	assert_int_equal(unsetenv("GMON_OUT_PREFIX"), 0);
+	assert_int_equal(access("gmon.out", R_OK), 0);
 	assert_int_equal(dir_entries("."), 1);
 }
 
@@ -544,10 +581,12 @@ static void test_errors(void **state)
 /* A file that cannot be created: the errno, and no file. */
 static void test_create_error(void **state)
 {
+	static const char *const env[] = { "GPROFDIR",
+					   "GMON_OUT_PREFIX=no/such/dir/pfx",
+					   NULL };
+
 	(void)state;
-	setenv("GMON_OUT_PREFIX", "no/such/dir/pfx", 1);
-	short_profile();
-	assert_int_equal(errno, ENOENT);
+	assert_int_equal(short_profile_with(env), ENOENT);
 	assert_int_equal(dir_entries("."), 0);
 }
 
@@ -568,7 +607,7 @@ static void test_write_error(void **state)
 	assert_int_equal(dir_entries("."), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_smonitor_gnu, setup, teardown),
@@ -578,6 +617,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gprofdir_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gprofdir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gmon_out_prefix, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_setenv_changes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monitor_gnu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
@@ -585,5 +625,17 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_error, setup, teardown),
 	};
 
+	if (argc == 2 && !strcmp(argv[1], "short-profile")) {
+		short_profile();
+		return errno;
+	}
+	/* The tests expect gmon.out: neither variable in this process. */
+	if (getenv("GPROFDIR") || getenv("GMON_OUT_PREFIX")) {
+		unsetenv("GPROFDIR");
+		unsetenv("GMON_OUT_PREFIX");
+		execv("/proc/self/exe", argv);
+		perror("test_monitor: cannot run itself again");
+		return 1;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,9 @@
  * where perf_event_paranoid forbids self-monitoring) is checked in a
  * child process, since the clock is chosen once per process: there the
  * period must be the tick, not the 250 us asked.
+ *
+ * libsprofil reads SPROFIL_HZ when it loads, so the program runs itself
+ * again with SPROFIL_HZ set if it was not.
  */
 #include <errno.h>
 #include <math.h>
@@ -24,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -95,7 +97,6 @@ static uint64_t run_split(double tol)
 
 	for (k = 0; k < 3; k++)
 		p[k] = lt_func_region(fn[k], flags);
-	assert_int_equal(setenv("SPROFIL_HZ", ASKED_HZ, 1), 0);
 	assert_int_equal(sprofil(p, 3, &tv, flags), 0);
 	i = lt_info();
 	period = i.period_ns;
@@ -111,7 +112,6 @@ static uint64_t run_split(double tol)
 	c0 = wl_cpu_seconds() - c0;
 	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
 	i = lt_info();
-	unsetenv("SPROFIL_HZ");
 	lt_print_info("60/30/10", &i);
 	for (k = 0; k < 3; k++) {
 		s[k] = region_sum(&p[k], flags);
@@ -168,7 +168,6 @@ static void short_bursts_get_their_share_at_4_khz(void **state)
 		skip();
 	if (!clock_getres(CLOCK_MONOTONIC_COARSE, &res) && !res.tv_sec)
 		tick = res.tv_nsec / 1e9;
-	assert_int_equal(setenv("SPROFIL_HZ", ASKED_HZ, 1), 0);
 	for (k = 0; k < 15; k++) {
 		struct prof p = lt_func_region(wl_work_a, flags);
 		uint64_t got;
@@ -186,7 +185,6 @@ static void short_bursts_get_their_share_at_4_khz(void **state)
 			      cpu * 1e9 / period);
 		free(p.pr_base);
 	}
-	unsetenv("SPROFIL_HZ");
 	qsort(miss, 15, sizeof(miss[0]), by_value);
 	per_tick = tick * 1e9 / period;
 	print_message("#   median miss %.1f samples (a tick is %.0f)\n",
@@ -219,23 +217,12 @@ static int itimer_child(void)
 static void signal_timer_fallback_reports_the_tick(void **state)
 {
 	struct sprofil_info i = lt_info();
-	int status;
-	pid_t pid;
+	static const char *const env[] = { "SPROFIL_SIGNAL_TIMER=itimer", NULL };
 
 	(void)state;
 	if (strcmp(i.backend, "signal"))
 		skip();
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		setenv("SPROFIL_SIGNAL_TIMER", "itimer", 1);
-		execl("/proc/self/exe", "test_rate", "--itimer-child",
-		      (char *)NULL);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(lt_run_self("--itimer-child", env), 0);
 }
 
 static int group_setup(void **state)
@@ -248,7 +235,6 @@ static int group_setup(void **state)
 static int stop_profiling(void **state)
 {
 	(void)state;
-	unsetenv("SPROFIL_HZ");
 	return sprofil(NULL, 0, NULL, 0);
 }
 
@@ -262,7 +248,14 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(signal_timer_fallback_reports_the_tick,
 					  stop_profiling),
 	};
+	const char *hz = getenv("SPROFIL_HZ");
 
+	if (!hz || strcmp(hz, ASKED_HZ)) {
+		setenv("SPROFIL_HZ", ASKED_HZ, 1);
+		execv("/proc/self/exe", argv);
+		perror("test_rate: cannot run itself again with SPROFIL_HZ set");
+		return 1;
+	}
 	if (argc > 1 && !strcmp(argv[1], "--itimer-child"))
 		return itimer_child();
 	return cmocka_run_group_tests(tests, group_setup, NULL);
