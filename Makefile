@@ -100,7 +100,11 @@ check-style:
 		include/uapi/linux/sprofil.h include/sprofil/mapping.h \
 		include/sprofil/callers.h
 
-check: deps
+# The summary says how long it all took, deps included: the stamp is
+# taken before them.
+check:
+	@mkdir -p $(BUILD) && date +%s >$(BUILD)/check-start
+	@scripts/install-deps
 	@rm -rf $(BUILD)/results
 	@$(MAKE) --no-print-directory all
 	-@$(MAKE) --no-print-directory check-unit
@@ -117,7 +121,9 @@ check: deps
 	-@$(MAKE) --no-print-directory check-style
 	-@$(MAKE) --no-print-directory check-mcount
 	-@$(MAKE) --no-print-directory check-vm-matrix
-	@scripts/tap-summary $$(for f in $(BUILD)/results/*.tap; do \
+	@scripts/tap-summary \
+		--took=$$(($$(date +%s) - $$(cat $(BUILD)/check-start))) \
+		$$(for f in $(BUILD)/results/*.tap; do \
 		case " $(VM_TAPS) " in *" $$f "*) ;; *) echo "$$f" ;; esac; \
 		done) $(VM_TAPS)
 
