@@ -20,6 +20,11 @@ CPPFLAGS += -DSPROFIL_VERSION='"$(SPROFIL_VERSION)"'
 # LDFLAGS (none by default) goes to the links of what is installed, so
 # that a distribution's hardening flags (-z relro -z now) reach them.
 
+# Jobs for make check's build steps (`all`, the sanitizer builds, the
+# analyzer's test builds), one per CPU: each runs alone, before the
+# tests that need it, so no test ever shares the CPU with a compiler.
+BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
@@ -106,7 +111,7 @@ check:
 	@mkdir -p $(BUILD) && date +%s >$(BUILD)/check-start
 	@scripts/install-deps
 	@rm -rf $(BUILD)/results
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all
 	-@$(MAKE) --no-print-directory check-unit
 	-@$(MAKE) --no-print-directory check-lib
 	-@$(MAKE) --no-print-directory check-bpf

@@ -307,8 +307,15 @@ fuzz-long:
 # Every part runs even when an earlier one failed.  The analyzer is
 # built first but no part depends on it: with GPROF=/usr/bin/gprof the
 # harness is checked without it, and a part run without it says so.
+# Then what the parts need is built at once, in parallel (BUILD_JOBS),
+# before any part runs; one that did not build fails in its own part,
+# which builds it again and says why.
 check-gprof:
 	-@$(MAKE) --no-print-directory gprof
+	@mkdir -p $(BUILD)/results
+	-@$(MAKE) --no-print-directory -k -j$(BUILD_JOBS) gprof-tests cli \
+		$(GPT_RECORDED) $(GPT_EXPORTS_PREREQS) $(GPROF_ASAN_DIR)/gprof \
+		$(GPT_FUZZERS) >$(BUILD)/results/gprof-build.log 2>&1
 	-@$(MAKE) --no-print-directory check-gprof-oracle
 	-@$(MAKE) --no-print-directory check-gprof-multimod
 	-@$(MAKE) --no-print-directory check-gprof-trust
