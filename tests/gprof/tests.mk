@@ -248,7 +248,7 @@ check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
 
 # The recording needs `sprofil record` (its library and probe).
-GPT_EXPORTS_PREREQS := gprof-tests $(CLI_BIN) $(CLI_PROBE) lib
+GPT_EXPORTS_PREREQS = gprof-tests $(CLI_BIN) $(CLI_PROBE) lib
 check-gprof-exports:
 	$(call GPT_CHECK,exports,$(GPT_EXPORTS_PREREQS),\
 		GPT_SPROFIL=$(abspath $(CLI_BIN)))
