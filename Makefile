@@ -20,6 +20,11 @@ CPPFLAGS += -DSPROFIL_VERSION='"$(SPROFIL_VERSION)"'
 # LDFLAGS (none by default) goes to the links of what is installed, so
 # that a distribution's hardening flags (-z relro -z now) reach them.
 
+# Jobs for make check's build steps (`all`, the sanitizer builds, the
+# analyzer's test builds), one per CPU: each runs alone, before the
+# tests that need it, so no test ever shares the CPU with a compiler.
+BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 
@@ -107,9 +112,13 @@ check-style:
 		include/uapi/linux/sprofil.h include/sprofil/mapping.h \
 		include/sprofil/callers.h
 
-check: deps
+# The summary says how long it all took, deps included: the stamp is
+# taken before them.
+check:
+	@mkdir -p $(BUILD) && date +%s >$(BUILD)/check-start
+	@scripts/install-deps
 	@rm -rf $(BUILD)/results
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all
 	-@$(MAKE) --no-print-directory check-unit
 	-@$(MAKE) --no-print-directory check-lib
 	-@$(MAKE) --no-print-directory check-bpf
@@ -124,7 +133,9 @@ check: deps
 	-@$(MAKE) --no-print-directory check-style
 	-@$(MAKE) --no-print-directory check-mcount
 	-@$(MAKE) --no-print-directory check-vm-matrix
-	@scripts/tap-summary $$(for f in $(BUILD)/results/*.tap; do \
+	@scripts/tap-summary \
+		--took=$$(($$(date +%s) - $$(cat $(BUILD)/check-start))) \
+		$$(for f in $(BUILD)/results/*.tap; do \
 		case " $(VM_TAPS) " in *" $$f "*) ;; *) echo "$$f" ;; esac; \
 		done) $(VM_TAPS)
 

@@ -5,6 +5,15 @@
 
 #include <time.h>
 
+/* The CPU time the process has spent, in ms. */
+static inline long cli_cpu_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 /* Burns about @ms of this thread's CPU time; keeps a frame record. */
 static inline unsigned long cli_burn_ms(long ms)
 {

@@ -59,15 +59,18 @@ $(GPT_DIR)/%: $(GPT_SRC)/corpus/%.c
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(GPT_PGFLAGS) -o $@ $<
 
-$(GPT_DIR)/recur-nopie: $(GPT_SRC)/corpus/recur.c
+# recur runs for a CPU time (cli_burn.h's clock), not a count.
+$(GPT_DIR)/recur: tests/cli/cli_burn.h
+
+$(GPT_DIR)/recur-nopie: $(GPT_SRC)/corpus/recur.c tests/cli/cli_burn.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(GPT_PGFLAGS) -fno-pie -no-pie -o $@ $<
 
-$(GPT_DIR)/recur-fentry: $(GPT_SRC)/corpus/recur.c
+$(GPT_DIR)/recur-fentry: $(GPT_SRC)/corpus/recur.c tests/cli/cli_burn.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(GPT_PGFLAGS) -mfentry -o $@ $<
 
-$(GPT_DIR)/recur-O2: $(GPT_SRC)/corpus/recur.c
+$(GPT_DIR)/recur-O2: $(GPT_SRC)/corpus/recur.c tests/cli/cli_burn.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) -pg -O2 -g -o $@ $<
 
@@ -260,7 +263,7 @@ check-gprof-badinput:
 	$(call GPT_CHECK,badinput,gprof-tests)
 
 # The recording needs `sprofil record` (its library and probe).
-GPT_EXPORTS_PREREQS := gprof-tests $(CLI_BIN) $(CLI_PROBE) lib
+GPT_EXPORTS_PREREQS = gprof-tests $(CLI_BIN) $(CLI_PROBE) lib
 check-gprof-exports:
 	$(call GPT_CHECK,exports,$(GPT_EXPORTS_PREREQS),\
 		GPT_SPROFIL=$(abspath $(CLI_BIN)))
@@ -322,8 +325,15 @@ fuzz-long:
 # Every part runs even when an earlier one failed.  The analyzer is
 # built first but no part depends on it: with GPROF=/usr/bin/gprof the
 # harness is checked without it, and a part run without it says so.
+# Then what the parts need is built at once, in parallel (BUILD_JOBS),
+# before any part runs; one that did not build fails in its own part,
+# which builds it again and says why.
 check-gprof:
 	-@$(MAKE) --no-print-directory gprof
+	@mkdir -p $(BUILD)/results
+	-@$(MAKE) --no-print-directory -k -j$(BUILD_JOBS) gprof-tests cli \
+		$(GPT_RECORDED) $(GPT_EXPORTS_PREREQS) $(GPROF_ASAN_DIR)/gprof \
+		$(GPT_FUZZERS) >$(BUILD)/results/gprof-build.log 2>&1
 	-@$(MAKE) --no-print-directory check-gprof-oracle
 	-@$(MAKE) --no-print-directory check-gprof-multimod
 	-@$(MAKE) --no-print-directory check-gprof-trust

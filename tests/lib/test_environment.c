@@ -237,13 +237,16 @@ static void samples_changing_region_are_not_misfiled(void **state)
 		lt_func_region(wl_work_b, flags),
 	};
 	uint64_t sa, sb;
+	double end;
 
 	(void)state;
 	assert_int_equal(sprofil(p, 2, NULL, flags), 0);
-	for (int k = 0; k < 1500; k++) {
+	/* Half a millisecond in each, for about 400 samples' CPU time. */
+	end = wl_thread_seconds() + lt_seconds_for(400);
+	do {
 		wl_work_a(chunk / 2);
 		wl_work_b(chunk / 2);
-	}
+	} while (wl_thread_seconds() < end);
 	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
 	sa = wl_sum(p[0].pr_base, flags, 0, lt_nbuckets(&p[0], flags));
 	sb = wl_sum(p[1].pr_base, flags, 0, lt_nbuckets(&p[1], flags));

@@ -39,14 +39,14 @@ endif
 # make check runs check-asan (the lib, bpf and -pg suites, ~4 min); the
 # stress suite under ASan takes ~8 min more (docs/stress.md).
 check-asan:
-	@tests/stress/run-sanitized asan $(BUILD) "$(ASAN_FLAGS)" \
+	@BUILD_JOBS=$(BUILD_JOBS) tests/stress/run-sanitized asan $(BUILD) "$(ASAN_FLAGS)" \
 		lib:signal lib:bpf bpf:bpf pg:signal
 
 check-asan-stress:
-	@tests/stress/run-sanitized asan $(BUILD) "$(ASAN_FLAGS)" \
+	@BUILD_JOBS=$(BUILD_JOBS) tests/stress/run-sanitized asan $(BUILD) "$(ASAN_FLAGS)" \
 		stress:signal
 
 check-tsan:
 	@SAN_UNINSTRUMENTED="threads.o backend_signal.o signal_callers.o" \
-		tests/stress/run-sanitized tsan $(BUILD) "$(TSAN_FLAGS)" \
+		BUILD_JOBS=$(BUILD_JOBS) tests/stress/run-sanitized tsan $(BUILD) "$(TSAN_FLAGS)" \
 		lib:bpf pg:bpf stress:bpf

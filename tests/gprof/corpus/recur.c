@@ -1,25 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The call-graph shapes gprof has special cases for: self recursion
- * (fact, "30+570"), mutual recursion (is_even/is_odd, a two-member
+ * (fact, "30+570" a round), mutual recursion (is_even/is_odd, a two-member
  * cycle), a three-member cycle entered from two outside callers
  * (ring_a -> ring_b -> ring_c -> ring_a), one callee shared by a cheap
  * and a costly caller (the "average time per call" split), static
  * functions (the index's "(recur.c)"), and ties: tie_[abcd] get the same
  * number of calls and no time, so only the name orders them.
  *
- * Built four ways (PIE -O1, -no-pie, -mfentry, -O2).  argv[1] scales the
- * work, so two runs summed (GMON_OUT_PREFIX) differ from one.
+ * Built four ways (PIE -O1, -no-pie, -mfentry, -O2).  The whole shape
+ * runs again until main has spent RUN_MS of CPU, so that any
+ * machine gives the reports enough samples (run-pprof needs a function's
+ * samples spread over its lines: 70 ms, as 10^8 iterations take on a
+ * fast machine, gave 6-8 samples on one line); argv[1] multiplies that
+ * time, so two runs summed (GMON_OUT_PREFIX) differ from one.
  */
 #include <stdlib.h>
+#include "../../cli/cli_burn.h"
+
+#define RUN_MS	400
 
 static volatile unsigned long sink;
-static int scale = 1;
 
+/* Two lines of equal work: -l and pprof -lines share spin's samples. */
 __attribute__((noinline)) void spin(unsigned long n)
 {
-	for (unsigned long i = 0; i < n * scale * 12; i++)
+	for (unsigned long i = 0; i < n; i++) {
 		sink += i;
+		sink ^= i;
+	}
 }
 
 unsigned long fact(int n)
@@ -101,20 +110,22 @@ void tie_c(void) { sink++; }
 
 int main(int argc, char **argv)
 {
-	if (argc > 1)
-		scale = atoi(argv[1]);
-	for (int i = 0; i < 30; i++) {
-		fact(20);
-		is_even(50);
-		cheap_caller();
-		tie_a();
-		tie_b();
-		tie_c();
-		tie_d();
-	}
-	enter_ring_once();
-	enter_ring_often();
-	for (int i = 0; i < 5; i++)
-		costly_caller();
+	long end = cli_cpu_ms() + RUN_MS * (argc > 1 ? atol(argv[1]) : 1);
+
+	do {
+		for (int i = 0; i < 30; i++) {
+			fact(20);
+			is_even(50);
+			cheap_caller();
+			tie_a();
+			tie_b();
+			tie_c();
+			tie_d();
+		}
+		enter_ring_once();
+		enter_ring_often();
+		for (int i = 0; i < 5; i++)
+			costly_caller();
+	} while (cli_cpu_ms() < end);
 	return (int)(sink & 0);
 }
