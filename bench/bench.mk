@@ -24,7 +24,7 @@ $(BENCH_DIR)/bench_true: bench/bench_true.c
 	@mkdir -p $(BENCH_DIR)
 	$(CC) $(CFLAGS) -o $@ $<
 
-$(BENCH_DIR)/sprofil-probe: $(CLI_PROBE)
+$(BENCH_DIR)/sprofil-probe: $(BUILD)/libexec/sprofil-probe
 	@mkdir -p $(BENCH_DIR)
 	cp $< $@
 

@@ -26,7 +26,7 @@ KT_PG_COPIES := $(patsubst $(PG_DIR)/%,$(KT_DIR)/%,$(PG_PROGS)) \
 .PHONY: vm-payload
 vm-payload: $(KT_TESTS) $(KT_HELPERS) $(KT_DIR)/sprofil.ko $(KT_DIR)/run \
 	$(KT_LIB_COPIES) $(KT_PG_COPIES) $(KT_DIR)/libsprofil.so.0 \
-	$(KT_DIR)/sprofil/bpf-loader.so \
+	$(KT_DIR)/sprofil/bpf-loader.so $(KT_DIR)/sprofil-probe \
 	$(KT_DIR)/liblt_spin.so $(KT_DIR)/gprof $(KT_DIR)/bpf-test_bpf
 
 $(KT_DIR)/bpf-test_bpf: $(BT_DIR)/test_bpf
@@ -60,6 +60,11 @@ $(KT_DIR)/gmon-dump: $(BUILD)/gprof/gmon-dump
 	cp $< $@
 
 $(KT_DIR)/libsprofil.so.0: $(LIB_DIR)/libsprofil.so
+	@mkdir -p $(KT_DIR)
+	cp $< $@
+
+# The bpf program server the lib suite on bpf shares (run-in-vm).
+$(KT_DIR)/sprofil-probe: $(BUILD)/libexec/sprofil-probe
 	@mkdir -p $(KT_DIR)
 	cp $< $@
 
