@@ -537,7 +537,10 @@ static void sb_install(struct sb_session *s, struct sb_set *set)
 	uint32_t k = old ? old->k ^ 1 : 0, i;
 
 	set->k = k;
-	sb_clear_half(s, k);
+	/* A half no set counted in yet holds nothing to clear. */
+	if (s->half_used & (1u << k))
+		sb_clear_half(s, k);
+	s->half_used |= 1u << k;
 	if (!old)
 		sb_clear_callers(s);
 	/*

@@ -79,6 +79,7 @@ struct sb_session {
 	/* What the fold saw of each counter, and where it left the ring. */
 	struct sb_seen seen;
 	uint32_t ring_tail;
+	uint32_t half_used;		/* bit k: a set counted in half k */
 	uint64_t half;			/* counters per set */
 	uint64_t period;
 	bool percpu;
