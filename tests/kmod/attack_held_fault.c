@@ -251,7 +251,7 @@ static void attack(enum kind k)
 	int up[2], down[2], cmd[2], status = 0, hung0, hung1, err;
 	double t_zap, took;
 	pid_t victim;
-	bool faulted;
+	bool faulted, heard;
 
 	if (k == FUSE) {
 		err = at_fuse_start(&f, "/tmp/at_held_fuse", AT_FUSE_SERVE);
@@ -277,7 +277,9 @@ static void attack(enum kind k)
 	close(down[0]);
 	close(cmd[0]);
 
-	if (!at_check(hear(up[0], 10, 's') && !rep->start_rc,
+	/* Heard first: the report is read once the victim has written it. */
+	heard = hear(up[0], 10, 's');
+	if (!at_check(heard && !rep->start_rc,
 		      "held/%s: the victim's START pins its buffer (%s)", kn,
 		      strerror(-rep->start_rc)))
 		goto out;
@@ -302,7 +304,8 @@ static void attack(enum kind k)
 		abort();
 
 	/* STATUS may try for 2 s until the recheck has run. */
-	at_check(hear(up[0], 2 + 3 * QUICK, 'd') && rep->status_s < QUICK &&
+	heard = hear(up[0], 2 + 3 * QUICK, 'd');
+	at_check(heard && rep->status_s < QUICK &&
 		 rep->stop_s < QUICK && rep->restart_s < QUICK &&
 		 !rep->status_rc && !rep->stop_rc && !rep->restart_rc,
 		 "held/%s: STATUS, STOP and START return in < %.0f s while the fault is held (%.3f %.3f %.3f ms; %d %d %d) [part 8]",
