@@ -80,7 +80,9 @@ static long ioctl_status(struct sprofil_status __user *uarg)
 	usize = st.size;
 	memset(&st, 0, sizeof(st));
 	st.size = min_t(u32, usize, sizeof(st));
-	sprofil_status(&st);
+	err = sprofil_status(&st);
+	if (err)
+		return err;
 	return copy_to_user(uarg, &st, st.size) ? -EFAULT : 0;
 }
 

@@ -10,9 +10,16 @@
  * table and counter swaps (START, STOP, STATUS, its exit) against each
  * other and against the buffer recheck worker; sessions_lock, a spinlock,
  * only guards the hash of live sessions, which module exit walks and
- * STOP and STATUS search by mm.  Tables are built and pinned before any
- * lock is taken.  The sampling handler and the invalidate callback only
- * read RCU-published pointers.
+ * STOP and STATUS search by mm.  The sampling handler and the invalidate
+ * callback only read RCU-published pointers.
+ *
+ * No lock is held across a page fault of the user's memory, which a
+ * userfaultfd or FUSE server the user runs can hold for as long as it
+ * likes: tables are built and pinned before any lock is taken, and the
+ * recheck worker looks pages up without faulting and only tries the mmap
+ * lock (table.c).  So session->lock is held for bounded times only, and
+ * the ioctls still take it killably; the mm's release and module exit,
+ * which cannot give up, wait for it plainly.
  *
  * Lifetime: a listed session owns one notifier reference, dropped by
  * whoever unlists it: its mm's release, module exit, or the START that
@@ -41,17 +48,25 @@ static struct sprofil_session *to_session(struct mmu_notifier *mn)
 	return container_of(mn, struct sprofil_session, mn);
 }
 
+/* A recheck that found the mmap lock busy tries again this much later. */
+#define RECHECK_RETRY	(HZ / 50)
+
 static void session_recheck(struct work_struct *work)
 {
 	struct sprofil_session *s =
-		container_of(work, struct sprofil_session, recheck);
+		container_of(to_delayed_work(work), struct sprofil_session,
+			     recheck);
 	struct sprofil_table *t;
+	bool done = true;
 
 	mutex_lock(&s->lock);
 	t = rcu_dereference_protected(s->table, lockdep_is_held(&s->lock));
 	if (t)
-		sprofil_table_recheck(t, s->mn.mm);
+		done = sprofil_table_recheck(t, s->mn.mm);
 	mutex_unlock(&s->lock);
+	/* A cancel_delayed_work_sync() under way refuses this. */
+	if (!done)
+		queue_delayed_work(system_wq, &s->recheck, RECHECK_RETRY);
 }
 
 /*
@@ -95,24 +110,28 @@ static void session_invalidate_end(struct mmu_notifier *mn,
 	if ((range->event == MMU_NOTIFY_CLEAR ||
 	     range->event == MMU_NOTIFY_PROTECTION_VMA) &&
 	    table_touched(s, range))
-		queue_work(system_wq, &s->recheck);
+		queue_delayed_work(system_wq, &s->recheck, 0);
 	rcu_read_unlock();
 }
 
-/* Ends sampling and frees the table; counters stay readable. */
-static void session_stop(struct sprofil_session *s)
+/*
+ * Ends sampling and frees the table; counters stay readable.  Called with
+ * s->lock held, which it drops.
+ */
+static void session_stop_unlock(struct sprofil_session *s)
 {
 	struct sprofil_table *t;
 	bool synced;
 
-	mutex_lock(&s->lock);
+	lockdep_assert_held(&s->lock);
 	t = rcu_replace_pointer(s->table, NULL, lockdep_is_held(&s->lock));
 	synced = sprofil_sampler_stop(s);
 	mutex_unlock(&s->lock);
 	/* No handler or invalidate callback still sees @t or queues work. */
 	if (!synced)
 		synchronize_rcu();
-	cancel_work_sync(&s->recheck);
+	/* The worker never waits on the user: this wait is short. */
+	cancel_delayed_work_sync(&s->recheck);
 	sprofil_table_destroy(t);
 }
 
@@ -159,7 +178,9 @@ static bool session_claim(struct sprofil_session *s)
 /* Stops a claimed session and drops its lifetime reference. */
 static void session_destroy(struct sprofil_session *s)
 {
-	session_stop(s);
+	/* Exit and module exit cannot give up: a plain, bounded wait. */
+	mutex_lock(&s->lock);
+	session_stop_unlock(s);
 	mmu_notifier_put(&s->mn);
 	if (atomic_dec_and_test(&sessions_dying))
 		wake_up_var(&sessions_dying);
@@ -192,7 +213,7 @@ static struct mmu_notifier *session_alloc(struct mm_struct *mm)
 	}
 	INIT_HLIST_NODE(&s->node);
 	mutex_init(&s->lock);
-	INIT_WORK(&s->recheck, session_recheck);
+	INIT_DELAYED_WORK(&s->recheck, session_recheck);
 	return &s->mn;
 }
 
@@ -275,7 +296,13 @@ static int session_start(struct sprofil_session *s, struct sprofil_table *t,
 	bool fresh, published = false;
 	int err;
 
-	mutex_lock(&s->lock);
+	/* Nothing is listed or published yet: a fatal signal undoes all. */
+	err = mutex_lock_killable(&s->lock);
+	if (err) {
+		sprofil_table_destroy(t);
+		mmu_notifier_put(&s->mn);
+		return err;
+	}
 	fresh = session_list(s);
 	err = sprofil_sampler_start(s, period_ns);
 	if (err && (rcu_access_pointer(s->threads) ||
@@ -346,24 +373,26 @@ int sprofil_start(const struct sprofil_start *args, u64 *period_ns)
 	return session_start(to_session(mn), t, *period_ns);
 }
 
-/* Nothing published: a STOP then has no grace period to wait for. */
-static bool session_idle(struct sprofil_session *s)
-{
-	bool idle;
-
-	mutex_lock(&s->lock);
-	idle = !rcu_access_pointer(s->table) &&
-	       !rcu_access_pointer(s->threads);
-	mutex_unlock(&s->lock);
-	return idle;
-}
-
+/*
+ * -EINTR if a fatal signal came while waiting for the session's lock:
+ * nothing changed, and the dying caller never sees it.
+ */
 int sprofil_stop(void)
 {
 	struct sprofil_session *s = session_find(current->mm);
+	int err;
 
-	if (s && !session_idle(s))
-		session_stop(s);
+	if (!s)
+		return 0;
+	err = mutex_lock_killable(&s->lock);
+	if (err)
+		return err;
+	/* Nothing published: no grace period to wait for. */
+	if (!rcu_access_pointer(s->table) && !rcu_access_pointer(s->threads)) {
+		mutex_unlock(&s->lock);
+		return 0;
+	}
+	session_stop_unlock(s);
 	return 0;
 }
 
@@ -371,7 +400,7 @@ int sprofil_status(struct sprofil_status *st)
 {
 	struct sprofil_session *s = session_find(current->mm);
 	struct sprofil_table *t;
-	int cpu;
+	int cpu, err;
 
 	if (!s)
 		return 0;
@@ -382,7 +411,9 @@ int sprofil_status(struct sprofil_status *st)
 		st->misses += READ_ONCE(c->misses);
 		st->saturated += READ_ONCE(c->saturated);
 	}
-	mutex_lock(&s->lock);
+	err = mutex_lock_killable(&s->lock);
+	if (err)
+		return err;
 	t = rcu_dereference_protected(s->table, lockdep_is_held(&s->lock));
 	if (t && rcu_access_pointer(s->threads)) {
 		st->state |= SPROFIL_STATE_ENABLED;

@@ -104,7 +104,7 @@ struct sprofil_session {
 	struct sprofil_threads __rcu *threads;	/* see sampler.c */
 	u64 period_ns;			/* period of the live counters */
 	struct sprofil_stats __percpu *stats;
-	struct work_struct recheck;	/* see sprofil_recheck_buffers() */
+	struct delayed_work recheck;	/* see sprofil_table_recheck() */
 	struct rcu_head rcu;		/* the hash is walked under RCU */
 };
 
@@ -118,7 +118,7 @@ bool sprofil_table_overlaps(struct sprofil_table *t, unsigned long start,
 			    unsigned long end);
 void sprofil_table_unmap(struct sprofil_table *t, unsigned long start,
 			 unsigned long end);
-void sprofil_table_recheck(struct sprofil_table *t, struct mm_struct *mm);
+bool sprofil_table_recheck(struct sprofil_table *t, struct mm_struct *mm);
 u32 sprofil_table_regions_off(struct sprofil_table *t);
 long sprofil_pinned_pages(void);
 

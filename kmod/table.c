@@ -23,8 +23,9 @@
 #include <linux/bsearch.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
-#include <linux/kthread.h>
+#include <linux/hugetlb.h>
 #include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/moduleparam.h>
 #include <linux/pagemap.h>
 #include <linux/sched/mm.h>
@@ -190,36 +191,52 @@ static void run_release(struct sprofil_run *r)
  * fault_in_safe_writeable(), which changes no data and waits killably
  * (FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_KILLABLE, mmap_lock dropped while
  * it waits) on a userfaultfd or a FUSE server: a fatal signal ends it.
- * The FOLL_LONGTERM pin cannot do that by itself on 6.1, where it faults
- * with the mmap_lock held and no retry (a userfaultfd fault then fails at
- * once, a FUSE read waits unkillably); 6.12 can, but also only killably
- * unless FOLL_INTERRUPTIBLE, so both kernels behave alike.
+ * The FOLL_LONGTERM pin itself never faults (FOLL_NOFAULT): on 6.1 it
+ * would fault with the mmap_lock held and no retry, and a FUSE read would
+ * wait unkillably there if another thread zapped the pages in between.
+ * Pages that went missing are faulted in again, killably, and the pin
+ * goes on from the first page it did not get.
  */
+#define PIN_TRIES	16	/* rounds in a row that pin nothing */
+
 static int run_pin(struct sprofil_run *r)
 {
 	unsigned long addr = r->first << PAGE_SHIFT;
+	unsigned int idle = 0;
 	long pinned;
 
 	if (!access_ok((void __user *)addr, r->npages << PAGE_SHIFT))
 		return -EFAULT;
-	if (fault_in_safe_writeable((const char __user *)addr,
-				    r->npages << PAGE_SHIFT))
-		return fatal_signal_pending(current) ? -EINTR : -EFAULT;
-	/*
-	 * FOLL_LONGTERM: the pin lasts as long as the session, so the pages
-	 * must not sit in movable zones.  FOLL_WRITE breaks COW now, so the
-	 * pages we count into are the ones the process sees.
-	 */
-	pinned = pin_user_pages_fast(addr, r->npages,
-				     FOLL_WRITE | FOLL_LONGTERM, r->pages);
-	if (pinned > 0) {
-		r->pinned = pinned;
-		atomic_long_add(pinned, &sprofil_pinned);
+	while (r->pinned < r->npages) {
+		unsigned long at = addr + (r->pinned << PAGE_SHIFT);
+		unsigned long left = r->npages - r->pinned;
+
+		if (fault_in_safe_writeable((const char __user *)at,
+					    left << PAGE_SHIFT))
+			return fatal_signal_pending(current) ? -EINTR : -EFAULT;
+		/*
+		 * FOLL_LONGTERM: the pin lasts as long as the session, so the
+		 * pages must not sit in movable zones.  FOLL_WRITE breaks COW
+		 * now, so the pages we count into are the ones the process
+		 * sees.
+		 */
+		pinned = pin_user_pages_fast(at, left, FOLL_WRITE |
+					     FOLL_LONGTERM | FOLL_NOFAULT,
+					     r->pages + r->pinned);
+		if (pinned > 0) {
+			r->pinned += pinned;
+			atomic_long_add(pinned, &sprofil_pinned);
+			idle = 0;
+		} else if (pinned < 0 && pinned != -EFAULT) {
+			return pinned == -EINTR || pinned == -ENOMEM ?
+			       pinned : -EFAULT;
+		} else if (++idle == PIN_TRIES) {
+			return -EFAULT;
+		}
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
 	}
-	if (pinned < 0)
-		return pinned == -EINTR || pinned == -ENOMEM ? pinned : -EFAULT;
-	if (pinned != r->npages)
-		return fatal_signal_pending(current) ? -EINTR : -EFAULT;
 	if (pins_near_limit(r->pages, r->npages)) {
 		pr_info_ratelimited("pid %d: a buffer page is pinned too often (reference count over %u)\n",
 				    task_tgid_nr(current), pin_ref_limit);
@@ -488,23 +505,64 @@ void sprofil_table_unmap(struct sprofil_table *t, unsigned long start,
 }
 
 /*
- * True if the process still sees our pinned pages, writable, at the
- * buffer's address.  A write fault-in through the user's page tables
- * fails on a read-only mapping and, after MADV_DONTNEED or a remap, yields
- * a different page than the one we pinned.
+ * The page the process would find at @addr of @vma, found without
+ * faulting: the one its page tables map or, where a shared file
+ * mapping's entry was cleared (reclaim unmaps pinned pages too), the
+ * page cache's, which a fault would map.  NULL if there is none; else a
+ * reference the caller puts.
+ *
+ * FOLL_NOFAULT: a fault here could wait on a userfaultfd or a FUSE
+ * server the user holds, and nothing can wake or kill a worker.
+ * FOLL_FORCE, on a read, follows NUMA-hinting entries, which 6.1 would
+ * otherwise fault on (6.12 follows them unless asked not to).
  */
-static bool buffer_intact(struct sprofil_buffer *b)
+static struct page *page_seen(struct mm_struct *mm,
+			      struct vm_area_struct *vma, unsigned long addr)
 {
+	unsigned int flags = FOLL_NOFAULT | FOLL_FORCE;
+	struct page *page;
+	long got;
+
+#ifdef SPROFIL_GUP_REMOTE_NO_VMAS
+	got = get_user_pages_remote(mm, addr, 1, flags, &page, NULL);
+#else
+	got = get_user_pages_remote(mm, addr, 1, flags, &page, NULL, NULL);
+#endif
+	if (got == 1)
+		return page;
+	if (!(vma->vm_flags & VM_SHARED) || !vma->vm_file ||
+	    is_vm_hugetlb_page(vma))
+		return NULL;
+	return find_get_page(vma->vm_file->f_mapping,
+			     linear_page_index(vma, addr));
+}
+
+/*
+ * True if the process still sees our pinned pages at the buffer's
+ * address, in a writable mapping.  After munmap, mprotect to read-only,
+ * MADV_DONTNEED or a remap, the mapping is gone or read-only, or the
+ * address shows no page or another page than the one we pinned.  A page
+ * mapped read-only in a writable mapping (write-protected for dirty
+ * tracking or by userfaultfd) still counts: it is the page the process
+ * writes once its fault is served.  Called with the mmap lock held.
+ */
+static bool buffer_intact(struct sprofil_buffer *b, struct mm_struct *mm)
+{
+	unsigned long addr = b->base & PAGE_MASK;
+	struct vm_area_struct *vma = NULL;
 	struct page *page;
 	unsigned long i;
 	bool same;
 
-	for (i = 0; i < b->npages; i++) {
-		if (get_user_pages_fast((b->base & PAGE_MASK) + i * PAGE_SIZE,
-					1, FOLL_WRITE, &page) != 1)
+	for (i = 0; i < b->npages; i++, addr += PAGE_SIZE) {
+		if (!vma || addr >= vma->vm_end)
+			vma = vma_lookup(mm, addr);
+		if (!vma || !(vma->vm_flags & VM_WRITE))
 			return false;
+		page = page_seen(mm, vma, addr);
 		same = page == b->pages[i];
-		put_page(page);
+		if (page)
+			put_page(page);
 		if (!same)
 			return false;
 	}
@@ -516,30 +574,39 @@ static bool buffer_intact(struct sprofil_buffer *b)
  * touched a buffer.  Those events also come from NUMA balancing, THP
  * collapse, KSM and reclaim, which leave the buffer as it was, so the
  * buffer is checked rather than turned off on the event itself.
+ *
+ * Nothing here waits on the user: the pages are looked up without
+ * faulting, and the mmap lock is only tried (a writer can be queued
+ * behind a reader waiting on a FUSE server).  Returns false if the lock
+ * was busy: the caller tries again later.
  */
-void sprofil_table_recheck(struct sprofil_table *t, struct mm_struct *mm)
+bool sprofil_table_recheck(struct sprofil_table *t, struct mm_struct *mm)
 {
 	u32 i;
 
 	if (!mmget_not_zero(mm))
-		return;
-	kthread_use_mm(mm);
+		return true;
+	if (!mmap_read_trylock(mm)) {
+		mmput_async(mm);
+		return false;
+	}
 	for (i = 0; i < t->map.nregions; i++)
 		if (!READ_ONCE(t->buffer[i].off) &&
-		    !buffer_intact(&t->buffer[i]))
+		    !buffer_intact(&t->buffer[i], mm))
 			WRITE_ONCE(t->buffer[i].off, true);
 	if (t->overflow.npages && !READ_ONCE(t->overflow.off) &&
-	    !buffer_intact(&t->overflow))
+	    !buffer_intact(&t->overflow, mm))
 		WRITE_ONCE(t->overflow.off, true);
 	if (t->callers.npages && !READ_ONCE(t->callers.off) &&
-	    !buffer_intact(&t->callers))
+	    !buffer_intact(&t->callers, mm))
 		WRITE_ONCE(t->callers.off, true);
-	kthread_unuse_mm(mm);
+	mmap_read_unlock(mm);
 	/*
 	 * Dropping the last user here would run our release callback, which
 	 * waits for the session lock the caller holds: let a worker do it.
 	 */
 	mmput_async(mm);
+	return true;
 }
 
 u32 sprofil_table_regions_off(struct sprofil_table *t)

@@ -93,6 +93,11 @@ struct at_fuse {
  * user (allow_other).  Returns 0 or -errno (-ENODEV: no FUSE here).
  */
 int at_fuse_start(struct at_fuse *f, const char *mnt, enum at_fuse_mode m);
+/*
+ * From now on the server holds every read (one it is answering is
+ * answered); 0 or -ESRCH.
+ */
+int at_fuse_hold(struct at_fuse *f);
 /* Kills the server (aborting held requests) and unmounts. */
 void at_fuse_stop(struct at_fuse *f);
 

@@ -5,6 +5,8 @@
  * reads are answered at once, slowly, or never (see enum at_fuse_mode).
  * Reads are asynchronous (FUSE_ASYNC_READ), as with libfuse's default, so
  * a page fault waiting on a held read waits on the page lock, killably.
+ * at_fuse_hold() turns a server that answers into one that holds every
+ * read from then on.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -123,6 +125,15 @@ static void do_read(int fd, const struct fuse_in_header *in,
 	reply(fd, in->unique, 0, data, len);
 }
 
+/* Set by SIGUSR1 (at_fuse_hold()): hold every read from now on. */
+static volatile sig_atomic_t hold_from_now;
+
+static void on_hold(int sig)
+{
+	(void)sig;
+	hold_from_now = 1;
+}
+
 /* The server's loop; @held gets a byte when a read is first held. */
 static int serve(int fd, enum at_fuse_mode mode, int held)
 {
@@ -160,7 +171,7 @@ static int serve(int fd, enum at_fuse_mode mode, int held)
 			break;
 		}
 		case FUSE_READ:
-			if (mode == AT_FUSE_HOLD) {
+			if (mode == AT_FUSE_HOLD || hold_from_now) {
 				if (!told && write(held, "h", 1) == 1)
 					told = true;
 				break;
@@ -240,7 +251,11 @@ int at_fuse_start(struct at_fuse *f, const char *mnt, enum at_fuse_mode m)
 	fflush(stdout);
 	f->pid = fork();
 	if (f->pid == 0) {
+		struct sigaction sa = { .sa_handler = on_hold };
+
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* No SA_RESTART: a read of /dev/fuse waiting returns EINTR. */
+		sigaction(SIGUSR1, &sa, NULL);
 		close(pipefd[0]);
 		_exit(serve(fd, m, pipefd[1]));
 	}
@@ -259,6 +274,15 @@ int at_fuse_start(struct at_fuse *f, const char *mnt, enum at_fuse_mode m)
 		return err;
 	}
 	return 0;
+}
+
+int at_fuse_hold(struct at_fuse *f)
+{
+	/*
+	 * The handler runs before the server takes its next request: it
+	 * is woken from its read, or runs when its current reply returns.
+	 */
+	return f->pid > 0 && kill(f->pid, SIGUSR1) == 0 ? 0 : -ESRCH;
 }
 
 void at_fuse_stop(struct at_fuse *f)

@@ -109,10 +109,15 @@ struct sprofil_status {
  * nothing changed: EINVAL (bad arguments), EFAULT (a buffer that is not
  * the caller's writable memory), ENOMEM (RLIMIT_MEMLOCK of the user, the
  * memory cgroup's limit, or a page pinned by too many sessions), EINTR (a
- * fatal signal during the pin or the thread scan).
+ * fatal signal during the pin, the thread scan or the wait for the
+ * session's lock).
  */
 #define SPROFIL_IOC_START	_IOWR(SPROFIL_IOC_MAGIC, 1, struct sprofil_start)
-/* Stops profiling; counters stay readable through SPROFIL_IOC_STATUS. */
+/*
+ * Stops profiling; counters stay readable through SPROFIL_IOC_STATUS.
+ * EINTR: a fatal signal came while waiting for the session's lock, and
+ * nothing changed (so does STATUS).
+ */
 #define SPROFIL_IOC_STOP	_IO(SPROFIL_IOC_MAGIC, 2)
 /* Reads the counters of the calling process's latest session. */
 #define SPROFIL_IOC_STATUS	_IOWR(SPROFIL_IOC_MAGIC, 3, struct sprofil_status)
