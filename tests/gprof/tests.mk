@@ -125,7 +125,8 @@ $(GPT_DIR)/pp-chains-pg: $(GPT_SRC)/corpus/pp_chains.c tests/cli/cli_burn.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(GPT_FP_FLAGS) -pg -o $@ $<
 
-$(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c include/sprofil/gmon_format.h
+$(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c include/sprofil/gmon_format.h \
+		include/sprofil/gmon_codec.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
