@@ -551,6 +551,7 @@ static int gm_dump(unsigned int seq)
 		taken[i] = sp_buckets_copy(&hist[i], seq != 0);
 		if (taken[i])
 			hist[i].buckets = taken[i];
+		hist[i].live = !taken[i];
 	}
 	ret = sp_gmon_dump_arcs(&p, arcs, n);
 	if (p.callers)

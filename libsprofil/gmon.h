@@ -23,6 +23,11 @@ struct sp_hist {
 	size_t nbuckets;
 	unsigned int bucket_size;	/* 2 (PROF_USHORT) or 4 (PROF_UINT) */
 	uint32_t scale;			/* 2 .. 0x10000 */
+	/*
+	 * The buckets are still being sampled (no copy could be made):
+	 * written dense, the one encoding whose size they cannot change.
+	 */
+	bool live;
 };
 
 /* One call arc, runtime addresses: @count calls from @from to @self. */

@@ -694,8 +694,10 @@ static void put_threads(struct sp_out *o, const struct sp_callers_data *c)
 
 /*
  * One histogram record: sparse (tag 6), the nonzero buckets only, unless
- * the dense counts (tag 2) are no larger (gmon_codec.h).  Neither way
- * writes to the buckets, so pages never sampled stay uncommitted.
+ * the dense counts (tag 2) are no larger (gmon_codec.h), or the buckets
+ * are live (a sample between sizing and encoding would break the
+ * record).  Neither way writes to the buckets, so pages never sampled
+ * stay uncommitted.
  */
 static void put_hist(struct sp_out *o, const struct sp_hist *h,
 		     uint32_t module, const struct sp_module *mod,
@@ -716,7 +718,13 @@ static void put_hist(struct sp_out *o, const struct sp_hist *h,
 	uint32_t tag;
 	size_t n;
 
-	gmf_hist_choose(h->buckets, h->nbuckets, h->bucket_size, &tag, &body);
+	if (h->live) {
+		tag = GMF_TAG_HIST;
+		body = (uint64_t)h->nbuckets * h->bucket_size;
+	} else {
+		gmf_hist_choose(h->buckets, h->nbuckets, h->bucket_size, &tag,
+				&body);
+	}
 	gmf_hist_head_put(fixed, &head);
 	put_record(o, tag, GMF_HIST_FIXED + body);
 	put(o, fixed, sizeof(fixed));
