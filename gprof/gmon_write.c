@@ -361,7 +361,7 @@ static void put_hist(struct out *o, const struct hist_record *r,
 	unsigned char fixed[GMF_HIST_FIXED], chunk[4096];
 	unsigned char *bins = xmalloc(r->num_bins * bs);
 	struct gmf_hist_enc enc;
-	uint64_t k, left, body;
+	uint64_t k, left, body, nruns;
 	uint32_t tag, v32;
 	uint16_t v16;
 	size_t n;
@@ -374,7 +374,7 @@ static void put_hist(struct out *o, const struct hist_record *r,
 		memcpy(bins + k * bs, bs == 4 ? (void *)&v32 : (void *)&v16,
 		       bs);
 	}
-	gmf_hist_choose(bins, r->num_bins, bs, &tag, &body);
+	gmf_hist_choose(bins, r->num_bins, bs, &tag, &body, &nruns);
 	gmf_hist_head_put(fixed, &head);
 	put_host(o, tag, 4);
 	put_host(o, GMF_HIST_FIXED + body, 8);
@@ -382,7 +382,7 @@ static void put_hist(struct out *o, const struct hist_record *r,
 	if (tag == GMF_TAG_HIST) {
 		put_bytes(o, bins, r->num_bins * bs);
 	} else {
-		gmf_hist_enc_init(&enc, bins, r->num_bins, bs);
+		gmf_hist_enc_init(&enc, bins, r->num_bins, bs, nruns);
 		while ((n = gmf_hist_enc_fill(&enc, chunk, sizeof(chunk))))
 			put_bytes(o, chunk, n);
 	}

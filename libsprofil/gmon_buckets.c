@@ -69,12 +69,62 @@ static uint32_t sp_bucket_read(const void *buckets, unsigned int size,
 	return v;
 }
 
+/*
+ * Whether the 8 bytes of buckets from bucket @i (a multiple of 8 / @size,
+ * so aligned: buffers are page-aligned) are all zero, read at once: a
+ * buffer is mostly zero, and 4 buckets a load make the walk cheap.
+ */
+static bool sp_word_zero(const void *buckets, unsigned int size, size_t i)
+{
+	const uint64_t *w = (const uint64_t *)((const char *)buckets +
+					       i * size);
+
+	return !__atomic_load_n(w, __ATOMIC_RELAXED);
+}
+
+/*
+ * Calls @fn on each nonzero bucket of [0, @n) with its value, read
+ * atomically (with @take, exchanged with zero); the sampling side may be
+ * adding meanwhile.
+ */
+static void sp_buckets_walk(const void *buckets, size_t n, unsigned int size,
+			    bool take, void (*fn)(void *, size_t, uint32_t),
+			    void *arg)
+{
+	size_t per = 8 / size, i = 0, end;
+	uint32_t v;
+
+	while (i < n) {
+		if (i + per <= n && sp_word_zero(buckets, size, i)) {
+			i += per;
+			continue;
+		}
+		for (end = i + per < n ? i + per : n; i < end; i++) {
+			v = sp_bucket_read(buckets, size, i, take);
+			if (v && fn)
+				fn(arg, i, v);
+		}
+	}
+}
+
 void sp_buckets_clear(const void *buckets, size_t n, unsigned int size)
 {
-	size_t i;
+	sp_buckets_walk(buckets, n, size, true, NULL, NULL);
+}
 
-	for (i = 0; i < n; i++)
-		sp_bucket_read(buckets, size, i, true);
+struct sp_copy {
+	void *to;
+	unsigned int size;
+};
+
+static void sp_copy_one(void *arg, size_t i, uint32_t v)
+{
+	struct sp_copy *c = arg;
+
+	if (c->size == 4)
+		((uint32_t *)c->to)[i] = v;
+	else
+		((uint16_t *)c->to)[i] = v;
 }
 
 /*
@@ -85,18 +135,13 @@ void sp_buckets_clear(const void *buckets, size_t n, unsigned int size)
  */
 void *sp_buckets_copy(const struct sp_hist *h, bool take)
 {
-	void *copy = sp_buckets_alloc(h->nbuckets, h->bucket_size);
-	size_t i;
-	uint32_t v;
+	struct sp_copy c = {
+		.to = sp_buckets_alloc(h->nbuckets, h->bucket_size),
+		.size = h->bucket_size,
+	};
 
-	if (!copy)
-		return NULL;
-	for (i = 0; i < h->nbuckets; i++) {
-		v = sp_bucket_read(h->buckets, h->bucket_size, i, take);
-		if (v && h->bucket_size == 4)
-			((uint32_t *)copy)[i] = v;
-		else if (v)
-			((uint16_t *)copy)[i] = v;
-	}
-	return copy;
+	if (c.to)
+		sp_buckets_walk(h->buckets, h->nbuckets, h->bucket_size, take,
+				sp_copy_one, &c);
+	return c.to;
 }

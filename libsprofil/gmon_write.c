@@ -714,7 +714,7 @@ static void put_hist(struct sp_out *o, const struct sp_hist *h,
 	};
 	unsigned char fixed[GMF_HIST_FIXED], chunk[4096];
 	struct gmf_hist_enc enc;
-	uint64_t body;
+	uint64_t body, nruns = 0;
 	uint32_t tag;
 	size_t n;
 
@@ -723,7 +723,7 @@ static void put_hist(struct sp_out *o, const struct sp_hist *h,
 		body = (uint64_t)h->nbuckets * h->bucket_size;
 	} else {
 		gmf_hist_choose(h->buckets, h->nbuckets, h->bucket_size, &tag,
-				&body);
+				&body, &nruns);
 	}
 	gmf_hist_head_put(fixed, &head);
 	put_record(o, tag, GMF_HIST_FIXED + body);
@@ -732,7 +732,8 @@ static void put_hist(struct sp_out *o, const struct sp_hist *h,
 		put(o, h->buckets, (size_t)h->nbuckets * h->bucket_size);
 		return;
 	}
-	gmf_hist_enc_init(&enc, h->buckets, h->nbuckets, h->bucket_size);
+	gmf_hist_enc_init(&enc, h->buckets, h->nbuckets, h->bucket_size,
+			  nruns);
 	while ((n = gmf_hist_enc_fill(&enc, chunk, sizeof(chunk))))
 		put(o, chunk, n);
 }

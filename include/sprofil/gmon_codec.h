@@ -143,35 +143,58 @@ static inline uint64_t gmf_bucket(const void *buckets, unsigned int size,
 }
 
 /*
+ * The first nonzero bucket from @i on, or @n: 8 bytes at a time through
+ * the zero stretches, which are most of a histogram.
+ */
+static inline uint64_t gmf_skip_zeros(const void *buckets, uint64_t n,
+				      unsigned int size, uint64_t i)
+{
+	const uint64_t per = 8 / size;
+	uint64_t word;
+
+	for (;;) {
+		while (i < n && i % per && !gmf_bucket(buckets, size, i))
+			i++;
+		while (i + per <= n) {
+			memcpy(&word, (const unsigned char *)buckets + i * size,
+			       8);
+			if (word)
+				break;
+			i += per;
+		}
+		if (i >= n || gmf_bucket(buckets, size, i))
+			return i < n ? i : n;
+		i++;
+	}
+}
+
+/*
  * How a histogram of @n host-order buckets of @size bytes is best
  * written: *tag GMF_TAG_HIST_SPARSE or, when the dense counts are no
- * larger, GMF_TAG_HIST; *body the bytes after the fixed part.  Reads
- * every bucket once and writes nothing, so buckets never touched stay
+ * larger, GMF_TAG_HIST; *body the bytes after the fixed part; *nruns
+ * its runs of nonzero buckets, for gmf_hist_enc_init().  Reads the
+ * buckets and writes nothing, so buckets never touched stay
  * uncommitted.
  */
 static inline void gmf_hist_choose(const void *buckets, uint64_t n,
 				   unsigned int size, uint32_t *tag,
-				   uint64_t *body)
+				   uint64_t *body, uint64_t *nruns)
 {
-	uint64_t i, nruns = 0, bytes = 0, start = 0, end = 0, c;
-	bool in_run = false;
+	uint64_t i = 0, bytes = 0, start, end = 0, c;
 
-	for (i = 0; i <= n; i++) {
-		c = i < n ? gmf_bucket(buckets, size, i) : 0;
-		if (c && !in_run) {
-			in_run = true;
-			nruns++;
-			bytes += gmf_varint_len(i - end);
-			start = i;
-		} else if (!c && in_run) {
-			in_run = false;
-			bytes += gmf_varint_len(i - start);
-			end = i;
-		}
-		if (c)
+	*nruns = 0;
+	while ((i = gmf_skip_zeros(buckets, n, size, i)) < n) {
+		start = i;
+		++*nruns;
+		bytes += gmf_varint_len(start - end);
+		while (i < n && (c = gmf_bucket(buckets, size, i))) {
 			bytes += gmf_varint_len(c);
+			i++;
+		}
+		bytes += gmf_varint_len(i - start);
+		end = i;
 	}
-	bytes += gmf_varint_len(nruns);
+	bytes += gmf_varint_len(*nruns);
 	*tag = bytes < n * size ? GMF_TAG_HIST_SPARSE : GMF_TAG_HIST;
 	*body = *tag == GMF_TAG_HIST ? n * size : bytes;
 }
@@ -186,6 +209,7 @@ struct gmf_hist_enc {
 	const void *buckets;
 	uint64_t nbuckets;
 	unsigned int size;	/* 2 or 4 */
+	uint64_t nruns;		/* gmf_hist_choose()'s */
 	uint64_t pos;		/* the next bucket to encode or look at */
 	uint64_t run_end;	/* the end of the run being encoded */
 	uint64_t prev_end;	/* the end of the run before it */
@@ -194,12 +218,13 @@ struct gmf_hist_enc {
 
 static inline void gmf_hist_enc_init(struct gmf_hist_enc *e,
 				     const void *buckets, uint64_t n,
-				     unsigned int size)
+				     unsigned int size, uint64_t nruns)
 {
 	memset(e, 0, sizeof(*e));
 	e->buckets = buckets;
 	e->nbuckets = n;
 	e->size = size;
+	e->nruns = nruns;
 }
 
 #define GMF_HIST_ENC_MIN	(3 * GMF_VARINT_MAX)	/* room per call */
@@ -213,27 +238,18 @@ static inline size_t gmf_hist_enc_fill(struct gmf_hist_enc *e,
 				       unsigned char *out, size_t room)
 {
 	size_t used = 0;
-	uint64_t i, nruns = 0;
-	bool in_run = false;
 
 	while (room - used >= GMF_HIST_ENC_MIN) {
 		if (!e->started) {
-			for (i = 0; i < e->nbuckets; i++) {
-				bool c = gmf_bucket(e->buckets, e->size, i);
-
-				nruns += c && !in_run;
-				in_run = c;
-			}
-			used += gmf_varint_put(out + used, nruns);
+			used += gmf_varint_put(out + used, e->nruns);
 			e->started = true;
 		} else if (e->pos < e->run_end) {
 			used += gmf_varint_put(out + used,
 					       gmf_bucket(e->buckets, e->size,
 							  e->pos++));
 		} else {
-			while (e->pos < e->nbuckets &&
-			       !gmf_bucket(e->buckets, e->size, e->pos))
-				e->pos++;
+			e->pos = gmf_skip_zeros(e->buckets, e->nbuckets,
+						e->size, e->pos);
 			if (e->pos == e->nbuckets)
 				break;
 			e->run_end = e->pos;

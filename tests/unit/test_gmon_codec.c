@@ -126,10 +126,13 @@ static struct bytes encode(const void *b, uint64_t n, unsigned int size,
 	unsigned char *buf = malloc(chunk);
 	struct gmf_hist_enc e;
 	struct bytes o = { 0 };
+	uint64_t body, nruns;
+	uint32_t tag;
 	size_t got;
 
 	assert_non_null(buf);
-	gmf_hist_enc_init(&e, b, n, size);
+	gmf_hist_choose(b, n, size, &tag, &body, &nruns);
+	gmf_hist_enc_init(&e, b, n, size, nruns);
 	while ((got = gmf_hist_enc_fill(&e, buf, chunk))) {
 		assert_true(got <= chunk);
 		for (size_t k = 0; k < got; k++)
@@ -183,11 +186,17 @@ static void check_round_trip(const void *b, uint64_t n, unsigned int size)
 {
 	static const size_t chunks[] = { GMF_HIST_ENC_MIN, 31, 64, 4096 };
 	struct bytes ref = ref_encode(b, n, size), got;
-	uint64_t body, *back;
+	uint64_t body, nruns, *back, ref_nruns = 0;
 	uint32_t tag;
 	char err[200];
 
-	gmf_hist_choose(b, n, size, &tag, &body);
+	gmf_hist_choose(b, n, size, &tag, &body, &nruns);
+	for (int k = 0, shift = 0; k < 10; k++, shift += 7) {
+		ref_nruns |= (uint64_t)(ref.b[k] & 0x7f) << shift;
+		if (!(ref.b[k] & 0x80))
+			break;
+	}
+	assert_int_equal(nruns, ref_nruns);
 	if (ref.len < n * size) {
 		assert_int_equal(tag, GMF_TAG_HIST_SPARSE);
 		assert_int_equal(body, ref.len);
@@ -244,12 +253,12 @@ static void edge_arrays(void **state)
 	uint16_t b16[300] = { 0 };
 	uint32_t b32[300] = { 0 };
 	struct bytes ref;
-	uint64_t body;
+	uint64_t body, nruns;
 	uint32_t tag;
 
 	(void)state;
 	/* All zero: one byte, nruns 0. */
-	gmf_hist_choose(b16, 300, 2, &tag, &body);
+	gmf_hist_choose(b16, 300, 2, &tag, &body, &nruns);
 	assert_int_equal(tag, GMF_TAG_HIST_SPARSE);
 	assert_int_equal(body, 1);
 	check_round_trip(b16, 300, 2);
@@ -268,16 +277,44 @@ static void edge_arrays(void **state)
 		b32[i] = 0xffffffffu - i;
 	}
 	check_round_trip(b16, 300, 2);
-	gmf_hist_choose(b16, 300, 2, &tag, &body);
+	gmf_hist_choose(b16, 300, 2, &tag, &body, &nruns);
 	assert_int_equal(tag, GMF_TAG_HIST_SPARSE);	/* 1-byte counts */
 	check_round_trip(b32, 300, 4);
-	gmf_hist_choose(b32, 300, 4, &tag, &body);
+	gmf_hist_choose(b32, 300, 4, &tag, &body, &nruns);
 	assert_int_equal(tag, GMF_TAG_HIST);		/* 5-byte counts */
 	/* Alternating: runs of one. */
 	memset(b32, 0, sizeof(b32));
 	for (int i = 1; i < 300; i += 2)
 		b32[i] = i;
 	check_round_trip(b32, 300, 4);
+}
+
+/* The zero skip, 8 bytes at a time, against a bucket-by-bucket search. */
+static void zero_skip_matches_a_plain_search(void **state)
+{
+	(void)state;
+	for (unsigned int bs = 2; bs <= 4; bs += 2)
+		for (uint64_t n = 0; n < 40; n++)
+			for (int round = 0; round < 20; round++) {
+				void *b = random_hist(n, bs, 1000 / (1 + round));
+				/* Unaligned too: the base one bucket in. */
+				unsigned char *u = malloc(n * bs + bs);
+
+				assert_non_null(u);
+				memcpy(u + bs, b, n * bs);
+				for (uint64_t i = 0; i <= n; i++) {
+					uint64_t want = i;
+
+					while (want < n && !ref_count(b, bs, want))
+						want++;
+					assert_int_equal(gmf_skip_zeros(b, n, bs, i),
+							 want);
+					assert_int_equal(gmf_skip_zeros(u + bs, n, bs,
+									i), want);
+				}
+				free(u);
+				free(b);
+			}
 }
 
 /* A histogram far from its first bucket, by hand: gaps past 2^40. */
@@ -470,6 +507,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(random_arrays_match_the_reference),
 		cmocka_unit_test(edge_arrays),
+		cmocka_unit_test(zero_skip_matches_a_plain_search),
 		cmocka_unit_test(huge_offsets),
 		cmocka_unit_test(truncated_bodies_are_refused),
 		cmocka_unit_test(corrupt_bodies_are_refused),
