@@ -45,7 +45,11 @@ static inline unsigned int gmf_ext_revision(uint32_t version, bool *swap)
 	return v >= 1 && v <= (GMF_EXT_VERSION & 0xffff) ? v : 0;
 }
 
-/* An @n-byte unsigned integer at @b, in the file's byte order. */
+/*
+ * An @n-byte unsigned integer at @b: little-endian, the order of the
+ * x86-64 hosts that write these files in their own order, or the other
+ * order with @swap.
+ */
 static inline uint64_t gmf_load(const unsigned char *b, unsigned int n,
 				bool swap)
 {
@@ -277,7 +281,7 @@ struct gmf_hist_dec {
 	bool sparse, swap, failed;
 	unsigned int size;
 	uint64_t nbuckets;
-	uint64_t next;		/* the bucket after the last one handed out */
+	uint64_t next;		/* after the last bucket handed out */
 	uint64_t runs_left, run_left, run;
 	char err[160];
 };
@@ -416,7 +420,8 @@ static inline bool gmf_hist_dec_next(struct gmf_hist_dec *d, uint64_t *index,
 	if (!c || c > max) {
 		gmf_hist_dec_fail(d, "sparse histogram: bucket %llu counts %llu (1 to %llu expected)",
 				  (unsigned long long)d->next,
-				  (unsigned long long)c, (unsigned long long)max);
+				  (unsigned long long)c,
+				  (unsigned long long)max);
 		return false;
 	}
 	d->run_left--;

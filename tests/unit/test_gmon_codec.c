@@ -289,6 +289,23 @@ static void edge_arrays(void **state)
 	check_round_trip(b32, 300, 4);
 }
 
+/* gmf_skip_zeros() from every start of @b, and of a copy one bucket in. */
+static void check_skip(const void *b, uint64_t n, unsigned int bs)
+{
+	unsigned char *u = malloc(n * bs + bs);
+	uint64_t want;
+
+	assert_non_null(u);
+	memcpy(u + bs, b, n * bs);
+	for (uint64_t i = 0; i <= n; i++) {
+		for (want = i; want < n && !ref_count(b, bs, want); want++)
+			;
+		assert_int_equal(gmf_skip_zeros(b, n, bs, i), want);
+		assert_int_equal(gmf_skip_zeros(u + bs, n, bs, i), want);
+	}
+	free(u);
+}
+
 /* The zero skip, 8 bytes at a time, against a bucket-by-bucket search. */
 static void zero_skip_matches_a_plain_search(void **state)
 {
@@ -297,22 +314,8 @@ static void zero_skip_matches_a_plain_search(void **state)
 		for (uint64_t n = 0; n < 40; n++)
 			for (int round = 0; round < 20; round++) {
 				void *b = random_hist(n, bs, 1000 / (1 + round));
-				/* Unaligned too: the base one bucket in. */
-				unsigned char *u = malloc(n * bs + bs);
 
-				assert_non_null(u);
-				memcpy(u + bs, b, n * bs);
-				for (uint64_t i = 0; i <= n; i++) {
-					uint64_t want = i;
-
-					while (want < n && !ref_count(b, bs, want))
-						want++;
-					assert_int_equal(gmf_skip_zeros(b, n, bs, i),
-							 want);
-					assert_int_equal(gmf_skip_zeros(u + bs, n, bs,
-									i), want);
-				}
-				free(u);
+				check_skip(b, n, bs);
 				free(b);
 			}
 }
