@@ -8,9 +8,9 @@
  * The check must not commit the buffer: a histogram covers a whole text
  * (megabytes for a large program), a run samples a few hundred pages of
  * it, and the kernel commits anonymous memory only on a page's first
- * store.  So private and shared anonymous memory is checked by its
- * mapping alone (/proc/self/maps: mapped, writable), where a store cannot
- * fault.  A file mapping can (a page past the end of the file is SIGBUS),
+ * store.  So in a buffer of more than a few pages, private and shared
+ * anonymous memory is checked by its mapping alone (/proc/self/maps:
+ * mapped, writable), where a store cannot fault.  A file mapping can (a page past the end of the file is SIGBUS),
  * so its pages are probed as before: each page's first byte in range is
  * read and written back through the kernel, which fails with EFAULT
  * where a store would fault, and changes nothing.
@@ -25,6 +25,12 @@
 
 /* Pages checked per process_vm_readv()/writev() call (UIO_MAXIOV). */
 #define SP_CHECK_BATCH	1024
+/*
+ * Buffers up to this size are probed page by page whatever their
+ * mapping: reading /proc/self/maps costs some 30 us, two system calls a
+ * few, and committing 16 pages is nothing.
+ */
+#define SP_PROBE_MAX	(64u << 10)
 
 /* The page probe, for [base, base + size) of a file mapping. */
 static int sp_probe_pages(uintptr_t base, uint64_t size)
@@ -98,16 +104,25 @@ static int sp_check_buffer(FILE *maps, uintptr_t base, uint64_t size)
 
 int sp_check_buffers(const struct sprofil_region *r, unsigned int n)
 {
-	FILE *maps = fopen("/proc/self/maps", "re");
+	FILE *maps = NULL;
 	unsigned int i;
 	int err = 0;
 
-	if (!maps)
-		return -errno;
-	for (i = 0; i < n && !err; i++)
-		if (r[i].scale >= 2)
-			err = sp_check_buffer(maps, (uintptr_t)r[i].base,
-					      r[i].size);
-	fclose(maps);
+	for (i = 0; i < n && !err; i++) {
+		if (r[i].scale < 2)
+			continue;
+		/* A few pages are probed: cheaper than reading the maps. */
+		if (r[i].size <= SP_PROBE_MAX) {
+			err = sp_probe_pages((uintptr_t)r[i].base, r[i].size);
+			continue;
+		}
+		if (!maps)
+			maps = fopen("/proc/self/maps", "re");
+		if (!maps)
+			return -errno;
+		err = sp_check_buffer(maps, (uintptr_t)r[i].base, r[i].size);
+	}
+	if (maps)
+		fclose(maps);
 	return err;
 }
