@@ -67,7 +67,7 @@ INST_FILES := $(BINDIR)/sprofil $(BINDIR)/sprofil-gprof \
 	$(PKGCONFIGDIR)/sprofil.pc \
 	$(INCLUDEDIR)/sprofil.h $(INCLUDEDIR)/linux/sprofil.h \
 	$(INCLUDEDIR)/sprofil/mapping.h $(INCLUDEDIR)/sprofil/callers.h \
-	$(INCLUDEDIR)/sprofil/gmon_format.h \
+	$(INCLUDEDIR)/sprofil/gmon_format.h $(INCLUDEDIR)/sprofil/gmon_codec.h \
 	$(foreach m,$(MAN_PAGES),$(call man_dest,$(m))) \
 	$(foreach l,$(MAN_LINKS),$(MANDIR)/man3/$(firstword $(subst :, ,$(l))).$(MAN3EXT)) \
 	$(DKMS_FILES:kmod/%=$(DKMS_SRC)/%) $(DKMS_HDRS:%=$(DKMS_SRC)/%) \
@@ -119,7 +119,8 @@ install: lib gprof cli $(BUILD)/sprofil.pc $(BUILD)/dkms.conf
 	$(INSTALL) -m 644 include/uapi/linux/sprofil.h \
 		$(DESTDIR)$(INCLUDEDIR)/linux/sprofil.h
 	$(INSTALL) -m 644 include/sprofil/mapping.h include/sprofil/callers.h \
-		include/sprofil/gmon_format.h $(DESTDIR)$(INCLUDEDIR)/sprofil/
+		include/sprofil/gmon_format.h include/sprofil/gmon_codec.h \
+		$(DESTDIR)$(INCLUDEDIR)/sprofil/
 # The pages say the version of VERSION, filled in here, and the
 # section 3 ones the section they are installed in.
 	$(foreach m,$(MAN_PAGES),$(INSTALL) -d $(dir $(DESTDIR)$(call man_dest,$(m))) && \

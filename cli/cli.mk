@@ -15,7 +15,8 @@ CLI_PROBE := $(BUILD)/libexec/sprofil-probe
 .PHONY: cli
 cli: $(CLI_BIN) $(CLI_PROBE) lib gprof
 
-$(CLI_DIR)/%.o: cli/%.c cli/sprofil.h include/sprofil/gmon_format.h
+$(CLI_DIR)/%.o: cli/%.c cli/sprofil.h include/sprofil/gmon_format.h \
+		include/sprofil/gmon_codec.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DMULTIARCH='"$(shell $(CC) -print-multiarch)"' \
 		$(CFLAGS) -c -o $@ $<

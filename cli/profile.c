@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
 #include "sprofil.h"
@@ -23,6 +24,8 @@ int cli_profile_program(const char *file, char *path, size_t size)
 	unsigned char head[GMF_HEADER_SIZE], rec[GMF_EXT_RECORD_HEAD];
 	unsigned char mod[GMF_MODULE_FIXED];
 	uint32_t version, tag, flags, name_len;
+	unsigned int revision;
+	bool swap;
 	uint64_t body;
 	FILE *f = fopen(file, "re");
 	int ret = -1;
@@ -33,11 +36,11 @@ int cli_profile_program(const char *file, char *path, size_t size)
 	    memcmp(head, GMF_COOKIE, 4))
 		goto out;
 	memcpy(&version, head + 4, 4);
-	if (version != GMF_EXT_VERSION) {
+	revision = gmf_ext_revision(version, &swap);
+	if (!revision || swap) {
 		/* GNU's (or the other byte order's): no module records. */
 		ret = version == GMF_GNU_VERSION ||
-		      version == GMF_BSD44_VERSION ||
-		      version == GMF_EXT_VERSION_SWAPPED ? 0 : -1;
+		      version == GMF_BSD44_VERSION || revision ? 0 : -1;
 		goto out;
 	}
 	ret = 0;

@@ -7,6 +7,7 @@
  *   format gnu|sprofil
  *   module <index> <main|lib> bias <hex> build-id <hex|-> <name>
  *   hist <module> <bucket_size> <low> <high> <nbuckets> samples <sum>
+ *	[sparse <nonzero buckets>]
  *   arc <module>:<from> -> <module>:<self> <count>
  *   callers <nnodes> depth <d> samples <s> truncated <t> lost <l> busy <b>
  *	period <ns>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
 static const unsigned char *buf, *end;
@@ -95,6 +97,34 @@ static const char *mname(uint32_t i)
 	if (i >= MAXMOD || !modname[i])
 		bad("reference to a module not yet defined");
 	return modname[i];
+}
+
+/*
+ * Tags 2 and 6: a histogram, dense or sparse (gmon_codec.h); a sparse
+ * one says how many nonzero buckets it holds.
+ */
+static void hist(uint32_t tag, const unsigned char *rend)
+{
+	struct gmf_hist_head h;
+	struct gmf_hist_dec d;
+	uint64_t i, count, sum = 0, nonzero = 0;
+
+	if (!gmf_hist_head_get(buf, rend - buf, false, &h))
+		bad("short histogram record");
+	gmf_hist_dec_init(&d, tag, &h, buf + GMF_HIST_FIXED, rend, false);
+	while (gmf_hist_dec_next(&d, &i, &count)) {
+		sum += count;
+		nonzero++;
+	}
+	if (d.failed)
+		bad(d.err);
+	printf("hist %s %u 0x%llx 0x%llx %llu samples %llu",
+	       mname(h.module), h.bucket_size, (unsigned long long)h.low_pc,
+	       (unsigned long long)h.high_pc, (unsigned long long)h.nbuckets,
+	       (unsigned long long)sum);
+	if (tag == GMF_TAG_HIST_SPARSE)
+		printf(" sparse %llu", (unsigned long long)nonzero);
+	printf("\n");
 }
 
 /* Tag 4: the calling context tree, one line a node. */
@@ -183,30 +213,9 @@ static void ext(void)
 			for (i = 0; i < bl; i++)
 				printf("%02x", id[i]);
 			printf("%s %s\n", bl ? "" : "-", modname[idx]);
-		} else if (tag == GMF_TAG_HIST) {
-			uint32_t mod, bsize;
-			uint64_t low, high, n, i, sum = 0;
-
-			if (size < GMF_HIST_FIXED)
-				bad("short histogram record");
-			mod = get(4);
-			bsize = get(4);
-			get(4);
-			get(4);
-			get(8);
-			low = get(8);
-			high = get(8);
-			n = get(8);
-			if (bsize != 2 && bsize != 4)
-				bad("bucket size is not 2 or 4");
-			if (n > (uint64_t)(rend - buf) / bsize)
-				bad("buckets past their record");
-			for (i = 0; i < n; i++)
-				sum += get(bsize);
-			printf("hist %s %u 0x%llx 0x%llx %llu samples %llu\n",
-			       mname(mod), bsize, (unsigned long long)low,
-			       (unsigned long long)high, (unsigned long long)n,
-			       (unsigned long long)sum);
+		} else if (tag == GMF_TAG_HIST ||
+			   tag == GMF_TAG_HIST_SPARSE) {
+			hist(tag, rend);
 		} else if (tag == GMF_TAG_ARCS) {
 			uint64_t n, i;
 

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
 #include "gmon_cursor.h"
@@ -68,6 +69,7 @@ static uint64_t get_vma(struct cursor *c)
 
 /* ---- modules named by extension files ---- */
 
+/* Revision 1 (dense histograms only) or 2 (sparse ones too). */
 static bool is_extension(const unsigned char *buf, size_t len, bool *swap)
 {
 	uint32_t v;
@@ -75,11 +77,7 @@ static bool is_extension(const unsigned char *buf, size_t len, bool *swap)
 	if (len < GMF_HEADER_SIZE || memcmp(buf, GMF_COOKIE, 4))
 		return false;
 	memcpy(&v, buf + 4, 4);
-	if (v == GMF_EXT_VERSION || v == GMF_EXT_VERSION_SWAPPED) {
-		*swap = v == GMF_EXT_VERSION_SWAPPED;
-		return true;
-	}
-	return false;
+	return gmf_ext_revision(v, swap) != 0;
 }
 
 /* Widens a module's histogram extent to a record's [low, high). */
@@ -154,7 +152,7 @@ static bool scan_modules(struct cursor *c, unsigned int **map,
 		const unsigned char *name, *id;
 		char why[512];
 
-		if (tag == GMF_TAG_HIST) {
+		if (tag == GMF_TAG_HIST || tag == GMF_TAG_HIST_SPARSE) {
 			note_hist_range(&b, *map, *nmap);
 			continue;
 		}
@@ -672,57 +670,71 @@ static unsigned int ext_module(struct cursor *c, const unsigned int *map,
 	return map[index];
 }
 
-static void ext_hist(struct cursor *c, const unsigned int *map,
+/*
+ * A sparse record's buckets are not bounded by its bytes: the analyzer
+ * holds every bucket of a histogram, 4 bytes each, so it refuses one of
+ * more than this many (1 GiB), far above what covers any real text.
+ */
+#define SPARSE_MAX_BUCKETS	(1ull << 28)
+
+/* A histogram record, dense (tag 2) or sparse (tag 6): gmon_codec.h. */
+static void ext_hist(struct cursor *c, uint32_t tag, const unsigned int *map,
 		     unsigned int nmap)
 {
 	struct hist_record n = { 0 };
 	struct hist_record *r;
-	uint32_t index, bucket_size, scale;
-	uint64_t period, low, high, i;
-	const unsigned char *counts = NULL;
+	struct gmf_hist_head h;
+	struct gmf_hist_dec d;
+	uint64_t i, count;
+	const unsigned char *fixed;
 	unsigned int m;
 	double rate;
 
-	index = get_uint(c, 4);
-	bucket_size = get_uint(c, 4);
-	scale = get_uint(c, 4);
-	get_uint(c, 4);
-	period = get_uint(c, 8);
-	low = get_uint(c, 8);
-	high = get_uint(c, 8);
-	n.num_bins = get_uint(c, 8);
+	if (!take(c, GMF_HIST_FIXED, &fixed))
+		return;
+	gmf_hist_head_get(fixed, GMF_HIST_FIXED, c->swap, &h);
+	m = ext_module(c, map, nmap, h.module);
 	if (c->failed)
 		return;
-	m = ext_module(c, map, nmap, index);
-	if (c->failed)
-		return;
-	if (bucket_size != 2 && bucket_size != 4) {
+	if (h.bucket_size != 2 && h.bucket_size != 4) {
 		cursor_fail(c, "histogram with %u-byte buckets (2 or 4 expected)",
-			    bucket_size);
+			    h.bucket_size);
 		return;
 	}
-	if (scale < 2 || scale > 0x10000 || !n.num_bins || !period ||
-	    high <= low || high - 1 > ADDR_LINK(~0ull) ||
-	    n.num_bins > (uint64_t)(c->end - c->p) / bucket_size) {
+	if (h.scale < 2 || h.scale > 0x10000 || !h.nbuckets ||
+	    !h.period_ns || h.high_pc <= h.low_pc ||
+	    h.high_pc - 1 > ADDR_LINK(~0ull) ||
+	    (tag == GMF_TAG_HIST &&
+	     h.nbuckets > (uint64_t)(c->end - c->p) / h.bucket_size) ||
+	    (tag == GMF_TAG_HIST_SPARSE &&
+	     (h.nbuckets > SPARSE_MAX_BUCKETS ||
+	      h.nbuckets - 1 > (h.high_pc - h.low_pc) / h.bucket_size))) {
 		cursor_fail(c, "malformed histogram record (scale %u, %llu buckets, 0x%llx-0x%llx)",
-			    scale, (unsigned long long)n.num_bins,
-			    (unsigned long long)low, (unsigned long long)high);
+			    h.scale, (unsigned long long)h.nbuckets,
+			    (unsigned long long)h.low_pc,
+			    (unsigned long long)h.high_pc);
 		return;
 	}
-	n.lowpc = MODULE_BASE(m) + low;
-	n.highpc = MODULE_BASE(m) + high;
-	n.bucket_size = bucket_size;
-	n.scale = scale;
-	n.bin_scale = (double)((high - low) / 2) / n.num_bins;
+	gmf_hist_dec_init(&d, tag, &h, c->p, c->end, c->swap);
+	if (d.failed) {
+		cursor_fail(c, "%s", d.err);
+		return;
+	}
+	n.num_bins = h.nbuckets;
+	n.lowpc = MODULE_BASE(m) + h.low_pc;
+	n.highpc = MODULE_BASE(m) + h.high_pc;
+	n.bucket_size = h.bucket_size;
+	n.scale = h.scale;
+	n.bin_scale = (double)((h.high_pc - h.low_pc) / 2) / n.num_bins;
 	/* Samples of different periods are not the same time: no sum. */
-	if (ext_period && period != ext_period) {
+	if (ext_period && h.period_ns != ext_period) {
 		cursor_fail(c, "sampled every %llu ns, not every %llu ns as the profiles before it",
-			    (unsigned long long)period,
+			    (unsigned long long)h.period_ns,
 			    (unsigned long long)ext_period);
 		return;
 	}
-	ext_period = period;
-	rate = 1e9 / (double)period;
+	ext_period = h.period_ns;
+	rate = 1e9 / (double)h.period_ns;
 	if (!have_gnu_hist && !num_hist_records) {
 		hz = rate;
 		strcpy(hist_dimension, "seconds");
@@ -732,16 +744,13 @@ static void ext_hist(struct cursor *c, const unsigned int *map,
 	r = find_record(&n);
 	if (!r)
 		r = add_record(&n);
-	if (!take(c, n.num_bins * bucket_size, &counts))
+	while (gmf_hist_dec_next(&d, &i, &count))
+		add_count(&r->sample[i], count);
+	if (d.failed) {
+		cursor_fail(c, "%s", d.err);
 		return;
-	for (i = 0; i < n.num_bins; i++) {
-		struct cursor b = { .p = counts + i * bucket_size,
-				    .end = counts + (i + 1) * bucket_size,
-				    .swap = c->swap };
-
-		add_count(&r->sample[i], get_uint(&b, bucket_size));
 	}
-	widen_hist_range(m, low, high);
+	widen_hist_range(m, h.low_pc, h.high_pc);
 	gmon_input |= INPUT_HISTOGRAM;
 }
 
@@ -803,8 +812,9 @@ static void parse_extension(struct cursor *c, struct file_counts *fc)
 	while (next_record(c, &tag, &b)) {
 		switch (tag) {
 		case GMF_TAG_HIST:
+		case GMF_TAG_HIST_SPARSE:
 			fc->nhist++;
-			ext_hist(&b, map, nmap);
+			ext_hist(&b, tag, map, nmap);
 			break;
 		case GMF_TAG_ARCS:
 			ext_arcs(&b, map, nmap, fc);
@@ -834,8 +844,9 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 
 	module_profile = name;
 	if (is_extension(buf, len, &c.swap)) {
+		c.p = buf + 4;
+		fc.version = get_uint(&c, 4);
 		c.p = buf + GMF_HEADER_SIZE;
-		fc.version = GMF_EXT_VERSION;
 		parse_extension(&c, &fc);
 	} else if (file_format == FF_MAGIC ||
 		   (file_format == FF_AUTO && magic)) {

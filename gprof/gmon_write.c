@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
 #include "gprof.h"
@@ -363,6 +364,55 @@ static void put_sidecar(const char *path, const struct caller_tree *t,
 }
 
 /*
+ * One histogram record of @r's bins in @bs-byte buckets, each bin less
+ * @below and at most @limit (a bin above the bucket width is spread over
+ * several records of one range), sparse or dense as gmon_codec.h finds
+ * it smaller.
+ */
+static void put_hist(struct out *o, const struct hist_record *r,
+		     unsigned int bs, uint64_t below, uint64_t limit)
+{
+	const struct gmf_hist_head head = {
+		.module = file_module(ADDR_MODULE(r->lowpc)),
+		.bucket_size = bs,
+		.scale = r->scale ? r->scale : gnu_scale(r),
+		.period_ns = (uint64_t)(1e9 / hz + 0.5),
+		.low_pc = ADDR_LINK(r->lowpc),
+		.high_pc = ADDR_LINK(r->highpc),
+		.nbuckets = r->num_bins,
+	};
+	unsigned char fixed[GMF_HIST_FIXED], chunk[4096];
+	unsigned char *bins = xmalloc(r->num_bins * bs);
+	struct gmf_hist_enc enc;
+	uint64_t k, left, body, nruns;
+	uint32_t tag, v32;
+	uint16_t v16;
+	size_t n;
+
+	for (k = 0; k < r->num_bins; k++) {
+		left = r->sample[k] > below ? r->sample[k] - below : 0;
+		left = left > limit ? limit : left;
+		v32 = left;
+		v16 = left;
+		memcpy(bins + k * bs, bs == 4 ? (void *)&v32 : (void *)&v16,
+		       bs);
+	}
+	gmf_hist_choose(bins, r->num_bins, bs, &tag, &body, &nruns);
+	gmf_hist_head_put(fixed, &head);
+	put_host(o, tag, 4);
+	put_host(o, GMF_HIST_FIXED + body, 8);
+	put_bytes(o, fixed, sizeof(fixed));
+	if (tag == GMF_TAG_HIST) {
+		put_bytes(o, bins, r->num_bins * bs);
+	} else {
+		gmf_hist_enc_init(&enc, bins, r->num_bins, bs, nruns);
+		while ((n = gmf_hist_enc_fill(&enc, chunk, sizeof(chunk))))
+			put_bytes(o, chunk, n);
+	}
+	free(bins);
+}
+
+/*
  * Writes the sprofil extension: modules, histograms, arcs, callers (and
  * the threads of a per-thread profile).
  */
@@ -377,27 +427,11 @@ static void put_extension(struct out *o)
 		const struct hist_record *r = &hist_records[i];
 		unsigned int bs = r->scale ? r->bucket_size : 2;
 		uint64_t limit = bs == 2 ? 0xffff : 0xffffffffu;
-		uint64_t copies = (max_bin(r) + limit - 1) / limit, c, k;
+		uint64_t copies = (max_bin(r) + limit - 1) / limit, c;
 
 		/* Records of one range add up when read, as in GNU files. */
-		for (c = 0; c < (copies ? copies : 1); c++) {
-			put_host(o, GMF_TAG_HIST, 4);
-			put_host(o, GMF_HIST_FIXED + r->num_bins * bs, 8);
-			put_host(o, file_module(ADDR_MODULE(r->lowpc)), 4);
-			put_host(o, bs, 4);
-			put_host(o, r->scale ? r->scale : gnu_scale(r), 4);
-			put_host(o, 0, 4);
-			put_host(o, (uint64_t)(1e9 / hz + 0.5), 8);
-			put_host(o, ADDR_LINK(r->lowpc), 8);
-			put_host(o, ADDR_LINK(r->highpc), 8);
-			put_host(o, r->num_bins, 8);
-			for (k = 0; k < r->num_bins; k++) {
-				uint64_t left = r->sample[k] > c * limit ?
-						r->sample[k] - c * limit : 0;
-
-				put_host(o, left > limit ? limit : left, bs);
-			}
-		}
+		for (c = 0; c < (copies ? copies : 1); c++)
+			put_hist(o, r, bs, c * limit, limit);
 	}
 	for (j = 0; j < symtab.len; j++)
 		for (a = symtab.base[j].cg.children; a; a = a->next_child)

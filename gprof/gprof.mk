@@ -10,6 +10,7 @@ GPROF_LIBS := -ldw -lelf -l:libiberty.a -lm \
 		echo -lprotobuf-c -lz)
 # Every object is rebuilt when a header it may include changes.
 GPROF_HDRS := $(wildcard gprof/*.h) include/sprofil/gmon_format.h \
+	include/sprofil/gmon_codec.h \
 	include/sprofil/callers.h
 
 # --export=pprof: the profile.proto messages (gprof/pprof.proto) as C,
@@ -44,6 +45,7 @@ $(GPROF_DIR)/main.o: VERSION
 $(GPROF_DIR)/gprof: $(GPROF_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(GPROF_OBJS) $(GPROF_LIBS)
 
-$(GPROF_DIR)/gmon-dump: gprof/gmon_dump.c include/sprofil/gmon_format.h
+$(GPROF_DIR)/gmon-dump: gprof/gmon_dump.c include/sprofil/gmon_format.h \
+		include/sprofil/gmon_codec.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<

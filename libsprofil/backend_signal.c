@@ -37,7 +37,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -51,8 +50,6 @@
 #include "settings.h"
 #include "signal_internal.h"
 
-/* Pages checked per process_vm_readv()/writev() call (UIO_MAXIOV). */
-#define SP_CHECK_BATCH	1024
 /* Perf event descriptors the handler can recognize: 0 .. SP_MAX_FD - 1. */
 #define SP_MAX_FD	65536
 
@@ -290,59 +287,6 @@ static int sp_map_new(const struct sprofil_region *r, unsigned int n,
 fail:
 	sp_map_free(m);
 	return err;
-}
-
-/*
- * Whether every page of [base, base + size) is writable memory of ours,
- * without changing it: each page's first byte in range is read and written
- * back through the kernel, which fails with EFAULT where a store of the
- * handler would fault.
- */
-static int sp_check_buffer(uintptr_t base, uint64_t size)
-{
-	struct iovec remote[SP_CHECK_BATCH], local;
-	char bytes[SP_CHECK_BATCH];
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t addr = base, end = base + size;
-	size_t k;
-	ssize_t got;
-
-	while (addr < end) {
-		for (k = 0; k < SP_CHECK_BATCH && addr < end; k++) {
-			remote[k].iov_base = (void *)addr;
-			remote[k].iov_len = 1;
-			addr = (addr & ~(page - 1)) + page;
-		}
-		local.iov_base = bytes;
-		local.iov_len = k;
-		got = process_vm_readv(getpid(), &local, 1, remote, k, 0);
-		if (got < 0)
-			return -errno;
-		if ((size_t)got != k)
-			return -EFAULT;
-		got = process_vm_writev(getpid(), &local, 1, remote, k, 0);
-		if (got < 0)
-			return -errno;
-		if ((size_t)got != k)
-			return -EFAULT;
-	}
-	return 0;
-}
-
-/* The buffers the handler may write: regions and the overflow bin. */
-int sp_check_buffers(const struct sprofil_region *r, unsigned int n)
-{
-	unsigned int i;
-	int err;
-
-	for (i = 0; i < n; i++) {
-		if (r[i].scale < 2)
-			continue;
-		err = sp_check_buffer((uintptr_t)r[i].base, r[i].size);
-		if (err)
-			return err;
-	}
-	return 0;
 }
 
 /* SIGRTMIN + 7, or SPROFIL_SIGNAL; fixed once the handler is installed. */
@@ -649,9 +593,14 @@ static int sig_start(const struct sprofil_region *r, unsigned int n,
 	if (err)
 		return err;
 	err = sp_check_buffers(r, n);
-	if (!err && callers)
-		err = sp_check_buffer((uintptr_t)callers->table,
-				      callers->bytes);
+	if (!err && callers) {
+		struct sprofil_region table = {
+			.base = (uintptr_t)callers->table,
+			.size = callers->bytes, .scale = 2,
+		};
+
+		err = sp_check_buffers(&table, 1);
+	}
 	if (err)
 		goto fail;
 	pthread_mutex_lock(&sp_lock);

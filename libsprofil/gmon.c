@@ -287,10 +287,10 @@ static int gm_scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	m = &gm_mods[gm_nmods];
 	memset(m, 0, sizeof(*m));
 	m->name = strdup(info->dlpi_name);
-	m->hist.buckets = calloc(used, gm_bsize);
+	m->hist.buckets = sp_buckets_alloc(used, gm_bsize);
 	if (!m->name || !m->hist.buckets) {
 		free(m->name);
-		free((void *)m->hist.buckets);
+		sp_buckets_free(m->hist.buckets, used, gm_bsize);
 		fprintf(stderr, "libsprofil: %s: out of memory, not profiled\n",
 			info->dlpi_name);
 		return 0;
@@ -481,34 +481,6 @@ static void gm_sample(bool on)
 }
 
 /*
- * The counts of @h in a malloc()ed copy, each bucket read atomically
- * (the sampling side, the bpf fold thread among them, adds while the
- * profile is written); @take leaves zeros behind, by an atomic exchange,
- * so a sample that races with a SPROFIL_SIGDUMP dump lands in one dump.
- */
-static void *gm_copy(const struct sp_hist *h, bool take)
-{
-	size_t i, n = h->nbuckets;
-	void *copy = malloc(n * h->bucket_size);
-	uint32_t *b32 = (uint32_t *)h->buckets;
-	uint16_t *b16 = (uint16_t *)h->buckets;
-
-	if (!copy)
-		return NULL;
-	if (h->bucket_size == 4)
-		for (i = 0; i < n; i++)
-			((uint32_t *)copy)[i] = take ?
-				__atomic_exchange_n(b32 + i, 0, __ATOMIC_RELAXED) :
-				__atomic_load_n(b32 + i, __ATOMIC_RELAXED);
-	else
-		for (i = 0; i < n; i++)
-			((uint16_t *)copy)[i] = take ?
-				__atomic_exchange_n(b16 + i, 0, __ATOMIC_RELAXED) :
-				__atomic_load_n(b16 + i, __ATOMIC_RELAXED);
-	return copy;
-}
-
-/*
  * Writes what the profile holds so far (gm_lock held).  @seq 0 is the
  * normal dump; else it is SPROFIL_SIGDUMP's dump @seq, which takes the
  * counts (the profile restarts from zero) and goes to "<name>.<seq>".
@@ -581,15 +553,17 @@ static int gm_dump(unsigned int seq)
 		 * Out of memory: the live buckets are written (a sigdump's
 		 * samples stay, for this dump and the next).
 		 */
-		taken[i] = gm_copy(&hist[i], seq != 0);
+		taken[i] = sp_buckets_copy(&hist[i], seq != 0);
 		if (taken[i])
 			hist[i].buckets = taken[i];
+		hist[i].live = !taken[i];
 	}
 	ret = sp_gmon_dump_arcs(&p, arcs, n);
 	if (p.callers)
 		sp_callers_data_free(&callers);
 	for (i = 0; i < p.nhist; i++)
-		free(taken[i]);
+		sp_buckets_free(taken[i], hist[i].nbuckets,
+				hist[i].bucket_size);
 	free(taken);
 	free(arcs);
 	free(hist);
@@ -609,12 +583,12 @@ void sp_gmon_monitor_started(void)
 	if (gm.started && gm.pid == getpid() && !gm.yielded) {
 		gm.yielded = true;
 		gm.sampling = false;
-		memset((void *)gm.hist.buckets, 0,
-		       gm.hist.nbuckets * gm.hist.bucket_size);
+		sp_buckets_clear(gm.hist.buckets, gm.hist.nbuckets,
+				 gm.hist.bucket_size);
 		for (i = 0; i < gm_nmods; i++)
-			memset((void *)gm_mods[i].hist.buckets, 0,
-			       gm_mods[i].hist.nbuckets *
-			       gm_mods[i].hist.bucket_size);
+			sp_buckets_clear(gm_mods[i].hist.buckets,
+					 gm_mods[i].hist.nbuckets,
+					 gm_mods[i].hist.bucket_size);
 		/* Its chains too: the monitor session files its own there. */
 		if (gm_callers.table)
 			sp_callers_reset(&gm_callers);
@@ -694,11 +668,12 @@ void sp_gmon_fork_child(void)
 	if (!gm.started)
 		return;
 	gm.pid = getpid();
-	memset((void *)gm.hist.buckets, 0,
-	       gm.hist.nbuckets * gm.hist.bucket_size);
+	sp_buckets_clear(gm.hist.buckets, gm.hist.nbuckets,
+			 gm.hist.bucket_size);
 	for (size_t i = 0; i < gm_nmods; i++)
-		memset((void *)gm_mods[i].hist.buckets, 0,
-		       gm_mods[i].hist.nbuckets * gm_mods[i].hist.bucket_size);
+		sp_buckets_clear(gm_mods[i].hist.buckets,
+				 gm_mods[i].hist.nbuckets,
+				 gm_mods[i].hist.bucket_size);
 	sp_arcs_reset();
 	if (gm_callers.table)
 		sp_callers_reset(&gm_callers);
@@ -732,7 +707,7 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
 		fprintf(stderr, "libsprofil: monstartup: the text is too large to profile\n");
 		goto out;
 	}
-	buckets = calloc(used, gm_bsize);
+	buckets = sp_buckets_alloc(used, gm_bsize);
 	if (!buckets) {
 		fprintf(stderr, "libsprofil: monstartup: out of memory\n");
 		goto out;
@@ -743,7 +718,7 @@ void __monstartup(unsigned long lowpc, unsigned long highpc)
 		if (err) {
 			fprintf(stderr, "libsprofil: monstartup: no room for the call arcs: %s\n",
 				strerror(-err));
-			free(buckets);
+			sp_buckets_free(buckets, used, gm_bsize);
 			goto out;
 		}
 		have_arcs = true;
@@ -807,11 +782,14 @@ void _mcleanup(void)
 	 * The histogram goes (sampling has stopped); the arc table stays
 	 * mapped, because a thread may still be inside sp_mcount().
 	 */
-	free((void *)gm.hist.buckets);
+	sp_buckets_free(gm.hist.buckets, gm.hist.nbuckets,
+			gm.hist.bucket_size);
 	memset(&gm.hist, 0, sizeof(gm.hist));
 	while (gm_nmods--) {
+		struct sp_hist *h = &gm_mods[gm_nmods].hist;
+
 		free(gm_mods[gm_nmods].name);
-		free((void *)gm_mods[gm_nmods].hist.buckets);
+		sp_buckets_free(h->buckets, h->nbuckets, h->bucket_size);
 	}
 	free(gm_mods);
 	gm_mods = NULL;

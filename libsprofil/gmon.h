@@ -23,6 +23,11 @@ struct sp_hist {
 	size_t nbuckets;
 	unsigned int bucket_size;	/* 2 (PROF_USHORT) or 4 (PROF_UINT) */
 	uint32_t scale;			/* 2 .. 0x10000 */
+	/*
+	 * The buckets are still being sampled (no copy could be made):
+	 * written dense, the one encoding whose size they cannot change.
+	 */
+	bool live;
 };
 
 /* One call arc, runtime addresses: @count calls from @from to @self. */
@@ -102,6 +107,20 @@ int sp_record_path(char *buf, size_t size, unsigned int seq,
  */
 int sp_fit_scale(uint64_t text, uint64_t nbuckets, unsigned int bucket_size,
 		 uint32_t *scale, uint64_t *used);
+
+/*
+ * gmon_buckets.c: the -pg runtime's histogram buffers of @n buckets of
+ * @size bytes, committed only where a count is stored.  sp_buckets_alloc()
+ * returns zeroed memory or NULL.  sp_buckets_clear() zeroes a buffer
+ * that is being sampled, storing only to its nonzero buckets.
+ * sp_buckets_copy() returns a copy of @h's counts in a buffer of its own
+ * (sp_buckets_free() it), or NULL; with @take the counts copied leave
+ * zeros behind, each taken atomically.
+ */
+void *sp_buckets_alloc(size_t n, unsigned int size);
+void sp_buckets_free(const void *buckets, size_t n, unsigned int size);
+void sp_buckets_clear(const void *buckets, size_t n, unsigned int size);
+void *sp_buckets_copy(const struct sp_hist *h, bool take);
 
 /* Shared by smonitor() and monitor(); @who prefixes the messages. */
 struct text_region;

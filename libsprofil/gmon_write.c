@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <sprofil/callers.h>
+#include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 #include <sprofil/mapping.h>
 #include "fork.h"
@@ -693,6 +694,52 @@ static void put_threads(struct sp_out *o, const struct sp_callers_data *c)
 }
 
 /*
+ * One histogram record: sparse (tag 6), the nonzero buckets only, unless
+ * the dense counts (tag 2) are no larger (gmon_codec.h), or the buckets
+ * are live (a sample between sizing and encoding would break the
+ * record).  Neither way writes to the buckets, so pages never sampled
+ * stay uncommitted.
+ */
+static void put_hist(struct sp_out *o, const struct sp_hist *h,
+		     uint32_t module, const struct sp_module *mod,
+		     uint64_t period_ns)
+{
+	const struct gmf_hist_head head = {
+		.module = module,
+		.bucket_size = h->bucket_size,
+		.scale = h->scale,
+		.period_ns = period_ns,
+		.low_pc = h->low_pc - mod->bias,
+		.high_pc = hist_high(h) - mod->bias,
+		.nbuckets = h->nbuckets,
+	};
+	unsigned char fixed[GMF_HIST_FIXED], chunk[4096];
+	struct gmf_hist_enc enc;
+	uint64_t body, nruns = 0;
+	uint32_t tag;
+	size_t n;
+
+	if (h->live) {
+		tag = GMF_TAG_HIST;
+		body = (uint64_t)h->nbuckets * h->bucket_size;
+	} else {
+		gmf_hist_choose(h->buckets, h->nbuckets, h->bucket_size, &tag,
+				&body, &nruns);
+	}
+	gmf_hist_head_put(fixed, &head);
+	put_record(o, tag, GMF_HIST_FIXED + body);
+	put(o, fixed, sizeof(fixed));
+	if (tag == GMF_TAG_HIST) {
+		put(o, h->buckets, (size_t)h->nbuckets * h->bucket_size);
+		return;
+	}
+	gmf_hist_enc_init(&enc, h->buckets, h->nbuckets, h->bucket_size,
+			  nruns);
+	while ((n = gmf_hist_enc_fill(&enc, chunk, sizeof(chunk))))
+		put(o, chunk, n);
+}
+
+/*
  * The sprofil extension: each module once, before the first histogram
  * or arc record that refers to it, then the histogram; the arcs last, in
  * one record.
@@ -725,17 +772,7 @@ static void put_ext(struct sp_out *o, const struct sp_profile *p,
 		const struct sp_hist *h = &p->hist[i];
 
 		m = ext_module(o, t, &mod[i]);
-		put_record(o, GMF_TAG_HIST, GMF_HIST_FIXED +
-			   (uint64_t)h->nbuckets * h->bucket_size);
-		put_u32(o, m);
-		put_u32(o, h->bucket_size);
-		put_u32(o, h->scale);
-		put_u32(o, 0);
-		put_u64(o, p->period_ns);
-		put_u64(o, h->low_pc - mod[i].bias);
-		put_u64(o, hist_high(h) - mod[i].bias);
-		put_u64(o, h->nbuckets);
-		put(o, h->buckets, (size_t)h->nbuckets * h->bucket_size);
+		put_hist(o, h, m, &mod[i], p->period_ns);
 	}
 	if (!narcs)
 		goto callers;

@@ -226,6 +226,25 @@ static const struct sp_callers *callers_of(const struct sp_callers *c)
 	return c->table ? c : NULL;
 }
 
+
+/*
+ * memset(@p, 0, @len) that stores only to the pages holding a nonzero
+ * byte: a fresh table is all zero pages, which the kernel commits only
+ * on a store, and the signal backend then commits a page per node used.
+ */
+static void sp_zero_unless_zero(void *p, size_t len)
+{
+	static const char zero[4096];
+	char *c = p;
+	size_t n;
+
+	for (; len; c += n, len -= n) {
+		n = len < sizeof(zero) ? len : sizeof(zero);
+		if (memcmp(c, zero, n))
+			memset(c, 0, n);
+	}
+}
+
 /*
  * In the child of fork() only the forking thread exists and the kernel
  * does not profile it: drop what belonged to the parent and start again
@@ -348,7 +367,7 @@ int sprofil_callers(void *table, size_t bytes, unsigned int depth)
 	err = sp_check_buffers(&whole, 1);
 	if (err)
 		return fail(-err);
-	memset(table, 0, spc_table_bytes(nodes));
+	sp_zero_unless_zero(table, spc_table_bytes(nodes));
 	hdr->nodes = nodes;
 	hdr->depth = depth;
 	/* The magic last: a reader sees a formatted table or none. */

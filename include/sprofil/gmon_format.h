@@ -18,9 +18,15 @@
 #define GMF_HEADER_SIZE		20
 #define GMF_GNU_VERSION		1u
 #define GMF_BSD44_VERSION	0x00051879u	/* 4.4BSD, read only */
-/* "SP" and the minor revision; GNU gprof refuses it. */
-#define GMF_EXT_VERSION		0x53500001u
-#define GMF_EXT_VERSION_SWAPPED	0x01005053u	/* written on the other byte order */
+/*
+ * "SP" and the minor revision; GNU gprof refuses it.  Revision 2 added
+ * the sparse histogram record (tag 6), which is what writers write;
+ * revision 1 files (dense histograms only) still read.  gmon_codec.h's
+ * gmf_ext_revision() tells the two, in either byte order.
+ */
+#define GMF_EXT_MAJOR		0x5350u
+#define GMF_EXT_VERSION		0x53500002u
+#define GMF_EXT_VERSION_1	0x53500001u
 
 /* GNU records: a one-byte tag, then the fields (ptr = sizeof(void *)). */
 #define GMF_GNU_TAG_TIME_HIST	0
@@ -43,6 +49,13 @@
 
 /* Tag 2, histogram: fixed part, then nbuckets u16 or u32 counts. */
 #define GMF_HIST_FIXED		48
+/*
+ * Tag 6 (revision 2), sparse histogram: tag 2's fixed part, then varints
+ * (LEB128): nruns, and per run of nonzero buckets its gap (zero buckets
+ * since the end of the run before, or since bucket 0), its length and
+ * its counts.  gmon_codec.h encodes and decodes it.
+ */
+#define GMF_TAG_HIST_SPARSE	6
 
 /* Tag 3, arcs: u64 narcs, then narcs arcs of this size. */
 #define GMF_ARCS_FIXED		8

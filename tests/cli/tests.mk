@@ -48,11 +48,11 @@ cli-tests: cli $(CT_PROGS)
 check-cli: cli-tests
 	@mkdir -p $(BUILD)/results
 	-@CT_BIN=$(abspath $(CT_DIR)) SPROFIL=$(abspath $(CLI_BIN)) \
-		CT_BACKEND=signal $(abspath scripts/run-tap) \
+		CT_ROOT=$(abspath .) CT_BACKEND=signal $(abspath scripts/run-tap) \
 		$(abspath $(BUILD)/results/cli-signal.tap) \
 		$(abspath tests/cli/run-cli)
 	-@CT_BIN=$(abspath $(CT_DIR)) SPROFIL=$(abspath $(CLI_BIN)) \
-		CT_BACKEND=bpf $(abspath scripts/run-tap) \
+		CT_ROOT=$(abspath .) CT_BACKEND=bpf $(abspath scripts/run-tap) \
 		$(abspath $(BUILD)/results/cli-bpf.tap) \
 		$(abspath tests/cli/run-cli)
 	@CT_BIN=$(abspath $(CT_DIR)) CT_ROOT=$(abspath .) \

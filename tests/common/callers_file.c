@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sprofil/callers.h>
+#include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 #include "callers_file.h"
 
@@ -116,6 +117,7 @@ int ct_from_file(struct ct_tree *t, struct ct_file *f, const char *path)
 {
 	size_t len = 0, at = GMF_HEADER_SIZE;
 	unsigned char *b = slurp(path, &len);
+	bool swap;
 	int ret = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -127,7 +129,7 @@ int ct_from_file(struct ct_tree *t, struct ct_file *f, const char *path)
 		return bad(path, "not a gmon file");
 	}
 	f->version = u32_at(b + 4);
-	if (f->version != GMF_EXT_VERSION) {
+	if (!gmf_ext_revision(f->version, &swap) || swap) {
 		free(b);
 		return 0;	/* GNU: no callers record */
 	}

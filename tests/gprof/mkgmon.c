@@ -21,9 +21,12 @@
  *   bsd LOW HIGH NBINS BIN...         old BSD header and bins
  *   bsd44 LOW HIGH NBINS RATE BIN...  4.4BSD header and bins
  *   bsdarc FROM SELF COUNT            BSD arc (pointer-sized count)
- *   ext                               sprofil extension header
+ *   ext [REVISION]                    sprofil extension header, revision
+ *                                     1 by default (2 reads tag 6)
  *   module INDEX FLAGS BIAS NAME [BUILDID]      extension tag 1
  *   ehist MODULE BSIZE SCALE PERIOD_NS LOW NBUCKETS BIN...  tag 2
+ *   eshist MODULE BSIZE SCALE PERIOD_NS LOW NBUCKETS BIN... tag 6, the
+ *                                     same histogram sparse (gmon_codec.h)
  *   earcs FMOD:FROM:SMOD:SELF:COUNT...          tag 3
  *   callers PERIOD_NS [DEPTH [LOST [BUSY]]]     starts a tag-4 record
  *   chain COUNT [cut] FRAME...        one chain of it, innermost frame
@@ -50,6 +53,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
 static unsigned char *out;
@@ -240,11 +244,39 @@ static void module(void)
 	}
 }
 
-static void ehist(void)
+/* Tag 6: the counts of ehist's @bins (low @bsize bytes of each) sparse. */
+static void put_sparse(const uint64_t *bins, uint64_t n, unsigned int bsize)
+{
+	unsigned char *b = calloc(n ? n : 1, bsize), chunk[256];
+	struct gmf_hist_enc e;
+	uint64_t body, nruns;
+	uint32_t tag;
+	size_t got;
+
+	if (!b)
+		die("out of memory");
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t v32 = bins[i];
+		uint16_t v16 = bins[i];
+
+		memcpy(b + i * bsize, bsize == 4 ? (void *)&v32 : (void *)&v16,
+		       bsize);
+	}
+	gmf_hist_choose(b, n, bsize, &tag, &body, &nruns);
+	gmf_hist_enc_init(&e, b, n, bsize, nruns);
+	while ((got = gmf_hist_enc_fill(&e, chunk, sizeof(chunk))))
+		put(chunk, got);
+	free(b);
+}
+
+/* Tag 2 (ehist) or, @sparse, tag 6 (eshist). */
+static void ehist(bool sparse)
 {
 	struct geom g = { 0 };
 	uint64_t mod = num(tok[1]), high, *bins;
-	uint64_t period;
+	uint64_t period, size = 0;
+	unsigned char *body = NULL;
+	size_t at;
 
 	g.bsize = num(tok[2]);
 	g.scale = num(tok[3]);
@@ -255,7 +287,20 @@ static void ehist(void)
 		die("ehist: BSIZE 2 or 4, SCALE 2..0x10000");
 	high = g.low + (g.nbins * 65536 + g.scale - 1) / g.scale * g.bsize;
 	bins = bins_from(&g, 7);
-	ext_record(2, 48 + g.nbins * g.bsize);
+	if (sparse) {
+		/* Its size first: the body is written, then measured. */
+		at = len;
+		put_sparse(bins, g.nbins, g.bsize);
+		size = len - at;
+		body = malloc(size ? size : 1);
+		if (!body)
+			die("out of memory");
+		memcpy(body, out + at, size);
+		len = at;
+		ext_record(GMF_TAG_HIST_SPARSE, 48 + size);
+	} else {
+		ext_record(2, 48 + g.nbins * g.bsize);
+	}
 	put_le(mod, 4);
 	put_le(g.bsize, 4);
 	put_le(g.scale, 4);
@@ -264,7 +309,11 @@ static void ehist(void)
 	put_le(g.low, 8);
 	put_le(high, 8);
 	put_le(g.nbins, 8);
-	for (uint64_t i = 0; i < g.nbins; i++)
+	if (sparse) {
+		put(body, size);
+		free(body);
+	}
+	for (uint64_t i = 0; i < g.nbins && !sparse; i++)
 		put_le(bins[i], (int)g.bsize);
 	free(bins);
 }
@@ -391,7 +440,8 @@ static void directive(void)
 
 	if (!strcmp(d, "gnu") || !strcmp(d, "ext")) {
 		put("gmon", 4);
-		put_le(d[0] == 'e' ? 0x53500001 :
+		put_le(d[0] == 'e' ? GMF_EXT_MAJOR << 16 |
+				     (ntok > 1 ? num(tok[1]) : 1) :
 		       ntok > 1 ? num(tok[1]) : 1, 4);
 		put_le(0, 12);
 	} else if (!strcmp(d, "hist") && ntok >= 4) {
@@ -423,7 +473,9 @@ static void directive(void)
 	} else if (!strcmp(d, "module") && ntok >= 5) {
 		module();
 	} else if (!strcmp(d, "ehist") && ntok >= 7) {
-		ehist();
+		ehist(false);
+	} else if (!strcmp(d, "eshist") && ntok >= 7) {
+		ehist(true);
 	} else if (!strcmp(d, "earcs")) {
 		earcs();
 	} else if (!strcmp(d, "callers") && ntok >= 2 && ntok <= 5) {

@@ -20,6 +20,8 @@
 #                 against the callers tree, build-ids, empty profiles
 #   run-cglines   --export=callgrind's source lines and call sites read
 #                 back by callgrind_annotate, against -l's flat profile
+#   run-sparse    sparse histograms: a recording reads as its dense
+#                 revision-1 self, at a fraction of its size
 #   run-merge     -s, sprofil report -s and --export=pprof over ten
 #                 recorded runs: the sum is the parts; other builds and
 #                 periods refused; these three also under ASan+UBSan
@@ -130,7 +132,8 @@ $(GPT_DIR)/pp-chains-pg: $(GPT_SRC)/corpus/pp_chains.c tests/cli/cli_burn.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(GPT_FP_FLAGS) -pg -o $@ $<
 
-$(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c include/sprofil/gmon_format.h
+$(GPT_DIR)/mkgmon: $(GPT_SRC)/mkgmon.c include/sprofil/gmon_format.h \
+		include/sprofil/gmon_codec.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
@@ -204,7 +207,7 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 	check-gprof-export check-gprof-badinput check-gprof-asan \
 	check-gprof-exports check-gprof-exports-asan \
 	check-gprof-pprof check-gprof-cglines check-gprof-merge \
-	$(GPT_EXPORTS_ASAN) \
+	check-gprof-sparse $(GPT_EXPORTS_ASAN) \
 	check-gprof-callers check-gprof-callers-asan check-gprof-roundtrip \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
@@ -246,6 +249,10 @@ check-gprof-pprof:
 # --export=callgrind's source lines read back by callgrind_annotate.
 check-gprof-cglines:
 	$(call GPT_CHECK,cglines,gprof-tests cli $(GPT_RECORDED))
+
+# Sparse histograms: a recording against its dense revision-1 self.
+check-gprof-sparse:
+	$(call GPT_CHECK,sparse,gprof-tests cli $(GPT_RECORDED))
 
 # -s (and sprofil report -s, --export=pprof) over many recorded runs.
 check-gprof-merge:
@@ -343,6 +350,7 @@ check-gprof:
 	-@$(MAKE) --no-print-directory check-gprof-pprof
 	-@$(MAKE) --no-print-directory check-gprof-cglines
 	-@$(MAKE) --no-print-directory check-gprof-merge
+	-@$(MAKE) --no-print-directory check-gprof-sparse
 	-@$(MAKE) --no-print-directory check-gprof-callers
 	-@$(MAKE) --no-print-directory check-gprof-roundtrip
 	-@$(MAKE) --no-print-directory check-gprof-callers-asan

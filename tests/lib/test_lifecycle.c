@@ -31,6 +31,7 @@
 #include "lib_test.h"
 
 #define PAGE 4096
+#define BIG (1 << 20)		/* a buffer of more than a few pages */
 
 /* Iterations of lt_work_* taking about 10 ms of CPU. */
 static uint64_t chunk;
@@ -545,6 +546,80 @@ static void a_buffer_made_read_only_turns_its_region_off(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* Pages of [p, p + bytes) that are resident (mincore). */
+static size_t resident_pages(void *p, size_t bytes)
+{
+	unsigned char vec[BIG / PAGE];
+	size_t n = 0;
+
+	assert_int_equal(mincore(p, bytes, vec), 0);
+	for (size_t k = 0; k < bytes / PAGE; k++)
+		n += vec[k] & 1;
+	return n;
+}
+
+/* sprofil() of @p fails with EFAULT. */
+static void refused_efault(const struct prof *p, const char *what)
+{
+	int ret;
+
+	errno = 0;
+	ret = sprofil((struct prof *)p, 1, NULL, PROF_UINT);
+	if (ret != -1 || errno != EFAULT)
+		fail_msg("%s: sprofil() returned %d, errno %d (%s), not EFAULT",
+			 what, ret, errno, strerror(errno));
+}
+
+/*
+ * A large buffer is checked by its mapping (libsprofil/buffer_check.c)
+ * on the backends that store from userland: anonymous memory is taken
+ * without a page of it being committed; read-only memory, a hole, and a
+ * file mapping past the end of its file are refused as a small buffer
+ * is.  The module pins every page, so its backend is not asked.
+ */
+static void a_large_buffer_is_checked_without_committing_it(void **state)
+{
+	char *big = wl_map(BIG, PROT_READ | PROT_WRITE);
+	char *ro = wl_map(BIG, PROT_READ);
+	char *hole = wl_map(BIG, PROT_READ | PROT_WRITE);
+	char path[] = "/tmp/sprofil-lifecycle.XXXXXX";
+	int fd = mkstemp(path);
+	char *file;
+	struct prof p;
+
+	(void)state;
+	assert_true(big && ro && hole && fd >= 0);
+	unlink(path);
+	assert_int_equal(ftruncate(fd, PAGE), 0);
+	file = mmap(NULL, BIG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(file != MAP_FAILED);
+	/* Not unmapped: a backend may map memory of its own into a hole. */
+	assert_int_equal(mprotect(hole + BIG / 2, PAGE, PROT_NONE), 0);
+	p = one(big, BIG, 0x10000);
+	/* Far from any code: no sample lands there meanwhile. */
+	p.pr_off = 0x1000;
+	assert_int_equal(sprofil(&p, 1, NULL, PROF_UINT), 0);
+	if (strcmp(lt_info().backend, "kmod"))
+		assert_int_equal(resident_pages(big, BIG), 0);
+	print_message("# %s: %zu of %d pages of the buffer resident after sprofil()\n",
+		      lt_info().backend, resident_pages(big, BIG), BIG / PAGE);
+	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
+	p.pr_base = ro;
+	refused_efault(&p, "read-only");
+	p.pr_base = hole;
+	refused_efault(&p, "a page without access in the middle");
+	p.pr_base = file;
+	refused_efault(&p, "a file mapping past the end of its file");
+	p.pr_size = PAGE;		/* within the file: fine */
+	assert_int_equal(sprofil(&p, 1, NULL, PROF_UINT), 0);
+	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
+	munmap(file, BIG);
+	close(fd);
+	munmap(big, BIG);
+	munmap(ro, BIG);
+	munmap(hole, BIG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -561,6 +636,8 @@ int main(void)
 		cmocka_unit_test_teardown(bad_input_gets_its_errno_and_changes_nothing,
 					  stop_profiling),
 		cmocka_unit_test_teardown(a_buffer_made_read_only_turns_its_region_off,
+					  stop_profiling),
+		cmocka_unit_test_teardown(a_large_buffer_is_checked_without_committing_it,
 					  stop_profiling),
 	};
 

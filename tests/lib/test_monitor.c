@@ -28,14 +28,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <sprofil.h>
+#include <sprofil/gmon_codec.h>
+#include <sprofil/gmon_format.h>
 #include "lib_test.h"
 
 extern char __executable_start[], etext[];
 uint64_t kt_lib_work(uint64_t n);
 
-#define EXT_VERSION	0x53500001u
-#define TAG_MODULE	1
-#define TAG_HIST	2
 
 
 /* The hot function; noinline so that its samples fall in its own text. */
@@ -178,7 +177,7 @@ static double gprof_seconds(const char *file, const char *func)
 struct ext_hist {
 	uint32_t module, bucket_size, scale;
 	uint64_t period_ns, low, high, nbuckets;
-	const unsigned char *counts;
+	uint32_t *counts;		/* decoded, nbuckets of them */
 };
 
 struct ext_module {
@@ -206,14 +205,14 @@ static void ext_read(const char *path, struct ext_file *f)
 	f->buf = b = slurp(path, &size);
 	assert_memory_equal(b, "gmon", 4);
 	memcpy(&v, b + 4, 4);
-	assert_int_equal(v, EXT_VERSION);
+	assert_int_equal(v, GMF_EXT_VERSION);
 	while (pos < size) {
 		assert_true(size - pos >= 12);
 		memcpy(&tag, b + pos, 4);
 		memcpy(&len, b + pos + 4, 8);
 		pos += 12;
 		assert_true(len <= size - pos);
-		if (tag == TAG_MODULE) {
+		if (tag == GMF_TAG_MODULE) {
 			struct ext_module *m = &f->mod[f->nmod++];
 			uint32_t nlen, blen;
 
@@ -227,19 +226,38 @@ static void ext_read(const char *path, struct ext_file *f)
 			assert_true(nlen < sizeof(m->name));
 			memcpy(m->name, b + pos + 24, nlen);
 			assert_int_equal(m->index, f->nmod - 1);
-		} else if (tag == TAG_HIST) {
+		} else if (tag == GMF_TAG_HIST ||
+			   tag == GMF_TAG_HIST_SPARSE) {
 			struct ext_hist *h = &f->hist[f->nhist++];
+			struct gmf_hist_head head = { 0 };
+			struct gmf_hist_dec d;
+			uint64_t i, c;
 
-			assert_true(f->nhist <= 8 && len >= 48);
-			memcpy(&h->module, b + pos, 4);
-			memcpy(&h->bucket_size, b + pos + 4, 4);
-			memcpy(&h->scale, b + pos + 8, 4);
-			memcpy(&h->period_ns, b + pos + 16, 8);
-			memcpy(&h->low, b + pos + 24, 8);
-			memcpy(&h->high, b + pos + 32, 8);
-			memcpy(&h->nbuckets, b + pos + 40, 8);
-			h->counts = b + pos + 48;
-			assert_int_equal(len, 48 + h->nbuckets * h->bucket_size);
+			assert_true(f->nhist <= 8);
+			assert_true(gmf_hist_head_get(b + pos, len, false,
+						      &head));
+			h->module = head.module;
+			h->bucket_size = head.bucket_size;
+			h->scale = head.scale;
+			h->period_ns = head.period_ns;
+			h->low = head.low_pc;
+			h->high = head.high_pc;
+			h->nbuckets = head.nbuckets;
+			if (tag == GMF_TAG_HIST)
+				assert_int_equal(len, GMF_HIST_FIXED +
+						 h->nbuckets * h->bucket_size);
+			h->counts = calloc(h->nbuckets, sizeof(*h->counts));
+			assert_non_null(h->counts);
+			gmf_hist_dec_init(&d, tag, &head,
+					  b + pos + GMF_HIST_FIXED,
+					  b + pos + len, false);
+			while (gmf_hist_dec_next(&d, &i, &c))
+				h->counts[i] = c;
+			if (d.failed)
+				fail_msg("%s: %s", path, d.err);
+			/* A sparse record ends with its last run. */
+			if (tag == GMF_TAG_HIST_SPARSE)
+				assert_ptr_equal(d.p, b + pos + len);
 			assert_true(h->module < f->nmod);
 			assert_true(h->low < h->high);
 			assert_true(h->period_ns > 0);
@@ -251,15 +269,16 @@ static void ext_read(const char *path, struct ext_file *f)
 
 static uint64_t ext_count(const struct ext_hist *h, uint64_t i)
 {
-	uint32_t c32;
-	uint16_t c16;
+	return h->counts[i];
+}
 
-	if (h->bucket_size == 4) {
-		memcpy(&c32, h->counts + i * 4, 4);
-		return c32;
-	}
-	memcpy(&c16, h->counts + i * 2, 2);
-	return c16;
+static void ext_free(struct ext_file *f)
+{
+	size_t k;
+
+	for (k = 0; k < f->nhist; k++)
+		free(f->hist[k].counts);
+	free(f->buf);
 }
 
 /*
@@ -339,7 +358,7 @@ static void test_smonitor_uint(void **state)
 		      (unsigned long long)at, (unsigned long long)total);
 	assert_true(at > 0);
 	assert_true(at * 2 > total);
-	free(f.buf);
+	ext_free(&f);
 }
 
 /* The text of the module holding @addr: its executable PT_LOAD. */
@@ -395,7 +414,7 @@ static void test_smonitor_two_modules(void **state)
 	print_message("# kt_lib_work: %llu of %llu samples\n",
 		      (unsigned long long)at, (unsigned long long)total);
 	assert_true(at * 2 > total);
-	free(f.buf);
+	ext_free(&f);
 }
 
 /*
@@ -419,7 +438,7 @@ static void test_smonitor_repeat(void **state)
 	spin(mt_hot, 0.1);
 	smonitor(0, 0, 0, 0, 0, 0);
 	assert_int_equal(file_version("gmon.out"), 1);
-	assert_int_equal(file_version("gmon.out.1"), EXT_VERSION);
+	assert_int_equal(file_version("gmon.out.1"), GMF_EXT_VERSION);
 	/* Stopping twice writes nothing more and is no error. */
 	assert_int_equal(unlink("gmon.out"), 0);
 	assert_int_equal(unlink("gmon.out.1"), 0);
