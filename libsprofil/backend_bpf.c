@@ -6,13 +6,14 @@
  * load BPF (CAP_BPF and CAP_PERFMON, or root).
  *
  * The program cannot store into the caller's buffers from its hard-IRQ
- * context, so it counts into a mappable array of 64-bit counters, one per
- * bucket; this file folds them into the buffers, saturating as the module
- * does, on stop, on a new region set, on sprofil_info() and
- * sprofil_flush(), before fork (so the child's copy is complete), before
- * a buffer's memory changes, and at exit.  Counters are taken with an
- * atomic exchange, so no sample is lost or counted twice while the
- * program keeps running.  With a caller table, the program also files
+ * context, so it counts into a hash of 64-bit counters, one per bucket
+ * hit (backend_bpf_counters.c); the fold moves their growth into the
+ * buffers, saturating as the module does, on stop, on a new region set,
+ * on sprofil_info() and sprofil_flush(), before fork (so the child's
+ * copy is complete), before a buffer's memory changes, and at exit.
+ * Counters only grow and the fold keeps what it saw, so no sample is
+ * lost or counted twice while the program keeps running.  With a caller
+ * table, the program also files
  * each sample's call chain into a tree of its own, which the same fold
  * merges into the caller's table (backend_bpf_fold.c, docs/callers.md).
  *
@@ -23,9 +24,11 @@
  * inherit them.  The per-CPU way is kept behind SPROFIL_BPF_EVENTS=cpu
  * for bench/bench_lib.c to measure against (bench/RESULTS.md).
  *
- * Every start loads its own copy of the program, with the region set in
- * its read-only data: the lookup then reads frozen tables, and a new set
- * replaces the old by flipping two flags once every thread is covered.
+ * One program samples every process (backend_bpf_program.c): each
+ * session registers its own maps in it under the process's id (its
+ * state with two region sets, its counters, its calling context tree),
+ * and a new set replaces the old by flipping an index once every thread
+ * is covered.
  */
 #include <dirent.h>
 #include <errno.h>
