@@ -498,23 +498,25 @@ static void too_many_buckets_is_enomem(void **state)
 }
 
 /*
- * A new session's maps cannot be mapped when RLIMIT_AS leaves 64 KiB to
- * spare (its state alone is larger): the maps are made, a mapping
- * fails, everything is undone, and the old session goes on counting.
- * The counters themselves are a hash, never mapped, and a 16 MiB buffer
- * (8 Mi buckets) no longer needs 64 MiB of them.
+ * A new session's maps cannot be mapped when RLIMIT_AS leaves 16 MiB to
+ * spare: the program's calling context tree for a 64 MiB caller table
+ * is as large, so the maps are made, its mapping fails, everything is
+ * undone, and the old session goes on counting.  (The bucket counters
+ * are a hash, never mapped: a 16 MiB buffer no longer needs 64 MiB of
+ * them.  The spare room is what a sanitizer's own allocations need.)
  */
 static int counters_cannot_be_mapped_child(void)
 {
-	const size_t bytes = 16ul << 20;
+	const size_t bytes = 16ul << 20, table_bytes = 64ul << 20;
 	struct prof good, big;
 	struct rlimit rl;
 	void *buf = wl_map(bytes, PROT_READ | PROT_WRITE);
+	void *table = wl_map(table_bytes, PROT_READ | PROT_WRITE);
 	char line[256];
 	unsigned long vm = 0;
 	FILE *f;
 
-	CHECK(buf, "mmap");
+	CHECK(buf && table, "mmap");
 	big = region_of(wl_work_b, buf, bytes);
 	CHECK(start_good(&good) == 0, "sprofil: %s", strerror(errno));
 	f = fopen("/proc/self/status", "r");
@@ -524,13 +526,15 @@ static int counters_cannot_be_mapped_child(void)
 			break;
 	fclose(f);
 	CHECK(vm > 0, "no VmSize");
-	rl.rlim_cur = rl.rlim_max = (vm << 10) + (64ul << 10);
+	rl.rlim_cur = rl.rlim_max = (vm << 10) + (16ul << 20);
 	CHECK(setrlimit(RLIMIT_AS, &rl) == 0, "setrlimit: %s",
 	      strerror(errno));
+	CHECK(sprofil_callers(table, table_bytes, 16) == 0,
+	      "sprofil_callers: %s", strerror(errno));
 	errno = 0;
 	CHECK(sprofil(&big, 1, NULL, PROF_USHORT) == -1, "it succeeded");
 	CHECK(errno == ENOMEM, "errno %s", strerror(errno));
-	return still_counting(&good, "a state that cannot be mapped");
+	return still_counting(&good, "a tree that cannot be mapped");
 }
 
 static void counters_that_cannot_be_mapped_are_enomem(void **state)
