@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,14 +27,6 @@
 
 #include "sprofil_skel_load.h"
 #include "probe_helper.h"
-
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
 
 /* Every so often, the registrations of processes gone are taken out. */
 #define SWEEP_MS	250
@@ -124,8 +115,7 @@ int probe_serve(const char *name)
 		return 1;
 	}
 	memcpy(addr.sun_path + 1, name, len);
-	libbpf_set_print(quiet);
-	err = spb_load(&skel, false);
+	err = spb_load_quietly(&skel);
 	if (err) {
 		fprintf(stderr, "cannot load the bpf program: %s\n",
 			strerror(-err));

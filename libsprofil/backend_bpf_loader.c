@@ -6,32 +6,18 @@
  * only then, so that libbpf, libelf and libz are mapped only into the
  * processes that load the program; linked straight into libsprofil.a.
  */
-#include <stdarg.h>
-
 #include "sprofil_skel_load.h"
 #include "backend_bpf_loader.h"
 
-/* libbpf's messages go to stderr unless told; ours are one line each. */
-static int sb_quiet(enum libbpf_print_level level, const char *fmt,
-		    va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
-
 int sprofil_bpf_loader_load(int fd[SPB_NFDS])
 {
-	libbpf_print_fn_t prev = libbpf_set_print(sb_quiet);
 	/* Kept for the life of the process, as its descriptors are. */
 	static struct sprofil_bpf *skel;
 	struct spb_program p;
 	int err = 0;
 
 	if (!skel)
-		err = spb_load(&skel, false);
-	libbpf_set_print(prev);
+		err = spb_load_quietly(&skel);
 	if (err)
 		return err;
 	spb_program_of(skel, &p);

@@ -9,6 +9,7 @@
 #define LIBSPROFIL_SPROFIL_SKEL_LOAD_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 
 #include <bpf/bpf.h>
@@ -71,6 +72,28 @@ static inline void spb_program_of(struct sprofil_bpf *skel,
 	p->fd[SPB_FD_PCNODES] = bpf_map__fd(skel->maps.sp_pcnodes);
 	p->fd[SPB_FD_PCDIRTY] = bpf_map__fd(skel->maps.sp_pcdirty);
 	p->fd[SPB_FD_OWNED] = bpf_map__fd(skel->maps.sp_owned);
+}
+
+static inline int spb_no_print(enum libbpf_print_level level,
+				const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+/*
+ * spb_load() of the sampler with libbpf's own messages silenced: the
+ * library's and the server's are one line each.
+ */
+static inline int spb_load_quietly(struct sprofil_bpf **out)
+{
+	libbpf_print_fn_t prev = libbpf_set_print(spb_no_print);
+	int err = spb_load(out, false);
+
+	libbpf_set_print(prev);
+	return err;
 }
 
 #endif /* LIBSPROFIL_SPROFIL_SKEL_LOAD_H */
