@@ -114,25 +114,31 @@ check-style:
 
 # The summary says how long it all took, deps included: the stamp is
 # taken before them.
+# The summary says how long it all took, deps included: the stamp is
+# taken before them; and, before it, how long each target took.
+CHECK_TIMES = $(BUILD)/check-times
+TIMED = scripts/timed $(CHECK_TIMES)
 check:
 	@mkdir -p $(BUILD) && date +%s >$(BUILD)/check-start
 	@scripts/install-deps
-	@rm -rf $(BUILD)/results
-	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) all
-	-@$(MAKE) --no-print-directory check-unit
-	-@$(MAKE) --no-print-directory check-lib
-	-@$(MAKE) --no-print-directory check-bpf
-	-@$(MAKE) --no-print-directory check-pg
-	-@$(MAKE) --no-print-directory check-stress
-	-@$(MAKE) --no-print-directory check-asan
-	-@$(MAKE) --no-print-directory check-tsan
-	-@$(MAKE) --no-print-directory check-gprof
-	-@$(MAKE) --no-print-directory check-cli
-	-@$(MAKE) --no-print-directory check-install
-	-@$(MAKE) --no-print-directory check-dkms-vm
-	-@$(MAKE) --no-print-directory check-style
-	-@$(MAKE) --no-print-directory check-mcount
-	-@$(MAKE) --no-print-directory check-vm-matrix
+	@rm -rf $(BUILD)/results $(CHECK_TIMES)
+	@$(TIMED) build $(MAKE) --no-print-directory -j$(BUILD_JOBS) all
+	-@$(TIMED) check-unit $(MAKE) --no-print-directory check-unit
+	-@$(TIMED) check-lib $(MAKE) --no-print-directory check-lib
+	-@$(TIMED) check-bpf $(MAKE) --no-print-directory check-bpf
+	-@$(TIMED) check-pg $(MAKE) --no-print-directory check-pg
+	-@$(TIMED) check-stress $(MAKE) --no-print-directory check-stress
+	-@$(TIMED) check-asan $(MAKE) --no-print-directory check-asan
+	-@$(TIMED) check-tsan $(MAKE) --no-print-directory check-tsan
+	-@$(TIMED) check-gprof $(MAKE) --no-print-directory check-gprof
+	-@$(TIMED) check-cli $(MAKE) --no-print-directory check-cli
+	-@$(TIMED) check-install $(MAKE) --no-print-directory check-install
+	-@$(TIMED) check-dkms-vm $(MAKE) --no-print-directory check-dkms-vm
+	-@$(TIMED) check-style $(MAKE) --no-print-directory check-style
+	-@$(TIMED) check-mcount $(MAKE) --no-print-directory check-mcount
+	-@$(TIMED) check-vm-matrix $(MAKE) --no-print-directory check-vm-matrix
+	@sort -k2 -rn $(CHECK_TIMES) | awk '{ t = t sep $$1 " " $$2 " s"; sep = ", " } \
+		END { print "time by target: " t }'
 	@scripts/tap-summary \
 		--took=$$(($$(date +%s) - $$(cat $(BUILD)/check-start))) \
 		$$(for f in $(BUILD)/results/*.tap; do \
