@@ -87,6 +87,14 @@ int sp_period_ns(unsigned int flags, uint64_t wanted, uint64_t *period);
  */
 int sp_check_buffers(const struct sprofil_region *r, unsigned int n);
 
+/*
+ * sp_check_buffers() of @n regions and, with @callers, its table too, in
+ * one reading of the mappings: 0, -EFAULT or -ENOMEM.
+ */
+int sp_check_buffers_and_table(const struct sprofil_region *r,
+			       unsigned int n,
+			       const struct sp_callers *callers);
+
 /* The calling thread's CPU time in ns, or 0 if its clock cannot be read. */
 static inline uint64_t sp_own_cpu_ns(void)
 {

@@ -592,15 +592,7 @@ static int sig_start(const struct sprofil_region *r, unsigned int n,
 	err = sp_map_new(r, n, flags, callers, &m);
 	if (err)
 		return err;
-	err = sp_check_buffers(r, n);
-	if (!err && callers) {
-		struct sprofil_region table = {
-			.base = (uintptr_t)callers->table,
-			.size = callers->bytes, .scale = 2,
-		};
-
-		err = sp_check_buffers(&table, 1);
-	}
+	err = sp_check_buffers_and_table(r, n, callers);
 	if (err)
 		goto fail;
 	pthread_mutex_lock(&sp_lock);

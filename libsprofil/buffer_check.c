@@ -17,7 +17,9 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -64,35 +66,94 @@ static int sp_probe_pages(uintptr_t base, uint64_t size)
 	return 0;
 }
 
+/* One line of /proc/self/maps, as far as the check needs it. */
+struct sp_mapping {
+	uintptr_t lo, hi;
+	bool writable, file;
+};
+
 /*
- * [base, base + size) against the mappings of /proc/self/maps, in
- * address order: no gap, every mapping writable, file mappings probed.
+ * The mappings of /proc/self/maps, read once for all the buffers of a
+ * start: a program that has loaded many modules starts with one buffer
+ * per module, and rescanning the file for each (dlopen-heavy programs
+ * such as ar with its plugins) cost more than their whole run.
  */
-static int sp_check_buffer(FILE *maps, uintptr_t base, uint64_t size)
+static int sp_read_mappings(struct sp_mapping **out, size_t *n)
 {
-	uintptr_t addr = base, end = base + size, lo, hi, top;
+	struct sp_mapping *m = NULL, *grown;
+	size_t cap = 0, k = 0;
 	unsigned long long inode;
 	char perms[8], line[512];
+	uintptr_t lo, hi;
+	FILE *maps;
+	int err = 0;
+
+	maps = fopen("/proc/self/maps", "re");
+	if (!maps)
+		return -errno;
+	while (fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %*s %*s %llu",
+			   &lo, &hi, perms, &inode) != 4) {
+			err = -EIO;
+			break;
+		}
+		/* The rest of a long line (a long path). */
+		while (!strchr(line, '\n') && fgets(line, sizeof(line), maps))
+			;
+		if (k == cap) {
+			cap = cap ? 2 * cap : 256;
+			grown = realloc(m, cap * sizeof(*m));
+			if (!grown) {
+				err = -ENOMEM;
+				break;
+			}
+			m = grown;
+		}
+		m[k].lo = lo;
+		m[k].hi = hi;
+		m[k].writable = perms[1] == 'w';
+		m[k].file = inode != 0;
+		k++;
+	}
+	fclose(maps);
+	if (err) {
+		free(m);
+		return err;
+	}
+	*out = m;
+	*n = k;
+	return 0;
+}
+
+/*
+ * [base, base + size) against the @n mappings @m, in address order (as
+ * the kernel lists them): no gap, every mapping writable, file mappings
+ * probed.
+ */
+static int sp_check_buffer(const struct sp_mapping *m, size_t n,
+			   uintptr_t base, uint64_t size)
+{
+	uintptr_t addr = base, end = base + size, top;
+	size_t lo = 0, hi = n, mid;
 	int err;
 
 	if (!size)
 		return 0;
 	if (end < base)
 		return -EFAULT;
-	rewind(maps);
-	while (addr < end && fgets(line, sizeof(line), maps)) {
-		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %*s %*s %llu",
-			   &lo, &hi, perms, &inode) != 4)
-			return -EIO;
-		/* The rest of a long line (a long path). */
-		while (!strchr(line, '\n') && fgets(line, sizeof(line), maps))
-			;
-		if (hi <= addr)
-			continue;
-		if (lo > addr || perms[1] != 'w')
+	/* The first mapping that ends above base. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (m[mid].hi <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && addr < end; lo++) {
+		if (m[lo].lo > addr || !m[lo].writable)
 			return -EFAULT;
-		top = hi < end ? hi : end;
-		if (inode) {
+		top = m[lo].hi < end ? m[lo].hi : end;
+		if (m[lo].file) {
 			err = sp_probe_pages(addr, top - addr);
 			if (err)
 				return err;
@@ -104,7 +165,9 @@ static int sp_check_buffer(FILE *maps, uintptr_t base, uint64_t size)
 
 int sp_check_buffers(const struct sprofil_region *r, unsigned int n)
 {
-	FILE *maps = NULL;
+	struct sp_mapping *maps = NULL;
+	size_t nmaps = 0;
+	bool read = false;
 	unsigned int i;
 	int err = 0;
 
@@ -116,13 +179,37 @@ int sp_check_buffers(const struct sprofil_region *r, unsigned int n)
 			err = sp_probe_pages((uintptr_t)r[i].base, r[i].size);
 			continue;
 		}
-		if (!maps)
-			maps = fopen("/proc/self/maps", "re");
-		if (!maps)
-			return -errno;
-		err = sp_check_buffer(maps, (uintptr_t)r[i].base, r[i].size);
+		if (!read) {
+			err = sp_read_mappings(&maps, &nmaps);
+			if (err)
+				break;
+			read = true;
+		}
+		err = sp_check_buffer(maps, nmaps, (uintptr_t)r[i].base,
+				      r[i].size);
 	}
-	if (maps)
-		fclose(maps);
+	free(maps);
+	return err;
+}
+
+int sp_check_buffers_and_table(const struct sprofil_region *r,
+			       unsigned int n,
+			       const struct sp_callers *callers)
+{
+	struct sprofil_region *all;
+	int err;
+
+	if (!callers)
+		return sp_check_buffers(r, n);
+	all = malloc((n + 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	memcpy(all, r, n * sizeof(*all));
+	all[n] = (struct sprofil_region){
+		.base = (uintptr_t)callers->table,
+		.size = callers->bytes, .scale = 2,
+	};
+	err = sp_check_buffers(all, n + 1);
+	free(all);
 	return err;
 }

@@ -234,6 +234,7 @@ struct gm_scan {
 	bool first;			/* the next module is the executable */
 	uintptr_t *seen;		/* biases of the live modules */
 	size_t nseen, maxseen;
+	bool changed;			/* a module was added or came back */
 };
 
 /* One dl_iterate_phdr() step: adds a new selected module (gm_lock held). */
@@ -276,8 +277,10 @@ static int gm_scan_one(struct dl_phdr_info *info, size_t size, void *data)
 		return 0;
 	xlo &= ~3ul;
 	xhi = (xhi + 3) & ~3ul;
-	if (gm_reload(info, lo, hi, xlo))
+	if (gm_reload(info, lo, hi, xlo)) {
+		s->changed = true;
 		return 0;
+	}
 	if (sp_fit_scale(xhi - xlo, GM_MAX_BUCKETS, gm_bsize, &scale, &used))
 		return 0;
 	m = realloc(gm_mods, (gm_nmods + 1) * sizeof(*m));
@@ -304,14 +307,19 @@ static int gm_scan_one(struct dl_phdr_info *info, size_t size, void *data)
 	m->hist.scale = scale;
 	gm_build_id(info, m);
 	gm_nmods++;
+	s->changed = true;
 	return 0;
 }
 
 /*
  * Finds modules loaded since the last scan and the ones unloaded since:
  * these are handed to the writer's list of gone modules (gm_lock held).
+ * Returns whether the profiled set changed: a dlopen() of a module
+ * already loaded, or a dlclose() that leaves it loaded, changes nothing,
+ * and restarting the sampling for them (ar's plugin probe does both for
+ * each member) cost more than the program.
  */
-static void gm_scan(void)
+static bool gm_scan(void)
 {
 	uintptr_t seen[256];
 	struct gm_scan s = { .first = true, .seen = seen, .maxseen = 256 };
@@ -329,6 +337,7 @@ static void gm_scan(void)
 		if (j < s.nseen)
 			continue;
 		m->gone = true;
+		s.changed = true;
 		tag = sp_gmon_module_gone(m->name, m->bias, m->low, m->high,
 					  m->build_id, m->build_id_len);
 		if (!tag)
@@ -340,6 +349,7 @@ static void gm_scan(void)
 		m->high += tag - m->bias;
 		m->bias = tag;
 	}
+	return s.changed;
 }
 
 /* SPROFIL_DEPTH: frames per chain, 1 to SPROFIL_MAX_DEPTH. */
@@ -540,6 +550,9 @@ static int gm_dump(unsigned int seq)
 		free(taken);
 		return 0;
 	}
+	/* The threads' CPU times before this dump's own work adds to them. */
+	if (sp_per_thread())
+		p.threads = sp_thread_table_snapshot(&p.nthreads);
 	/* Taken with the arcs: each chain in one dump (sigdump's). */
 	if (sp_callers_for_dump(seq != 0, &callers))
 		p.callers = &callers;
@@ -561,6 +574,7 @@ static int gm_dump(unsigned int seq)
 	ret = sp_gmon_dump_arcs(&p, arcs, n);
 	if (p.callers)
 		sp_callers_data_free(&callers);
+	free((void *)p.threads);
 	for (i = 0; i < p.nhist; i++)
 		sp_buckets_free(taken[i], hist[i].nbuckets,
 				hist[i].bucket_size);
@@ -623,11 +637,8 @@ ssize_t sp_gmon_monitor_arcs(struct sp_arc **arcs)
 void sp_gmon_modules_changed(void)
 {
 	pthread_mutex_lock(&gm_lock);
-	if (gm.started) {
-		gm_scan();
-		if (gm.on)
-			gm_sample(true);
-	}
+	if (gm.started && gm_scan() && gm.on)
+		gm_sample(true);
 	pthread_mutex_unlock(&gm_lock);
 }
 

@@ -50,6 +50,13 @@ struct sp_profile {
 	 * an extension file, or beside a GNU file in "<file>.callers".
 	 */
 	const struct sp_callers_data *callers;
+	/*
+	 * The threads record's rows (thread_table.h), taken when the dump
+	 * began, so that their CPU times cover the sampled run and not the
+	 * writing of its profile; NULL when not per thread.
+	 */
+	const struct sp_thread_rec *threads;
+	size_t nthreads;
 };
 
 /*

@@ -668,19 +668,19 @@ static void put_callers(struct sp_out *o, struct sp_modtab *t,
  * under thread nodes (include/sprofil/callers.h).  The process names its
  * threads now, or they go nameless.
  */
-static void put_threads(struct sp_out *o, const struct sp_callers_data *c)
+static void put_threads(struct sp_out *o, const struct sp_callers_data *c,
+			const struct sp_profile *p)
 {
-	struct sp_thread_rec *r;
-	size_t i, n;
+	const struct sp_thread_rec *r = p->threads;
+	size_t i, n = p->nthreads;
 	uint32_t tid;
 
 	for (i = 0; i < c->n; i++)
 		if (c->node[i].parent == SP_CNODE_TOP &&
 		    spc_pc_thread(c->node[i].pc, &tid))
 			break;
-	if (i == c->n)
+	if (i == c->n || !r)
 		return;
-	r = sp_thread_table_snapshot(&n);
 	put_record(o, GMF_TAG_THREADS,
 		   GMF_THREADS_FIXED + GMF_THREAD_SIZE * (uint64_t)n);
 	put_u64(o, n);
@@ -690,7 +690,6 @@ static void put_threads(struct sp_out *o, const struct sp_callers_data *c)
 		put_u64(o, r[i].cpu_ns);
 		put(o, r[i].name, sizeof(r[i].name));
 	}
-	free(r);
 }
 
 /*
@@ -792,7 +791,7 @@ static void put_ext(struct sp_out *o, const struct sp_profile *p,
 callers:
 	if (c) {
 		put_callers(o, t, c, cmod, p->period_ns);
-		put_threads(o, c);
+		put_threads(o, c, p);
 	}
 out:
 	if (t)

@@ -20,6 +20,7 @@
 #include <sprofil/mapping.h>
 #include "fork.h"
 #include "gmon.h"
+#include "thread_table.h"
 #include "gmon_callers.h"
 
 /* The set the last successful start is sampling into. */
@@ -80,6 +81,8 @@ static int stop_and_dump(const char *who)
 	p.hist = mon_hist;
 	p.nhist = mon_nhist;
 	p.period_ns = mon_period_ns;
+	if (sp_per_thread())
+		p.threads = sp_thread_table_snapshot(&p.nthreads);
 	/* One profile per process: the -pg runtime's arcs go with it. */
 	narcs = sp_gmon_monitor_arcs(&arcs);
 	/* And the chains of the session, taken: each in one dump. */
@@ -88,6 +91,7 @@ static int stop_and_dump(const char *who)
 	err = sp_gmon_dump_arcs(&p, arcs, narcs > 0 ? narcs : 0);
 	if (p.callers)
 		sp_callers_data_free(&callers);
+	free((void *)p.threads);
 	free(arcs);
 	free(mon_hist);
 	mon_hist = NULL;
