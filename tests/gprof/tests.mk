@@ -329,6 +329,19 @@ fuzz-long:
 		GPT_FUZZ_TIME=$(FUZZ_SECONDS) \
 		GPT_FUZZ_CORPUS=$(abspath $(GPT_DIR)/fuzz-corpus))
 
+# The parts, run BUILD_JOBS at a time: each reads profiles and compares
+# reports (its own work directory), none measures time, and the analyzer
+# is single-threaded, so on two CPUs two parts take half the wall time.
+# The fuzzers, which run for a time (GPT_FUZZ_TIME), go first.
+GPT_PARTS := check-gprof-fuzz \
+	check-gprof-oracle check-gprof-multimod check-gprof-trust \
+	check-gprof-export check-gprof-exports check-gprof-exports-asan \
+	check-gprof-pprof check-gprof-cglines check-gprof-merge \
+	check-gprof-sparse check-gprof-callers check-gprof-roundtrip \
+	check-gprof-callers-asan check-gprof-badinput check-gprof-asan \
+	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-trust-asan \
+	check-gprof-pprof-asan check-gprof-cglines-asan check-gprof-merge-asan
+
 # Every part runs even when an earlier one failed.  The analyzer is
 # built first but no part depends on it: with GPROF=/usr/bin/gprof the
 # harness is checked without it, and a part run without it says so.
@@ -341,25 +354,4 @@ check-gprof:
 	-@$(MAKE) --no-print-directory -k -j$(BUILD_JOBS) gprof-tests cli \
 		$(GPT_RECORDED) $(GPT_EXPORTS_PREREQS) $(GPROF_ASAN_DIR)/gprof \
 		$(GPT_FUZZERS) >$(BUILD)/results/gprof-build.log 2>&1
-	-@$(MAKE) --no-print-directory check-gprof-oracle
-	-@$(MAKE) --no-print-directory check-gprof-multimod
-	-@$(MAKE) --no-print-directory check-gprof-trust
-	-@$(MAKE) --no-print-directory check-gprof-export
-	-@$(MAKE) --no-print-directory check-gprof-exports
-	-@$(MAKE) --no-print-directory check-gprof-exports-asan
-	-@$(MAKE) --no-print-directory check-gprof-pprof
-	-@$(MAKE) --no-print-directory check-gprof-cglines
-	-@$(MAKE) --no-print-directory check-gprof-merge
-	-@$(MAKE) --no-print-directory check-gprof-sparse
-	-@$(MAKE) --no-print-directory check-gprof-callers
-	-@$(MAKE) --no-print-directory check-gprof-roundtrip
-	-@$(MAKE) --no-print-directory check-gprof-callers-asan
-	-@$(MAKE) --no-print-directory check-gprof-badinput
-	-@$(MAKE) --no-print-directory check-gprof-asan
-	-@$(MAKE) --no-print-directory check-gprof-oracle-asan
-	-@$(MAKE) --no-print-directory check-gprof-multimod-asan
-	-@$(MAKE) --no-print-directory check-gprof-trust-asan
-	-@$(MAKE) --no-print-directory check-gprof-pprof-asan
-	-@$(MAKE) --no-print-directory check-gprof-cglines-asan
-	-@$(MAKE) --no-print-directory check-gprof-merge-asan
-	-@$(MAKE) --no-print-directory check-gprof-fuzz
+	-@$(MAKE) --no-print-directory -k -j$(BUILD_JOBS) $(GPT_PARTS)
