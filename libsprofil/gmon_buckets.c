@@ -6,10 +6,10 @@
  * pages of it.  So a buffer is anonymous memory the kernel commits page
  * by page on the first store, never calloc()'s (which may take recycled
  * heap memory and clear all of it), and nothing here stores to a bucket
- * that is zero: clearing, copying and taking the counts read every
- * bucket, and a read of a page never written maps the shared zero page,
- * which adds nothing to the resident set.  Transparent huge pages are
- * refused, as one sample would commit 2 MiB.
+ * that is zero: clearing, copying and taking the counts read only the
+ * pages that were ever stored to (pages_in_use.h), since reading the
+ * others would fault each one in, to the shared zero page, for nothing.
+ * Transparent huge pages are refused, as one sample would commit 2 MiB.
  *
  * The kmod backend pins every page of a buffer for its session, which
  * commits it whole; the signal and bpf backends store only where they
@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "gmon.h"
+#include "pages_in_use.h"
 
 static size_t sp_buckets_bytes(size_t n, unsigned int size)
 {
@@ -91,10 +92,24 @@ static void sp_buckets_walk(const void *buckets, size_t n, unsigned int size,
 			    bool take, void (*fn)(void *, size_t, uint32_t),
 			    void *arg)
 {
-	size_t per = 8 / size, i = 0, end;
+	size_t per = 8 / size, i = 0, end, page_end = 0;
+	struct sp_pages pages;
 	uint32_t v;
 
+	/* Pages never stored to are zero: not even read (pages_in_use.h). */
+	sp_pages_read(&pages, buckets, n * size);
 	while (i < n) {
+		if (i >= page_end) {
+			uintptr_t at = (uintptr_t)buckets + i * size;
+
+			/* The first bucket on the next page. */
+			page_end = i + (pages.page - at % pages.page +
+					size - 1) / size;
+			if (!sp_page_used(&pages, at)) {
+				i = page_end < n ? page_end : n;
+				continue;
+			}
+		}
 		if (i + per <= n && sp_word_zero(buckets, size, i)) {
 			i += per;
 			continue;
@@ -105,6 +120,7 @@ static void sp_buckets_walk(const void *buckets, size_t n, unsigned int size,
 				fn(arg, i, v);
 		}
 	}
+	sp_pages_free(&pages);
 }
 
 void sp_buckets_clear(const void *buckets, size_t n, unsigned int size)

@@ -20,19 +20,23 @@
 #include <sprofil/callers.h>
 #include "backend.h"
 #include "gmon_callers.h"
+#include "pages_in_use.h"
 
 /* A chain's nodes: its frames, the truncated node and its thread's. */
 #define MAX_LEVEL	(SPROFIL_MAX_DEPTH + 2)
 #define LEVEL_UNKNOWN	(-1)
 #define LEVEL_BAD	(-2)
+/* The parents of used nodes, as indices into the used nodes' arrays. */
+#define CP_ROOT		UINT32_MAX
+#define CP_BAD		(UINT32_MAX - 1)
 
 /*
- * The level of slot @i (0 for an outermost node), memoized in @level:
- * its parents are walked up to a known level or the root; a parent word
- * that names no node, or a chain longer than any walk, makes it bad.
+ * The level of used node @i (0 for an outermost node), memoized in
+ * @level: its parents are walked up to a known level or the root; a
+ * parent that is no used node (CP_BAD), or a chain longer than any walk,
+ * makes it bad.  Indices are into the used nodes' arrays.
  */
-static int level_of(const uint32_t *parent, int16_t *level, uint32_t nodes,
-		    uint32_t i)
+static int level_of(const uint32_t *parent, int16_t *level, uint32_t i)
 {
 	uint32_t path[MAX_LEVEL + 2], at = i, p;
 	int n = 0, base;
@@ -48,16 +52,15 @@ static int level_of(const uint32_t *parent, int16_t *level, uint32_t nodes,
 		}
 		path[n++] = at;
 		p = parent[at];
-		if (p == SPC_ROOT) {
+		if (p == CP_ROOT) {
 			base = -1;
 			break;
 		}
-		if (p == SPC_FREE || p == SPC_BUSY ||
-		    p - SPC_PARENT_BIAS >= nodes) {
+		if (p == CP_BAD) {
 			base = LEVEL_BAD;
 			break;
 		}
-		at = p - SPC_PARENT_BIAS;
+		at = p;
 	}
 	while (n--) {
 		base = base == LEVEL_BAD || base + 1 > MAX_LEVEL ?
@@ -65,6 +68,75 @@ static int level_of(const uint32_t *parent, int16_t *level, uint32_t nodes,
 		level[path[n]] = (int16_t)base;
 	}
 	return level[i];
+}
+
+/* The used slot @slot's place in @slots (ascending), or CP_BAD. */
+static uint32_t used_index(const uint32_t *slots, uint32_t n, uint32_t slot)
+{
+	uint32_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (slots[mid] < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && slots[lo] == slot ? lo : CP_BAD;
+}
+
+/*
+ * The slots of the table's nodes in use, ascending, with their parent
+ * words: only the pages of the node array that were ever written are
+ * read (pages_in_use.h), so that a short process's dump does not fault in
+ * the whole table.  Returns how many, or -ENOMEM.
+ */
+static ssize_t used_slots(struct spc_node *node, uint32_t nodes,
+			  uint32_t **slots_out, uint32_t **words_out)
+{
+	uint32_t *slots = NULL, *words = NULL, *grown, i, w, n = 0, cap = 0;
+	uintptr_t page_end = 0;
+	struct sp_pages pages;
+
+	sp_pages_read(&pages, node, (size_t)nodes * sizeof(*node));
+	for (i = 0; i < nodes; i++) {
+		uintptr_t at = (uintptr_t)&node[i];
+
+		/* A page never written: all its slots are free. */
+		if (at >= page_end) {
+			page_end = (at & ~(uintptr_t)(pages.page - 1)) +
+				   pages.page;
+			if (!sp_page_used(&pages, at)) {
+				i = (uint32_t)((page_end - (uintptr_t)node) /
+					       sizeof(*node)) - 1;
+				continue;
+			}
+		}
+		w = __atomic_load_n(&node[i].parent, __ATOMIC_ACQUIRE);
+		if (w == SPC_FREE || w == SPC_BUSY)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			grown = realloc(slots, cap * sizeof(*slots));
+			if (grown)
+				slots = grown;
+			grown = grown ? realloc(words, cap * sizeof(*words)) :
+					NULL;
+			if (!grown) {
+				free(slots);
+				free(words);
+				sp_pages_free(&pages);
+				return -ENOMEM;
+			}
+			words = grown;
+		}
+		slots[n] = i;
+		words[n++] = w;
+	}
+	sp_pages_free(&pages);
+	*slots_out = slots;
+	*words_out = words;
+	return n;
 }
 
 static uint64_t read_count(struct spc_node *n, bool take)
@@ -86,10 +158,12 @@ int sp_callers_collect(const struct sp_callers *c, bool take,
 {
 	struct spc_header *hdr = c->table;
 	struct spc_node *node = (struct spc_node *)(hdr + 1);
-	uint32_t nodes, i, tid, *parent = NULL, *order = NULL, *to = NULL;
+	uint32_t nodes, i, tid, *slots = NULL, *parent = NULL;
+	uint32_t *order = NULL, *to = NULL;
 	uint64_t *count = NULL, *sum = NULL;
 	size_t at[MAX_LEVEL + 2] = { 0 }, n = 0, k;
 	int16_t *level = NULL;
+	ssize_t used;
 	int l, err = -ENOMEM;
 
 	memset(d, 0, sizeof(*d));
@@ -97,42 +171,50 @@ int sp_callers_collect(const struct sp_callers *c, bool take,
 		return -EINVAL;
 	d->depth = c->depth;
 	d->nodes = nodes;
-	parent = malloc(nodes * sizeof(*parent));
-	level = malloc(nodes * sizeof(*level));
-	order = malloc(nodes * sizeof(*order));
-	to = malloc(nodes * sizeof(*to));
-	count = calloc(nodes, sizeof(*count));
-	sum = calloc(nodes, sizeof(*sum));
-	if (!parent || !level || !order || !to || !count || !sum)
+	used = used_slots(node, nodes, &slots, &parent);
+	if (used < 0)
+		return -ENOMEM;
+	level = malloc((used ? used : 1) * sizeof(*level));
+	order = malloc((used ? used : 1) * sizeof(*order));
+	to = malloc((used ? used : 1) * sizeof(*to));
+	count = calloc(used ? used : 1, sizeof(*count));
+	sum = calloc(used ? used : 1, sizeof(*sum));
+	if (!level || !order || !to || !count || !sum)
 		goto out;
-	for (i = 0; i < nodes; i++) {
-		parent[i] = __atomic_load_n(&node[i].parent, __ATOMIC_ACQUIRE);
+	/* Parent words become used-node indices (CP_ROOT, CP_BAD). */
+	for (i = 0; i < (uint32_t)used; i++) {
+		uint32_t w = parent[i];
+
 		level[i] = LEVEL_UNKNOWN;
+		if (w == SPC_ROOT)
+			parent[i] = CP_ROOT;
+		else if (w - SPC_PARENT_BIAS >= nodes)
+			parent[i] = CP_BAD;
+		else
+			parent[i] = used_index(slots, (uint32_t)used,
+					       w - SPC_PARENT_BIAS);
 	}
 	/* Counting sort by level: at[l + 1] counts, then starts. */
-	for (i = 0; i < nodes; i++) {
-		if (parent[i] == SPC_FREE || parent[i] == SPC_BUSY)
-			continue;
-		l = level_of(parent, level, nodes, i);
+	for (i = 0; i < (uint32_t)used; i++) {
+		l = level_of(parent, level, i);
 		if (l >= 0)
 			at[l + 1]++;
 	}
 	for (l = 0; l <= MAX_LEVEL; l++)
 		at[l + 1] += at[l];
-	for (i = 0; i < nodes; i++)
-		if (parent[i] != SPC_FREE && parent[i] != SPC_BUSY &&
-		    level[i] >= 0)
+	for (i = 0; i < (uint32_t)used; i++)
+		if (level[i] >= 0)
 			order[at[level[i]]++] = i;
 	n = at[MAX_LEVEL];
 	/* Counts taken before the sums: a slot's count is read once. */
 	for (k = 0; k < n; k++)
-		count[order[k]] = read_count(&node[order[k]], take);
+		count[order[k]] = read_count(&node[slots[order[k]]], take);
 	/* Subtree sums, children first (reverse order). */
 	for (k = n; k-- > 0; ) {
 		i = order[k];
 		sum[i] += count[i];
-		if (parent[i] != SPC_ROOT)
-			sum[parent[i] - SPC_PARENT_BIAS] += sum[i];
+		if (parent[i] != CP_ROOT)
+			sum[parent[i]] += sum[i];
 	}
 	d->node = malloc((n ? n : 1) * sizeof(*d->node));
 	if (!d->node)
@@ -145,10 +227,10 @@ int sp_callers_collect(const struct sp_callers *c, bool take,
 			continue;
 		to[i] = (uint32_t)d->n;
 		o = &d->node[d->n++];
-		o->pc = node[i].pc;
+		o->pc = node[slots[i]].pc;
 		o->count = count[i];
-		o->parent = parent[i] == SPC_ROOT ? SP_CNODE_TOP :
-			    to[parent[i] - SPC_PARENT_BIAS];
+		o->parent = parent[i] == CP_ROOT ? SP_CNODE_TOP :
+			    to[parent[i]];
 		d->samples += count[i];
 		/* At the top, or under a thread's node (SPROFIL_THREADS). */
 		if (o->pc == SPC_PC_TRUNCATED &&
@@ -167,6 +249,7 @@ int sp_callers_collect(const struct sp_callers *c, bool take,
 	}
 	err = 0;
 out:
+	free(slots);
 	free(parent);
 	free(level);
 	free(order);
@@ -182,12 +265,17 @@ void sp_callers_reset(const struct sp_callers *c)
 {
 	struct spc_header *hdr = c->table;
 	struct spc_node *node = (struct spc_node *)(hdr + 1);
+	struct sp_pages pages;
 	__u32 nodes, i;
 
 	if (spc_geometry(c->bytes, c->depth, &nodes))
 		return;
+	/* A page never written holds zeros already: left untouched. */
+	sp_pages_read(&pages, node, (size_t)nodes * sizeof(*node));
 	for (i = 0; i < nodes; i++)
-		__atomic_store_n(&node[i].count, 0, __ATOMIC_RELAXED);
+		if (sp_page_used(&pages, (uintptr_t)&node[i]))
+			__atomic_store_n(&node[i].count, 0, __ATOMIC_RELAXED);
+	sp_pages_free(&pages);
 	__atomic_store_n(&hdr->samples, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&hdr->truncated, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&hdr->lost, 0, __ATOMIC_RELAXED);
