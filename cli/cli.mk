@@ -7,13 +7,17 @@
 CLI_DIR := $(BUILD)/cli
 # sprofil-probe's sources: probe_helper.c and the bpf program server.
 CLI_PROBE_SRCS := cli/probe_helper.c cli/bpf_share.c
-CLI_SRCS := $(filter-out $(CLI_PROBE_SRCS),$(wildcard cli/*.c))
+# sprofil-outside's: linked with libsprofil.a, it samples other processes.
+CLI_OUTSIDE_SRCS := cli/outside_helper.c
+CLI_SRCS := $(filter-out $(CLI_PROBE_SRCS) $(CLI_OUTSIDE_SRCS),\
+	$(wildcard cli/*.c))
 CLI_OBJS := $(CLI_SRCS:cli/%.c=$(CLI_DIR)/%.o)
 CLI_BIN := $(BUILD)/bin/sprofil
 CLI_PROBE := $(BUILD)/libexec/sprofil-probe
+CLI_OUTSIDE := $(BUILD)/libexec/sprofil-outside
 
 .PHONY: cli
-cli: $(CLI_BIN) $(CLI_PROBE) lib gprof
+cli: $(CLI_BIN) $(CLI_PROBE) $(CLI_OUTSIDE) lib gprof
 
 $(CLI_DIR)/%.o: cli/%.c cli/sprofil.h include/sprofil/gmon_format.h \
 		include/sprofil/gmon_codec.h
@@ -33,3 +37,11 @@ $(CLI_PROBE): $(CLI_PROBE_SRCS) cli/probe_helper.h libsprofil/bpf/sprofil_load.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ilibsprofil/bpf -I$(BPF_DIR) $(CFLAGS) $(LDFLAGS) \
 		-o $@ $(CLI_PROBE_SRCS) -ldl -lbpf -lelf -lz
+
+# A static program, or `record -p`, sampled from outside
+# (libsprofil/outside.c): the library's objects linked in, so that the
+# preloaded collector of every other run is not needed.
+$(CLI_OUTSIDE): $(CLI_OUTSIDE_SRCS) libsprofil/outside.h $(LIB_DIR)/libsprofil.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ilibsprofil $(CFLAGS) $(LDFLAGS) -o $@ \
+		$(CLI_OUTSIDE_SRCS) $(LIB_DIR)/libsprofil.a $(LIB_LDLIBS)

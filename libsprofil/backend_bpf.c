@@ -77,6 +77,20 @@ static atomic_bool sb_own_counters;
 /* Exited threads' unsampled CPU time, ns (sp_bpf_thread_exiting()). */
 static uint64_t sb_carry_ns;
 
+/* The process sampled from outside (sp_bpf_set_target()), or 0: us. */
+static pid_t sb_target;
+
+void sp_bpf_set_target(pid_t pid)
+{
+	sb_target = pid;
+}
+
+/* The process the sessions sample and register under. */
+static pid_t sb_tgid(void)
+{
+	return sb_target ? sb_target : getpid();
+}
+
 int sb_perf_event_open(struct perf_event_attr *attr, pid_t tid)
 {
 	return (int)syscall(SYS_perf_event_open, attr, tid, -1, -1,
@@ -144,7 +158,7 @@ static void sb_free(struct sb_session *s)
 		if (s->inner_fd[i] >= 0)
 			close(s->inner_fd[i]);
 	/* Not in a fork child: the registration is the parent's. */
-	if (s->registered && s->tgid == (__u32)getpid())
+	if (s->registered && s->tgid == (__u32)sb_tgid())
 		spb_proc_unregister(s->prog, s->tgid);
 	sb_unmap(s->proc, s->proc_bytes);
 	sb_seen_free(&s->seen);
@@ -292,11 +306,13 @@ static int sb_cover_all(struct sb_session *s)
 	struct dirent *d;
 	bool found = true;
 	int round, err = 0;
+	char task[64];
 	DIR *dir;
 	pid_t tid;
 
+	snprintf(task, sizeof(task), "/proc/%d/task", (int)sb_tgid());
 	for (round = 0; found && round < SB_SCAN_ROUNDS; round++) {
-		dir = opendir("/proc/self/task");
+		dir = opendir(task);
 		if (!dir)
 			return -errno;
 		found = false;
@@ -430,7 +446,7 @@ static int sb_register(struct sb_session *s)
 	int err;
 
 	memcpy(m.fd, s->inner_fd, sizeof(m.fd));
-	err = spb_proc_register(s->prog, (__u32)getpid(), &m);
+	err = spb_proc_register(s->prog, (__u32)sb_tgid(), &m);
 	s->tgid = m.tgid;
 	s->registered = !err;
 	return err;
@@ -644,6 +660,9 @@ static uint64_t sb_own_pc(const struct sb_set *set)
 {
 	uint64_t pc = (uintptr_t)&sb_own_work;
 
+	/* From outside, our text is none of the target's. */
+	if (sb_target)
+		return 0;
 	return spm_lookup(&set->map, pc) < 0 ? 0 : pc;
 }
 

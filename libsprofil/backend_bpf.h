@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * Before [start, start + len) is unmapped, made read-only or dropped:
@@ -33,5 +34,13 @@ void sp_bpf_thread_started(void);
  * completes a period.  Takes the backend's lock when it is sampling.
  */
 void sp_bpf_thread_exiting(uintptr_t pc);
+
+/*
+ * Sampling from outside (outside.c, docs/record.md): the sessions
+ * started from now on sample process @pid, its threads found in
+ * /proc/PID/task and the ones they create, instead of this process;
+ * 0 goes back to this process.  Before the first sprofil() only.
+ */
+void sp_bpf_set_target(pid_t pid);
 
 #endif /* LIBSPROFIL_BACKEND_BPF_H */

@@ -97,6 +97,28 @@ int sp_gmon_path(char *buf, size_t size);
 int sp_gmon_path_seq(char *buf, size_t size, unsigned int seq);
 
 /*
+ * A load module of another process, sampled from outside (outside.c):
+ * its path, load bias, runtime span and build-id.
+ */
+struct sp_target_module {
+	char *name;
+	bool main;			/* the executable */
+	uintptr_t bias;
+	uintptr_t low, high;		/* runtime span of its PT_LOADs */
+	uintptr_t xlow, xhigh;		/* of its executable ones */
+	unsigned char build_id[64];
+	size_t build_id_len;
+};
+
+/*
+ * From now on, the dumps describe that process: the addresses they
+ * write are in @n modules @mods (kept by the caller), and the file is
+ * @path, whatever the environment says.
+ */
+void sp_gmon_set_target(const struct sp_target_module *mods, size_t n,
+			const char *path);
+
+/*
  * record.c, `sprofil record`'s collector: whether SPROFIL_RECORD names
  * the output, and the name of this process image's dump @seq there
  * (docs/record.md); @ours tells the files this image already wrote.

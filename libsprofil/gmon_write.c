@@ -41,6 +41,14 @@
 static bool sp_forked;
 
 /*
+ * A profile of another process (sp_gmon_set_target()): its modules, and
+ * the file it goes to.
+ */
+static const struct sp_target_module *wr_tmod;
+static size_t wr_ntmod;
+static const char *wr_tpath;
+
+/*
  * The files this process has written (device and inode of what each
  * rename() put in place), so that no later dump writes over one of them.
  * wr_lock is held from picking a name to its rename().
@@ -148,6 +156,9 @@ static int sp_gmon_path_free(char *buf, size_t size, unsigned int seq)
 {
 	int ret;
 
+	if (wr_tpath)
+		return snprintf(buf, size, "%s", wr_tpath) >= (int)size ?
+		       -ENAMETOOLONG : 0;
 	for (;;) {
 		/* `sprofil record` names every process image's file itself. */
 		if (sp_recording())
@@ -351,10 +362,45 @@ static void find_gone(uintptr_t addr, struct sp_module *m)
 	pthread_mutex_unlock(&gone_lock);
 }
 
+void sp_gmon_set_target(const struct sp_target_module *mods, size_t n,
+			const char *path)
+{
+	wr_tmod = mods;
+	wr_ntmod = n;
+	wr_tpath = path;
+}
+
+static void find_target_module(uintptr_t addr, struct sp_module *m)
+{
+	const struct sp_target_module *t;
+	size_t i;
+
+	for (i = 0; i < wr_ntmod; i++) {
+		t = &wr_tmod[i];
+		if (addr < t->low || addr >= t->high)
+			continue;
+		m->found = true;
+		m->main = t->main;
+		m->bias = t->bias;
+		m->load_bias = t->bias;
+		m->low = t->low;
+		m->high = t->high;
+		m->name = t->name;
+		m->build_id = t->build_id;
+		m->build_id_len = t->build_id_len;
+		return;
+	}
+	m->name = "";
+}
+
 static void find_module(uintptr_t addr, struct sp_module *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->addr = addr;
+	if (wr_tpath) {
+		find_target_module(addr, m);
+		return;
+	}
 	m->main = true;
 	dl_iterate_phdr(module_of, m);
 	if (!m->found) {
@@ -563,7 +609,8 @@ static const char *module_name(const struct sp_module *m, char *buf,
 {
 	ssize_t n;
 
-	if (!m->main)
+	/* Another process's modules are named by their paths. */
+	if (!m->main || wr_tpath)
 		return m->name;
 	/* The loader names the executable "": ask the kernel instead. */
 	n = readlink("/proc/self/exe", buf, size - 1);
