@@ -90,3 +90,14 @@ int cli_find_probe(char *path, size_t size)
 
 	return find_or_say(rel, X_OK, path, size, "sprofil-probe");
 }
+
+int cli_find_outside(char *path, size_t size)
+{
+	static const char *const rel[] = {
+		"../libexec/sprofil-outside",
+		"../libexec/sprofil/sprofil-outside",
+		NULL,
+	};
+
+	return find_or_say(rel, X_OK, path, size, "sprofil-outside");
+}

@@ -34,10 +34,14 @@ static __attribute__((noreturn)) void probe_child(const char *lib,
 	_exit(1);
 }
 
-int cli_probe(const char *lib, const char *backend, char *chosen,
-	      size_t size)
+/*
+ * Runs the probe; 0 with the backend chosen in @chosen, or -1 with the
+ * reason in @msg (one line).
+ */
+static int probe_run(const char *lib, const char *backend, char *chosen,
+		     size_t size, char *msg, size_t msize)
 {
-	char msg[1024], *line, *nl;
+	char *line, *nl;
 	size_t len = 0;
 	ssize_t n;
 	char helper[PATH_MAX];
@@ -45,23 +49,23 @@ int cli_probe(const char *lib, const char *backend, char *chosen,
 	pid_t pid;
 
 	if (cli_find_probe(helper, sizeof(helper)))
-		return -1;
+		return -2;
 
 	if (pipe2(fd, O_CLOEXEC)) {
-		cli_error("pipe: %s", strerror(errno));
+		snprintf(msg, msize, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		cli_error("fork: %s", strerror(errno));
+		snprintf(msg, msize, "fork: %s", strerror(errno));
 		return -1;
 	}
 	if (!pid)
 		probe_child(lib, helper, backend, fd[1]);
 	close(fd[1]);
-	while (len < sizeof(msg) - 1 &&
-	       ((n = read(fd[0], msg + len, sizeof(msg) - 1 - len)) > 0 ||
+	while (len < msize - 1 &&
+	       ((n = read(fd[0], msg + len, msize - 1 - len)) > 0 ||
 		(n < 0 && errno == EINTR)))
 		len += n > 0 ? n : 0;
 	msg[len] = '\0';
@@ -83,9 +87,41 @@ int cli_probe(const char *lib, const char *backend, char *chosen,
 	nl = strchr(line, '\n');
 	if (nl)
 		*nl = '\0';
-	cli_error("no usable backend%s%s: %s", backend ? " " : "",
-		  backend ? backend : "", *line ? line : "the probe failed");
+	memmove(msg, *line ? line : "the probe failed",
+		strlen(*line ? line : "the probe failed") + 1);
 	return -1;
+}
+
+int cli_probe(const char *lib, const char *backend, char *chosen,
+	      size_t size)
+{
+	char msg[1024];
+	int ret = probe_run(lib, backend, chosen, size, msg, sizeof(msg));
+
+	if (ret == -1)
+		cli_error("no usable backend%s%s: %s", backend ? " " : "",
+			  backend ? backend : "", msg);
+	return ret ? -1 : 0;
+}
+
+int cli_probe_outside(const char *lib, const char *backend, const char *what)
+{
+	char msg[1024], chosen[16];
+	int ret;
+
+	/* The signal backend samples from inside the process only. */
+	if (backend && (!strcmp(backend, "signal") || !strcmp(backend, "kmod"))) {
+		cli_error("%s: the %s backend cannot sample it: %s; use --backend bpf (or auto)",
+			  what, backend, !strcmp(backend, "signal") ?
+			  "it samples inside the process, which needs the loader to preload the collector" :
+			  "the module samples only the process that asks it");
+		return 2;
+	}
+	ret = probe_run(lib, "bpf", chosen, sizeof(chosen), msg, sizeof(msg));
+	if (ret == -1)
+		cli_error("%s: sampling it from outside needs the bpf backend (root, or CAP_BPF and CAP_PERFMON): %s",
+			  what, msg);
+	return ret ? 1 : 0;
 }
 
 /*

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The program record runs: found as execvp() finds it, and refused
- * with one clear line when preloading cannot reach it: a static program
- * has no loader to preload into, and a setuid, setgid or file-capability
- * program runs in the loader's secure mode, which ignores LD_PRELOAD of
- * a library outside the system paths.  Either would run unprofiled.
+ * with one clear line when preloading cannot reach it: a setuid, setgid
+ * or file-capability program runs in the loader's secure mode, which
+ * ignores LD_PRELOAD of a library outside the system paths, and would
+ * run unprofiled.  A static program has no loader to preload into: it
+ * is sampled from outside (outside.c).
  */
 #include <elf.h>
 #include <errno.h>
@@ -56,7 +57,7 @@ static const char *elf_problem(const char *path)
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	const char *why = "statically linked: no loader to inject the collector into (link it with -pg and -lsprofil instead)";
+	const char *why = "statically linked: no loader to inject the collector into";
 	unsigned int i;
 
 	if (fd < 0)
@@ -109,7 +110,7 @@ static int script_interpreter(const char *path, char *interp, size_t size)
 	return 1;
 }
 
-int cli_program(const char *name, char *path, size_t size)
+int cli_program(const char *name, char *path, size_t size, bool *outside)
 {
 	char interp[PATH_MAX];
 	const char *file = path;
@@ -151,6 +152,10 @@ int cli_program(const char *name, char *path, size_t size)
 		return -1;
 	}
 	why = elf_problem(file);
+	/* No loader: sampled from outside instead, if the caller can. */
+	*outside = why && !strncmp(why, "statically linked", 17);
+	if (*outside)
+		return 0;
 	if (why) {
 		cli_error("%s: %s", file, why);
 		return -1;

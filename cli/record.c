@@ -10,11 +10,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +26,7 @@
 struct record_opts {
 	const char *output;		/* as the user wrote it */
 	const char *hz, *backend, *modules, *sigdump;
+	pid_t attach;			/* -p PID, or 0 */
 	bool no_callers, threads;
 	bool dir;			/* output is a directory */
 	char abs[PATH_MAX];		/* output, absolute ('/'-ended: dir) */
@@ -274,6 +277,15 @@ static int summary(const struct record_opts *o, const struct record_files *f,
 	return 0;
 }
 
+/* ^C during -p: stop sampling, write the profile, leave the target. */
+static volatile sig_atomic_t record_interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	record_interrupted = 1;
+}
+
 enum { OPT_BACKEND = 256, OPT_MODULES, OPT_SIGDUMP, OPT_THREADS,
        OPT_NO_CALLERS, OPT_HELP, OPT_VERSION };
 
@@ -281,6 +293,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "modules", required_argument, NULL, OPT_MODULES },
@@ -295,7 +308,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 
 	o->output = CLI_DEFAULT_OUTPUT;
 	/* '+': the program's own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+o:F:h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:F:p:h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg) {
@@ -303,6 +316,14 @@ static int parse(int argc, char **argv, struct record_opts *o)
 				return -1;
 			}
 			o->output = optarg;
+			break;
+		case 'p':
+			if (!all_digits(optarg) || atol(optarg) < 1 ||
+			    atol(optarg) > INT_MAX) {
+				cli_error("-p %s: not a process id", optarg);
+				return -1;
+			}
+			o->attach = (pid_t)atol(optarg);
 			break;
 		case 'F':
 			if (!all_digits(optarg) || atol(optarg) < 1 ||
@@ -342,6 +363,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		case 'h':
 		case OPT_HELP:
 			fputs("usage: sprofil record [-o FILE|DIR/] [-F HZ] [--backend NAME] [--modules LIST] [--sigdump SIG] [--threads] [--no-callers] [--] PROGRAM [ARGS...]\n"
+			      "       sprofil record -p PID [-o FILE|DIR/] [-F HZ] [--backend NAME] [--modules LIST] [--no-callers] [-- COMMAND [ARGS...]]\n"
 			      "sprofil " SPROFIL_VERSION "; see sprofil(1).\n",
 			      stdout);
 			exit(0);
@@ -357,11 +379,201 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		cli_error("--threads needs caller chains: drop --no-callers");
 		return -1;
 	}
+	if (o->attach)
+		return optind;
 	if (optind >= argc) {
 		cli_error("record: no program given (sprofil record [options] -- PROGRAM [ARGS...])");
 		return -1;
 	}
 	return optind;
+}
+
+/* Where the profile of process @pid, program @name, sampled from outside goes. */
+static void outside_path(const struct record_opts *o, const char *name,
+			 pid_t pid, char *buf, size_t size)
+{
+	if (o->dir)
+		snprintf(buf, size, "%s%s.%d%s", o->abs, name, (int)pid,
+			 CLI_SUFFIX);
+	else
+		snprintf(buf, size, "%s", o->abs);
+}
+
+/* The name of process @pid (its comm), for a file name. */
+static void comm_of(pid_t pid, char *name, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f || !fgets(name, (int)size, f))
+		snprintf(name, size, "pid");
+	if (f)
+		fclose(f);
+	name[strcspn(name, "\n/")] = '\0';
+}
+
+/*
+ * record -p: samples until the command @cmdv (NULL: none) ends, the
+ * target ends, or ^C (SIGINT, also SIGTERM and SIGHUP); the command is
+ * ended with SIGTERM if it still runs.  Signals are taken only while
+ * waiting (ppoll), so that none is lost before.
+ */
+static void attach_wait(char **cmdv, pid_t target)
+{
+	struct sigaction sa = { .sa_handler = on_interrupt };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct pollfd pfd[2];
+	sigset_t block, old;
+	pid_t cmd = -1;
+	unsigned int i, n = 0;
+	int fd;
+
+	sigemptyset(&block);
+	for (i = 0; i < 3; i++) {
+		sigaddset(&block, sigs[i]);
+		sigaction(sigs[i], &sa, NULL);
+	}
+	sigprocmask(SIG_BLOCK, &block, &old);
+	fd = (int)syscall(SYS_pidfd_open, target, 0);
+	if (fd >= 0)
+		pfd[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (cmdv && *cmdv) {
+		fflush(NULL);
+		cmd = fork();
+		if (!cmd) {
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			for (i = 0; i < 3; i++)
+				signal(sigs[i], SIG_DFL);
+			execvp(cmdv[0], cmdv);
+			cli_error("%s: %s", cmdv[0], strerror(errno));
+			_exit(127);
+		}
+		fd = cmd > 0 ? (int)syscall(SYS_pidfd_open, cmd, 0) : -1;
+		if (fd >= 0)
+			pfd[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
+	/* No target to watch: it is gone already. */
+	while (n && pfd[0].fd >= 0 && !record_interrupted &&
+	       ppoll(pfd, n, NULL, &old) <= 0 && errno == EINTR)
+		;
+	if (cmd > 0) {
+		kill(cmd, SIGTERM);
+		while (waitpid(cmd, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	for (i = 0; i < n; i++)
+		close(pfd[i].fd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Ends the bpf program server, if it was started. */
+static void server_end(pid_t server, int lifeline)
+{
+	if (server <= 0)
+		return;
+	close(lifeline);
+	while (waitpid(server, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * The rest of a run sampled from outside (cli/outside.c): a statically
+ * linked program @path, run with @argv, or the process of -p, while
+ * the command @argv (if any) runs.  Returns record's exit status.
+ */
+static int record_outside(struct record_opts *o, const char *lib,
+			  const char *path, char **argv)
+{
+	struct cli_outside c = { .hz = o->hz, .modules = o->modules,
+				 .no_callers = o->no_callers };
+	char what[PATH_MAX + 64], out[PATH_MAX * 2], pg[PATH_MAX + 64];
+	char pgfile[PATH_MAX + 96], name[NAME_MAX + 1], share[64];
+	const char *base;
+	struct record_files files;
+	struct timespec start;
+	int lifeline = -1, status = 0, ret, r;
+	pid_t target, server;
+	siginfo_t si;
+	size_t i;
+
+	if (o->threads || o->sigdump) {
+		cli_error("%s: not for a process sampled from outside (a static program, -p)",
+			  o->threads ? "--threads" : "--sigdump");
+		return 2;
+	}
+	if (o->attach) {
+		if (cli_outside_allowed(o->attach))
+			return 1;
+		snprintf(what, sizeof(what), "-p %d", (int)o->attach);
+	} else {
+		snprintf(what, sizeof(what), "%s: statically linked", argv[0]);
+	}
+	r = cli_probe_outside(lib, o->backend, what);
+	if (r)
+		return r;
+	if (output_prepare(o))
+		return 1;
+	server = cli_bpf_serve(share, sizeof(share), &lifeline);
+	c.share = server > 0 ? share : NULL;
+	clock_gettime(CLOCK_REALTIME_COARSE, &start);
+	if (o->attach) {
+		target = o->attach;
+		comm_of(target, name, sizeof(name));
+	} else {
+		/* The -pg runtime's gmon.out, beside the profile. */
+		snprintf(pg, sizeof(pg), "%.*s.sprofil-pg.%d",
+			 (int)(strrchr(o->abs, '/') + 1 - o->abs), o->abs,
+			 (int)getpid());
+		target = cli_outside_spawn(path, argv, pg, &status);
+		if (target < 0) {
+			server_end(server, lifeline);
+			return WIFEXITED(status) && WEXITSTATUS(status) ?
+			       WEXITSTATUS(status) : 1;
+		}
+		snprintf(pgfile, sizeof(pgfile), "%s.%d", pg, (int)target);
+		base = strrchr(argv[0], '/');
+		snprintf(name, sizeof(name), "%s", base ? base + 1 : argv[0]);
+	}
+	outside_path(o, name, target, out, sizeof(out));
+	if (cli_outside_start(&c, target, out, o->attach ? NULL : pgfile)) {
+		if (!o->attach) {
+			/* Stopped before its first instruction: nothing ran. */
+			kill(target, SIGKILL);
+			cli_outside_release(target);
+			while (waitpid(target, NULL, 0) < 0 && errno == EINTR)
+				;
+		}
+		server_end(server, lifeline);
+		return 1;
+	}
+	if (o->attach) {
+		attach_wait(argv, target);
+	} else {
+		/* ^C and ^\ are the program's; we stay to report. */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
+		cli_outside_release(target);
+		/* Not reaped yet: its pid stays its own while it is sampled. */
+		while (waitid(P_PID, target, &si, WEXITED | WNOWAIT) < 0 &&
+		       errno == EINTR)
+			;
+	}
+	ret = cli_outside_finish(&c);
+	while (!o->attach && waitpid(target, &status, 0) < 0 && errno == EINTR)
+		;
+	server_end(server, lifeline);
+	find_files(o, &start, target, &files);
+	r = summary(o, &files, o->attach ? what : argv[0], status);
+	for (i = 0; i < files.n; i++)
+		free(files.names[i]);
+	free(files.names);
+	if (!o->attach && WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	if (!o->attach && WEXITSTATUS(status))
+		return WEXITSTATUS(status);
+	return ret || r ? 1 : 0;
 }
 
 /*
@@ -387,12 +599,14 @@ int cli_record(int argc, char **argv)
 	struct timespec start;
 	int first, status, ret, lifeline = -1;
 	pid_t pid, server = -1;
+	bool outside = false;
 	size_t i;
 
 	first = parse(argc, argv, &o);
 	if (first < 0)
 		return 2;
-	if (cli_program(argv[first], path, sizeof(path)) ||
+	if ((!o.attach && cli_program(argv[first], path, sizeof(path),
+				      &outside)) ||
 	    cli_find_lib(found, sizeof(found)))
 		return 1;
 	if (!realpath(found, lib)) {
@@ -400,6 +614,8 @@ int cli_record(int argc, char **argv)
 		return 1;
 	}
 	drop_ld_profile();
+	if (o.attach || outside)
+		return record_outside(&o, lib, path, argv + first);
 	if (cli_probe(lib, o.backend, chosen, sizeof(chosen)) ||
 	    output_prepare(&o))
 		return 1;

@@ -11,6 +11,8 @@
  *   locate.c     libsprofil.so and the analyzer, found from our own path
  *   report.c     report's files, program and command line
  *   profile.c    what a profile file says about its program
+ *   outside.c    a static program or a running process (-p), sampled
+ *                from outside by sprofil-outside (outside_helper.c)
  */
 #ifndef SPROFIL_CLI_H
 #define SPROFIL_CLI_H
@@ -28,10 +30,11 @@ int cli_report(int argc, char **argv);
 
 /*
  * Resolves @name as execvp() would into @path; checks that it can be
- * profiled by preloading.  Returns 0, or prints one line naming the
- * problem and returns -1.
+ * profiled by preloading, or, when *@outside is set, from outside (a
+ * statically linked program: *@outside set).  Returns 0, or prints one
+ * line naming the problem and returns -1.
  */
-int cli_program(const char *name, char *path, size_t size);
+int cli_program(const char *name, char *path, size_t size, bool *outside);
 
 /*
  * Starts and stops sampling once in a child process with @lib on
@@ -43,6 +46,49 @@ int cli_probe(const char *lib, const char *backend, char *chosen,
 	      size_t size);
 
 /*
+ * Whether a backend that samples from outside can run for @what (the
+ * start of the line that says why not): --backend @backend (NULL:
+ * auto).  Returns 0, 2 for a backend that cannot (usage), or 1 when
+ * none can here, after one line.
+ */
+int cli_probe_outside(const char *lib, const char *backend,
+		      const char *what);
+
+/* A process sampled from outside (outside.c). */
+struct cli_outside {
+	const char *hz, *modules, *share;	/* NULL: the default */
+	bool no_callers;
+	pid_t collector;			/* sprofil-outside */
+	int ctl;				/* its stdin: closed, it stops */
+};
+
+/*
+ * Starts sprofil-outside sampling @pid into @path (with the call arcs
+ * of @pg_file, the GNU gmon.out of a -pg program, when given) and waits
+ * until it samples.  Returns 0, or -1 after one line.
+ */
+int cli_outside_start(struct cli_outside *c, pid_t pid, const char *path,
+		      const char *pg_file);
+/* Stops it: it writes the profile.  Returns 0, or -1 (it said why). */
+int cli_outside_finish(struct cli_outside *c);
+
+/*
+ * Runs @path with @argv stopped at its first instruction (ptrace), its
+ * -pg runtime's gmon.out going to @pg_prefix.<pid>; returns its pid, or
+ * -1 after one line (*@status then holds its wait status, if it ran).
+ */
+pid_t cli_outside_spawn(const char *path, char **argv, const char *pg_prefix,
+			int *status);
+/* Lets the stopped @pid run, no longer traced. */
+void cli_outside_release(pid_t pid);
+
+/*
+ * Whether this user may sample process @pid: 0, or -1 after one line
+ * (no such process, another user's, ptrace rules).
+ */
+int cli_outside_allowed(pid_t pid);
+
+/*
  * Starts the run's bpf program server: its pid, the socket's @name and
  * the pipe end that keeps it alive, or -1 (probe.c).
  */
@@ -52,6 +98,7 @@ pid_t cli_bpf_serve(char *name, size_t size, int *lifeline);
 int cli_find_lib(char *path, size_t size);
 int cli_find_gprof(char *path, size_t size);
 int cli_find_probe(char *path, size_t size);
+int cli_find_outside(char *path, size_t size);
 
 /*
  * The main executable a profile file names (the module record flagged

@@ -190,6 +190,12 @@ int sp_outside_record(pid_t pid, const char *path, int ctl, int ready,
 			(int)pid, strerror(-err));
 		return 1;
 	}
+	if (!nmods) {
+		fprintf(stderr, "sprofil: process %d: no program mapped to sample (a kernel thread?)\n",
+			(int)pid);
+		sp_outside_modules_free(mods, 0);
+		return 1;
+	}
 	if (nmods > SPROFIL_MAX_REGIONS)
 		nmods = SPROFIL_MAX_REGIONS;
 	hist = calloc(nmods + 1, sizeof(*hist));

@@ -1,8 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Built -static: record must refuse it (no loader to preload into). */
+/*
+ * Built -static: record samples it from outside (the bpf backend) and
+ * refuses it on signal, which must preload a collector.  Its work is in
+ * static_work, by CPU time.
+ */
 #include <stdio.h>
+#include "cli_burn.h"
+
+__attribute__((noinline)) unsigned long static_work(void)
+{
+	return cli_burn_ms(600);
+}
 
 int main(void)
 {
-	return puts("ran") == EOF;
+	unsigned long r = static_work();
+
+	return puts(r ? "ran" : "ran.") == EOF;
 }

@@ -6,7 +6,7 @@
 CT_DIR := $(BUILD)/tests/cli
 CT_PROGS := $(addprefix $(CT_DIR)/,cli-chains cli-chains-pg cli-tree \
 	cli-leaf cli-plt cli-static cli-vdso cli-qsort cli-calls-pg \
-	cli-threads cli-getenv cli-quick)
+	cli-threads cli-getenv cli-quick cli-attach cli-static-pg)
 # Frame records in every function, no sibling calls: chains are exact.
 CT_CFLAGS := $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls
@@ -38,9 +38,14 @@ $(CT_DIR)/cli-plt: tests/cli/cli_plt.c
 	@mkdir -p $(CT_DIR)
 	$(CC) $(CT_CFLAGS) -fno-builtin -Wl,-z,lazy -o $@ $<
 
-$(CT_DIR)/cli-static: tests/cli/cli_static.c
+$(CT_DIR)/cli-static: tests/cli/cli_static.c tests/cli/cli_burn.h
 	@mkdir -p $(CT_DIR)
 	$(CC) $(CT_CFLAGS) -static -o $@ $<
+
+# Static and -pg: glibc's own runtime counts the calls, record samples.
+$(CT_DIR)/cli-static-pg: tests/cli/cli_chains.c tests/cli/cli_burn.h
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CT_CFLAGS) -pg -static -o $@ $<
 
 .PHONY: cli-tests check-cli
 cli-tests: cli $(CT_PROGS)
