@@ -20,8 +20,10 @@ void cli_error(const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("usage: sprofil record [options] [--] PROGRAM [ARGS...]\n"
+	      "       sprofil record -p PID [options] [-- COMMAND [ARGS...]]\n"
 	      "       sprofil report [gprof options] [PROFILE...]\n"
 	      "record options:\n"
+	      "  -p PID              sample running process PID from outside (bpf)\n"
 	      "  -o FILE|DIR/        where the profiles go (default " CLI_DEFAULT_OUTPUT ")\n"
 	      "  -F HZ               sampling rate\n"
 	      "  --backend NAME      auto, kmod, bpf or signal\n"
