@@ -66,6 +66,9 @@ int cli_outside_start(struct cli_outside *c, pid_t pid, const char *path,
 		set_env("SPROFIL_MODULES", c->modules);
 		set_env("SPROFIL_BPF_SHARE", c->share);
 		set_env("SPROFIL_CALLERS", c->no_callers ? "0" : NULL);
+		/* ^C is record's: it ends us through our stdin (kept by exec). */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGQUIT, SIG_IGN);
 		execl(helper, "sprofil-outside", arg, path, pg_file,
 		      (char *)NULL);
 		cli_error("%s: %s", helper, strerror(errno));
