@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,9 +45,8 @@
 #define OS_MAX_ARCS	(1u << 24)
 
 /*
- * The call arcs of a GNU gmon.out (tag 1 records; glibc writes runtime
- * addresses, which for a static program are its link-time ones), into
- * a malloc()ed *@arcs.  Returns their number, or -1 when @path is not a
+ * The call arcs of a GNU gmon.out (tag 1 records), into a malloc()ed
+ * *@arcs.  Returns their number, or -1 when @path is not a
  * GNU gmon.out we can read (said on stderr; the profile goes on
  * without them).
  */
@@ -111,6 +111,37 @@ bad:
 	return -1;
 }
 
+static bool os_in(const struct sp_target_module *m, uintptr_t pc)
+{
+	return pc >= m->low && pc < m->high;
+}
+
+/*
+ * glibc writes a PIE's arcs at link-time addresses (its load bias taken
+ * off, since 2.27), a static-pie's too: those are put back at the
+ * runtime addresses of the executable, where the writer looks for them.
+ */
+static void os_arcs_runtime(struct sp_arc *arcs, size_t n,
+			    const struct sp_target_module *mods, size_t nmods)
+{
+	const struct sp_target_module *exe = NULL;
+	size_t i;
+
+	for (i = 0; i < nmods && !exe; i++)
+		if (mods[i].main)
+			exe = &mods[i];
+	if (!exe || !exe->bias)
+		return;
+	for (i = 0; i < n; i++) {
+		if (!os_in(exe, arcs[i].from) &&
+		    os_in(exe, arcs[i].from + exe->bias))
+			arcs[i].from += exe->bias;
+		if (!os_in(exe, arcs[i].self) &&
+		    os_in(exe, arcs[i].self + exe->bias))
+			arcs[i].self += exe->bias;
+	}
+}
+
 /* The caller table, unless SPROFIL_CALLERS=0 (record's --no-callers). */
 static void *os_callers(size_t *bytes)
 {
@@ -158,6 +189,7 @@ static int os_write(const char *path, struct sp_target_module *mods,
 		narcs = os_read_arcs(pg_file, &arcs);
 		if (narcs < 0)
 			narcs = 0;
+		os_arcs_runtime(arcs, (size_t)narcs, mods, nmods);
 		unlink(pg_file);
 	}
 	if (sp_callers_for_dump(false, &callers))

@@ -6,7 +6,8 @@
 CT_DIR := $(BUILD)/tests/cli
 CT_PROGS := $(addprefix $(CT_DIR)/,cli-chains cli-chains-pg cli-tree \
 	cli-leaf cli-plt cli-static cli-vdso cli-qsort cli-calls-pg \
-	cli-threads cli-getenv cli-quick cli-attach cli-static-pg)
+	cli-threads cli-getenv cli-quick cli-attach cli-static-pg \
+	cli-static-pie-pg)
 # Frame records in every function, no sibling calls: chains are exact.
 CT_CFLAGS := $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls
@@ -46,6 +47,11 @@ $(CT_DIR)/cli-static: tests/cli/cli_static.c tests/cli/cli_burn.h
 $(CT_DIR)/cli-static-pg: tests/cli/cli_chains.c tests/cli/cli_burn.h
 	@mkdir -p $(CT_DIR)
 	$(CC) $(CT_CFLAGS) -pg -static -o $@ $<
+
+# The same, static-pie: glibc writes its arcs at link-time addresses.
+$(CT_DIR)/cli-static-pie-pg: tests/cli/cli_chains.c tests/cli/cli_burn.h
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CT_CFLAGS) -pg -static-pie -o $@ $<
 
 .PHONY: cli-tests check-cli
 cli-tests: cli $(CT_PROGS)
