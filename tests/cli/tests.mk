@@ -30,6 +30,10 @@ $(CT_DIR)/cli-threads: tests/cli/cli_threads.c tests/cli/cli_burn.h
 	@mkdir -p $(CT_DIR)
 	$(CC) $(CT_CFLAGS) -pthread -o $@ $<
 
+$(CT_DIR)/cli-attach: tests/cli/cli_attach.c tests/cli/cli_burn.h
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CT_CFLAGS) -pthread -o $@ $<
+
 # Its own getenv() must be the one every library calls: exported.
 $(CT_DIR)/cli-getenv: tests/cli/cli_getenv.c tests/cli/cli_burn.h
 	@mkdir -p $(CT_DIR)
