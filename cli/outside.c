@@ -78,7 +78,9 @@ int cli_outside_start(struct cli_outside *c, pid_t pid, const char *path,
 	close(out[1]);
 	c->ctl = in[1];
 	/* Its one line on stderr, if it fails, says why. */
-	n = read(out[0], ready, sizeof(ready) - 1);
+	while ((n = read(out[0], ready, sizeof(ready) - 1)) < 0 &&
+	       errno == EINTR)
+		;
 	close(out[0]);
 	if (n > 0 && !strncmp(ready, "ready\n", 6))
 		return 0;

@@ -446,10 +446,21 @@ static void comm_of(pid_t pid, char *name, size_t size)
  * ended with SIGTERM if it still runs.  Signals are taken only while
  * waiting (ppoll), so that none is lost before.
  */
-static void attach_wait(char **cmdv, pid_t target)
+static const int attach_sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* From the start of -p: a ^C while sampling starts ends it at once. */
+static void attach_catch(void)
 {
 	struct sigaction sa = { .sa_handler = on_interrupt };
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		sigaction(attach_sigs[i], &sa, NULL);
+}
+
+static void attach_wait(char **cmdv, pid_t target)
+{
+	const int *sigs = attach_sigs;
 	struct pollfd pfd[2];
 	sigset_t block, old;
 	pid_t cmd = -1;
@@ -457,10 +468,8 @@ static void attach_wait(char **cmdv, pid_t target)
 	int fd;
 
 	sigemptyset(&block);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 3; i++)
 		sigaddset(&block, sigs[i]);
-		sigaction(sigs[i], &sa, NULL);
-	}
 	sigprocmask(SIG_BLOCK, &block, &old);
 	fd = (int)syscall(SYS_pidfd_open, target, 0);
 	if (fd >= 0)
@@ -530,6 +539,7 @@ static int record_outside(struct record_opts *o, const char *lib,
 		return 2;
 	}
 	if (o->attach) {
+		attach_catch();
 		if (cli_outside_allowed(o->attach))
 			return 1;
 		snprintf(what, sizeof(what), "-p %d", (int)o->attach);
