@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "gmon.h"
@@ -30,6 +31,51 @@ struct om_elf {
 	unsigned int nph;
 };
 
+/*
+ * Where a module's ELF image is read from: its file, or for the vDSO,
+ * our own copy in memory (the kernel maps the same image into every
+ * 64-bit process).
+ */
+struct om_src {
+	int fd;				/* -1: mem */
+	const unsigned char *mem;
+	size_t size;
+};
+
+static ssize_t om_read(const struct om_src *src, void *buf, size_t len,
+		       uint64_t off)
+{
+	if (src->fd >= 0)
+		return pread(src->fd, buf, len, (off_t)off);
+	if (off >= src->size)
+		return 0;
+	if (len > src->size - off)
+		len = src->size - off;
+	memcpy(buf, src->mem + off, len);
+	return (ssize_t)len;
+}
+
+/* Our vDSO's image, its size bounded by its loaded segments. */
+static int om_vdso(struct om_src *src)
+{
+	const unsigned char *base = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const void *)base;
+	const Elf64_Phdr *ph;
+	unsigned int i;
+
+	if (!base)
+		return -ENOENT;
+	src->fd = -1;
+	src->mem = base;
+	src->size = eh->e_phoff + (size_t)eh->e_phnum * sizeof(*ph);
+	ph = (const void *)(base + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD &&
+		    ph[i].p_offset + ph[i].p_filesz > src->size)
+			src->size = ph[i].p_offset + ph[i].p_filesz;
+	return 0;
+}
+
 static int om_open(pid_t pid, const char *path)
 {
 	char root[PATH_MAX + 32];
@@ -40,25 +86,25 @@ static int om_open(pid_t pid, const char *path)
 	return fd >= 0 ? fd : open(path, O_RDONLY | O_CLOEXEC);
 }
 
-static int om_read_elf(int fd, struct om_elf *e)
+static int om_read_elf(const struct om_src *src, struct om_elf *e)
 {
 	unsigned int i;
 
-	if (pread(fd, &e->eh, sizeof(e->eh), 0) != sizeof(e->eh) ||
+	if (om_read(src, &e->eh, sizeof(e->eh), 0) != sizeof(e->eh) ||
 	    memcmp(e->eh.e_ident, ELFMAG, SELFMAG) ||
 	    e->eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    e->eh.e_phentsize != sizeof(Elf64_Phdr))
 		return -ENOEXEC;
 	e->nph = e->eh.e_phnum < OM_MAX_PHDRS ? e->eh.e_phnum : OM_MAX_PHDRS;
 	for (i = 0; i < e->nph; i++)
-		if (pread(fd, &e->ph[i], sizeof(e->ph[i]), e->eh.e_phoff +
-			  (off_t)i * sizeof(e->ph[i])) != sizeof(e->ph[i]))
+		if (om_read(src, &e->ph[i], sizeof(e->ph[i]), e->eh.e_phoff +
+			    (uint64_t)i * sizeof(e->ph[i])) != sizeof(e->ph[i]))
 			return -ENOEXEC;
 	return 0;
 }
 
 /* The NT_GNU_BUILD_ID of the file, if it has one, into @m. */
-static void om_build_id(int fd, const struct om_elf *e,
+static void om_build_id(const struct om_src *src, const struct om_elf *e,
 			struct sp_target_module *m)
 {
 	unsigned char buf[1024];
@@ -71,7 +117,7 @@ static void om_build_id(int fd, const struct om_elf *e,
 			continue;
 		len = e->ph[i].p_filesz < sizeof(buf) ? e->ph[i].p_filesz :
 		      sizeof(buf);
-		got = pread(fd, buf, len, e->ph[i].p_offset);
+		got = om_read(src, buf, len, e->ph[i].p_offset);
 		if (got < 0)
 			continue;
 		len = (size_t)got;
@@ -146,22 +192,29 @@ static int om_module(pid_t pid, const char *path, uint64_t start,
 		     uint64_t off, struct sp_target_module *m)
 {
 	struct om_elf e;
+	struct om_src src = { .fd = -1 };
 	uintptr_t lo = UINTPTR_MAX, hi = 0, xlo = UINTPTR_MAX, xhi = 0;
 	unsigned int i;
 	bool ok;
-	int fd = om_open(pid, path), err;
+	int err;
 
-	if (fd < 0)
-		return -errno;
-	err = om_read_elf(fd, &e);
+	if (!strcmp(path, "[vdso]")) {
+		err = om_vdso(&src);
+	} else {
+		src.fd = om_open(pid, path);
+		err = src.fd < 0 ? -errno : 0;
+	}
+	if (!err)
+		err = om_read_elf(&src, &e);
 	if (!err) {
 		m->bias = om_bias(&e, start, off, &ok);
 		if (!ok)
 			err = -ENOEXEC;
 	}
 	if (!err)
-		om_build_id(fd, &e, m);
-	close(fd);
+		om_build_id(&src, &e, m);
+	if (src.fd >= 0)
+		close(src.fd);
 	if (err)
 		return err;
 	for (i = 0; i < e.nph; i++) {
@@ -231,7 +284,7 @@ int sp_outside_modules(pid_t pid, struct sp_target_module **out, size_t *n)
 		path[0] = '\0';
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
 			   " %*s %*s %4095[^\n]", &start, &end, perms, &off,
-			   path) < 4 || path[0] != '/' ||
+			   path) < 4 || (path[0] != '/' && strcmp(path, "[vdso]")) ||
 		    om_known(m, *n, path) || !om_selected(path))
 			continue;
 		if (*n == cap) {

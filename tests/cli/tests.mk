@@ -7,7 +7,7 @@ CT_DIR := $(BUILD)/tests/cli
 CT_PROGS := $(addprefix $(CT_DIR)/,cli-chains cli-chains-pg cli-tree \
 	cli-leaf cli-plt cli-static cli-vdso cli-qsort cli-calls-pg \
 	cli-threads cli-getenv cli-quick cli-attach cli-static-pg \
-	cli-static-pie-pg)
+	cli-static-pie-pg cli-vdso-static)
 # Frame records in every function, no sibling calls: chains are exact.
 CT_CFLAGS := $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls
@@ -51,6 +51,11 @@ $(CT_DIR)/cli-static: tests/cli/cli_static.c tests/cli/cli_burn.h
 $(CT_DIR)/cli-static-pg: tests/cli/cli_chains.c tests/cli/cli_burn.h
 	@mkdir -p $(CT_DIR)
 	$(CC) $(CT_CFLAGS) -pg -static -o $@ $<
+
+# A static program's vDSO, sampled from outside.
+$(CT_DIR)/cli-vdso-static: tests/cli/cli_vdso.c
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CT_CFLAGS) -static -o $@ $<
 
 # The same, static-pie: glibc writes its arcs at link-time addresses.
 $(CT_DIR)/cli-static-pie-pg: tests/cli/cli_chains.c tests/cli/cli_burn.h
