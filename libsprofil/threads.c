@@ -10,9 +10,11 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "backend_bpf.h"
@@ -185,5 +187,43 @@ int sp_thread_create_unwrapped(pthread_t *thread, const pthread_attr_t *attr,
 	sp_create_unwrapped = true;
 	err = pthread_create(thread, attr, fn, arg);
 	sp_create_unwrapped = false;
+	return err;
+}
+
+struct sp_own_start {
+	void *(*fn)(void *);
+	void *arg;
+	char name[16];			/* the kernel's comm: 15 bytes */
+	sem_t named;
+};
+
+static void *sp_own_thread(void *p)
+{
+	struct sp_own_start *s = p;
+	void *(*fn)(void *) = s->fn;
+	void *arg = s->arg;
+
+	/* Its own name is a prctl(); another thread's is a /proc write. */
+	pthread_setname_np(pthread_self(), s->name);
+	/* @s is the creator's, and gone once it wakes. */
+	sem_post(&s->named);
+	return fn(arg);
+}
+
+int sp_own_thread_create(const pthread_attr_t *attr, void *(*fn)(void *),
+			 void *arg, const char *what)
+{
+	struct sp_own_start s = { .fn = fn, .arg = arg };
+	pthread_t t;
+	int err;
+
+	snprintf(s.name, sizeof(s.name), "%s%s", SP_OWN_THREAD, what);
+	if (sem_init(&s.named, 0, 0))
+		return errno;
+	err = sp_thread_create_unwrapped(&t, attr, sp_own_thread, &s);
+	if (!err)
+		while (sem_wait(&s.named) && errno == EINTR)
+			;
+	sem_destroy(&s.named);
 	return err;
 }

@@ -15,4 +15,13 @@
 int sp_thread_create_unwrapped(pthread_t *thread, const pthread_attr_t *attr,
 			       void *(*fn)(void *), void *arg);
 
+/*
+ * One of libsprofil's own threads, unwrapped, named "sprofil-@what" by
+ * itself before this returns: a dump from then on leaves it out of the
+ * threads record (thread_table.h), and no thread writes another's
+ * /proc/self/task/TID/comm (docs/record.md says what that cost).
+ */
+int sp_own_thread_create(const pthread_attr_t *attr, void *(*fn)(void *),
+			 void *arg, const char *what);
+
 #endif /* LIBSPROFIL_THREADS_H */
