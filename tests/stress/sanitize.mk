@@ -47,6 +47,7 @@ check-asan-stress:
 		stress:signal
 
 check-tsan:
-	@SAN_UNINSTRUMENTED="threads.o backend_signal.o signal_callers.o" \
+	@SAN_UNINSTRUMENTED="interpose/threads.o backends/backend_signal.o \
+		backends/signal_callers.o" \
 		BUILD_JOBS=$(BUILD_JOBS) tests/stress/run-sanitized tsan $(BUILD) "$(TSAN_FLAGS)" \
 		lib:bpf pg:bpf stress:bpf

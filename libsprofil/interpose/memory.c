@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "backend.h"
+#include "backends/backend.h"
 
 /* The userland writers of the buffers hear of it first. */
 static void sp_memory_changing(void *addr, size_t len)

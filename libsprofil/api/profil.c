@@ -19,10 +19,10 @@
 #include <time.h>
 #include <sprofil.h>
 #include <sprofil/callers.h>
-#include "backend.h"
-#include "fork.h"
-#include "gmon_callers.h"
-#include "settings.h"
+#include "backends/backend.h"
+#include "common/fork.h"
+#include "pg/gmon_callers.h"
+#include "common/settings.h"
 
 static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t sp_once = PTHREAD_ONCE_INIT;

@@ -16,9 +16,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "backend.h"
-#include "fork.h"
-#include "thread_table.h"
+#include "backends/backend.h"
+#include "common/fork.h"
+#include "pg/thread_table.h"
 #include "threads.h"
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "gmon.h"
+#include "backends/backend.h"
+#include "pg/gmon.h"
 
 typedef int (*sp_execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*sp_fexecve_fn)(int, char *const[], char *const[]);

@@ -53,7 +53,7 @@
 
 #include "backend.h"
 #include "backend_bpf_session.h"
-#include "settings.h"
+#include "common/settings.h"
 #include "sprofil_load.h"
 
 /* 2^27 counters (1 GiB of map) at most; beyond, ENOMEM. */

@@ -34,9 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fork.h"
-#include "gmon.h"
-#include "settings.h"
+#include "common/fork.h"
+#include "pg/gmon.h"
+#include "common/settings.h"
 #include "threads.h"
 
 static int sd_signal;			/* 0: SPROFIL_SIGDUMP unset or bad */

@@ -47,7 +47,7 @@
 
 #include "backend.h"
 #include "bucket.h"
-#include "settings.h"
+#include "common/settings.h"
 #include "signal_internal.h"
 
 /* Perf event descriptors the handler can recognize: 0 .. SP_MAX_FD - 1. */
