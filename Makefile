@@ -114,8 +114,6 @@ check-style:
 		include/sprofil/callers.h
 
 # The summary says how long it all took, deps included: the stamp is
-# taken before them.
-# The summary says how long it all took, deps included: the stamp is
 # taken before them; and, before it, how long each target took.
 CHECK_TIMES = $(BUILD)/check-times
 TIMED = scripts/timed $(CHECK_TIMES)
