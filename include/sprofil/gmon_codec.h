@@ -2,7 +2,7 @@
 /*
  * The encoding and decoding of the sprofil extension's records
  * (docs/gmon-format.md), written once for every writer and reader: the
- * library's dumps (libsprofil/gmon_write.c), the analyzer's reader and
+ * library's dumps (libsprofil/pg/gmon_write.c), the analyzer's reader and
  * writer (gprof/gmon_read.c, gmon_write.c), gmon-dump and the tests.
  * gmon_format.h holds the constants; this header the code over them.
  * Today it covers the version check and the histogram records, dense

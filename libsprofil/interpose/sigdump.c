@@ -34,10 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fork.h"
-#include "gmon.h"
-#include "settings.h"
-#include "threads.h"
+#include "common/fork.h"
+#include "pg/gmon.h"
+#include "common/settings.h"
+#include "common/own_threads.h"
 
 static int sd_signal;			/* 0: SPROFIL_SIGDUMP unset or bad */
 static int sd_pipe[2] = { -1, -1 };	/* the handler writes to [1] */

@@ -21,8 +21,8 @@
 
 #include "backend_bpf_session.h"
 #include "bucket.h"
-#include "settings.h"
-#include "threads.h"
+#include "common/own_threads.h"
+#include "common/settings.h"
 
 /* Default interval of the folding thread (SPROFIL_BPF_FOLD_MS). */
 #define SB_FOLD_MS	20

@@ -31,11 +31,11 @@
 #include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 #include <sprofil/mapping.h>
-#include "fork.h"
+#include "common/fork.h"
 #include "gmon.h"
 #include "gmon_callers.h"
 #include "pages_in_use.h"
-#include "settings.h"
+#include "common/settings.h"
 #include "thread_table.h"
 
 /* Set in a fork child, so that it does not write over its parent's file. */
