@@ -32,16 +32,17 @@ $(CLI_BIN): $(CLI_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -o $@ $(CLI_OBJS)
 
-$(CLI_PROBE): $(CLI_PROBE_SRCS) cli/probe_helper.h libsprofil/bpf/sprofil_load.h \
-		libsprofil/bpf/sprofil_bpf.h $(BPF_DIR)/sprofil.skel.h
+$(CLI_PROBE): $(CLI_PROBE_SRCS) cli/probe_helper.h \
+		libsprofil/backends/bpf/sprofil_load.h \
+		libsprofil/backends/bpf/sprofil_bpf.h $(BPF_DIR)/sprofil.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ilibsprofil/bpf -I$(BPF_DIR) $(CFLAGS) $(LDFLAGS) \
+	$(CC) $(CPPFLAGS) -Ilibsprofil/backends/bpf -I$(BPF_DIR) $(CFLAGS) $(LDFLAGS) \
 		-o $@ $(CLI_PROBE_SRCS) -ldl -lbpf -lelf -lz
 
 # A static program, or `record -p`, sampled from outside
-# (libsprofil/outside.c): the library's objects linked in, so that the
+# (libsprofil/api/outside.c): the library's objects linked in, so that the
 # preloaded collector of every other run is not needed.
-$(CLI_OUTSIDE): $(CLI_OUTSIDE_SRCS) libsprofil/outside.h $(LIB_DIR)/libsprofil.a
+$(CLI_OUTSIDE): $(CLI_OUTSIDE_SRCS) libsprofil/api/outside.h $(LIB_DIR)/libsprofil.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ilibsprofil $(CFLAGS) $(LDFLAGS) -o $@ \
 		$(CLI_OUTSIDE_SRCS) $(LIB_DIR)/libsprofil.a $(LIB_LDLIBS)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sprofil-outside PID OUTPUT [PGFILE]: samples process PID from outside
- * (libsprofil/outside.c) for `sprofil record`, which runs it for a
+ * (libsprofil/api/outside.c) for `sprofil record`, which runs it for a
  * statically linked program and for `record -p PID`.  Says "ready" on
  * stdout once every thread of PID is sampled, samples until its stdin
  * ends, then writes the profile OUTPUT, with the call arcs of PGFILE (a
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "outside.h"
+#include "api/outside.h"
 
 int main(int argc, char **argv)
 {

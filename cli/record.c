@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sprofil record [options] [--] PROGRAM [ARGS...]: runs PROGRAM with
- * libsprofil preloaded as a collector (libsprofil/record.c), every
+ * libsprofil preloaded as a collector (libsprofil/api/record.c), every
  * process of the run into a profile file of its own, then says in one
  * line where the profiles are and how to read them.  The exit status is
  * the program's (128 + N when signal N killed it, as shells give it).

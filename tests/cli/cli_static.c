@@ -12,9 +12,11 @@ __attribute__((noinline)) unsigned long static_work(void)
 	return cli_burn_ms(600);
 }
 
+/* The work's result goes somewhere: the compiler keeps the work. */
+static volatile unsigned long sink;
+
 int main(void)
 {
-	unsigned long r = static_work();
-
-	return puts(r ? "ran" : "ran.") == EOF;
+	sink = static_work();
+	return puts("ran") == EOF;
 }

@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The sampling side of libsprofil's bpf backend (backend_bpf.c loads it):
+ * attached to one perf task-clock counter per thread of the profiled
+ * process, it files each sample's user PC with the mapping of
+ * <sprofil/mapping.h> into a mappable array of 64-bit counters, one per
+ * bucket, which the library folds into the caller's buffers.
+ *
+ * The program cannot write the caller's buffers itself: it runs in hard
+ * IRQ (task-clock is an hrtimer event), where bpf_probe_write_user() is
+ * refused.  Hence the counters, and the fold.
+ *
+ * One loaded program samples every profiled process of a run (`sprofil
+ * record` loads it once and hands it to each process; docs/backends.md,
+ * "One program for a process tree"): each process's state and counters
+ * are inner maps of the sp_p* maps below, keyed by its process id,
+ * which the process's library creates, maps and registers.  A sample of
+ * a process with no entry is not counted.  The region sets live in the
+ * process's state: the library fills the idle one of two with what
+ * spm_prepare() built and flips an index, so dlopen()/dlclose()
+ * changing the set costs no reload.  Every index into them is masked,
+ * which is all the verifier needs.
+ *
+ * Types: the sample comes in UAPI types (struct bpf_perf_event_data and
+ * the user pt_regs), whose layout is the kernel's ABI.  Two kernel
+ * structures are read besides, through CO-RE, declared below with only
+ * the fields used: libbpf relocates them against the running kernel's
+ * BTF, so the object built here loads on 6.1 as on 6.18 (docs/backends.md
+ * says why no vmlinux.h).
+ */
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <linux/types.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
+/*
+ * The walk's hooks (<sprofil/callers.h>, included by sprofil_bpf.h);
+ * ctx is a struct spb_walk.  The functions behind them come below.
+ */
+struct spb_walk;
+struct spc_node;
+__noinline int spb_text_known(struct spb_walk *w, __u64 pc);
+static __always_inline struct spc_node *spb_cnode(__u32 i);
+static __always_inline void spb_cnode_counted(__u32 i);
+__noinline long spb_find_add(__u32 parent, __u64 pc);
+#define SPC_READ_FRAME(ctx, fp, rec) \
+	bpf_probe_read_user((rec), 16, (const void *)(fp))
+#define SPC_TEXT_KNOWN(ctx, pc)	spb_text_known((ctx), (pc))
+#define SPC_READ_CODE(ctx, addr, code) \
+	bpf_probe_read_user((code), 8, (const void *)(addr))
+#define SPC_NODE(t, i)		spb_cnode(i)
+#define SPC_COUNTED(t, i)	spb_cnode_counted(i)
+#define SPC_FIND_ADD(t, parent, pc)	spb_find_add((parent), (pc))
+
+#include "sprofil_bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/*
+ * The kernel's side of the program's context, and of the counter that
+ * fired: its parent (set on the copies threads inherit), its count (a
+ * local64_t: a struct of structs of one s64, hence one here) and its id,
+ * unique for the life of the system.
+ */
+struct task_struct {
+	int pid;
+} __attribute__((preserve_access_index));
+
+struct hw_perf_event {
+	struct task_struct *target;	/* the thread it was created for */
+} __attribute__((preserve_access_index));
+
+struct perf_event {
+	struct perf_event *parent;
+	struct hw_perf_event hw;
+	struct {
+		__s64 value;
+	} count;
+	__u64 id;
+} __attribute__((preserve_access_index));
+
+struct bpf_perf_event_data_kern {
+	struct perf_event *event;
+} __attribute__((preserve_access_index));
+
+/*
+ * The outer maps' inner maps are described by templates the loaders
+ * create without BTF, as every process creates its own
+ * (sprofil_load.h, spb_inner_map()): a template made from a BTF
+ * definition here would carry BTF that the kernel compares (6.1 refuses
+ * a struct-valued inner map without it), and the program needs none.
+ */
+/*
+ * Each profiled process's state (struct spb_proc), by process id: an
+ * array of one element, created and mapped by the process's library.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, SPB_MAX_PROCS);
+	__type(value, __u32);		/* struct spb_proc, one */
+} sp_procs SEC(".maps");
+
+/*
+ * Each process's counters, one per bucket it hit, by bucket index (the
+ * set's half, k * spb_proc.half, plus the region's first counter plus
+ * the bucket): a hash, so that they take memory for the buckets hit,
+ * not for all text (a dense array took 8 bytes per bucket of every
+ * module, 22 MB for a shell).  Counts only grow: the fold takes the
+ * difference from what it saw last (backend_bpf_fold.c).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, SPB_MAX_PROCS);
+	__type(value, __u32);		/* a hash of __u32 to __u64 */
+} sp_pcounts SEC(".maps");
+
+/*
+ * One flag per 2^SPB_CNODE_CHUNK_SHIFT nodes of the calling context
+ * tree, set after a count: the fold then reads only the chunks that
+ * changed.  64-bit, since an array's elements are 8-byte aligned in its
+ * mapping whatever their size.
+ */
+/*
+ * Caller sampling (docs/callers.md): each sample's user call chain is
+ * walked with the rules of <sprofil/callers.h> and filed into the
+ * process's own calling context tree, its inner map of sp_pcnodes, which
+ * the library's fold merges into the caller's table
+ * (libsprofil/backends/callers_merge.c): the program cannot write the caller's
+ * memory from its hard IRQ.  The tree keeps its nodes for the session's
+ * life; the fold takes the counts.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, SPB_MAX_PROCS);
+	__type(value, __u32);		/* struct spc_node[] */
+} sp_pcnodes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, SPB_MAX_PROCS);
+	__type(value, __u32);		/* __u64[] */
+} sp_pcdirty SEC(".maps");
+
+/*
+ * Task-clock count of each counter at its last counted period, by the
+ * counter's id: not by thread, since perf swaps the inherited counters
+ * of sibling threads between them at context switches (their contexts
+ * are clones), and a counter's count follows the counter; not by
+ * address, which a new counter may reuse.  An LRU: the counters of
+ * threads gone are never sampled again and go first.  Ids are unique
+ * for the life of the system, so every process shares it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, __u64);
+	__uint(max_entries, SPB_MAX_THREADS);
+} sp_stamp SEC(".maps");
+
+/*
+ * Threads given a counter of their own by their library, which removes
+ * them again when the counter goes.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, SPB_MAX_THREADS);
+} sp_owned SEC(".maps");
+
+/* The chain being walked and filed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct spb_chain);
+	__uint(max_entries, 1);
+} sp_chain SEC(".maps");
+
+/*
+ * The self-tests' inputs and outputs (tests/bpf), in the program's own
+ * data: only a test loads the programs that read them.
+ */
+__u64 sp_test_pc[SPB_TEST_PCS];
+struct spb_test_result sp_test_out[SPB_TEST_PCS];
+struct spb_test_chain sp_test_chain[SPB_TEST_CHAINS];
+__u64 sp_test_frame[SPB_TEST_FRAMES];
+
+/* The process the running task belongs to. */
+static __always_inline __u32 spb_tgid(void)
+{
+	return bpf_get_current_pid_tgid() >> 32;
+}
+
+/* The running process's state, or NULL when it is not profiled. */
+static __always_inline struct spb_proc *spb_proc(void)
+{
+	__u32 tgid = spb_tgid(), zero = 0;
+	void *inner = bpf_map_lookup_elem(&sp_procs, &tgid);
+
+	return inner ? bpf_map_lookup_elem(inner, &zero) : NULL;
+}
+
+/* Element @i of the running process's inner map of @outer, or NULL. */
+static __always_inline void *spb_elem(void *outer, __u32 i)
+{
+	__u32 tgid = spb_tgid();
+	void *inner = bpf_map_lookup_elem(outer, &tgid);
+
+	return inner ? bpf_map_lookup_elem(inner, &i) : NULL;
+}
+
+static __always_inline struct spc_node *spb_cnode(__u32 i)
+{
+	return spb_elem(&sp_pcnodes, i);
+}
+
+static __always_inline void spb_cnode_counted(__u32 i)
+{
+	__u64 *dirty = spb_elem(&sp_pcdirty, i >> SPB_CNODE_CHUNK_SHIFT);
+
+	if (dirty)
+		*dirty = 1;
+}
+
+/* The state of one segment search, carried from step to step. */
+struct spb_search {
+	__u64 pc;
+	const struct spb_set *set;	/* the set searched */
+	__u32 pos;		/* segments known to start at or below pc */
+};
+
+/*
+ * One step of the search: whether the next @step segments after pos all
+ * start at or below pc.  A bpf_loop() callback, verified once for any
+ * state: the tables being writable now, the verifier cannot fold the
+ * steps of an unrolled search and would explore each path apart.
+ */
+static long spb_search_step(__u32 i, struct spb_search *c)
+{
+	const struct spb_set *set = c->set;
+	__u32 step = SPB_SEARCH_TOP >> (i & 31), j;
+
+	j = (c->pos + step - 1) & (SPB_MAX_SEGMENTS - 1);
+	if (c->pos + step <= set->nsegments && set->segment[j].start <= c->pc)
+		c->pos += step;
+	return 0;
+}
+
+/*
+ * Number of segments of @set starting at or below @pc, found bit by bit
+ * from the top: the same answer as spm_lookup()'s binary search, in a
+ * fixed number of steps whose indexes the verifier can bound (it cannot
+ * bound the midpoint of an open-ended search).  Returns the index of the
+ * segment holding @pc, or -1.
+ */
+static __always_inline long spb_segment(const struct spb_set *set, __u64 pc)
+{
+	struct spb_search c = { .pc = pc, .set = set, .pos = 0 };
+	__u32 i;
+
+	bpf_loop(SPB_SEARCH_STEPS, spb_search_step, &c, 0);
+	if (!c.pos)
+		return -1;
+	i = (c.pos - 1) & (SPB_MAX_SEGMENTS - 1);
+	if (pc >= set->segment[i].end)
+		return -1;
+	return i;
+}
+
+/* The index into @set's regions of the region owning @pc, or -1. */
+static __always_inline long spb_lookup(const struct spb_set *set, __u64 pc)
+{
+	long i = spb_segment(set, pc);
+
+	if (i < 0)
+		return -1;
+	return set->segment[i & (SPB_MAX_SEGMENTS - 1)].region &
+	       (SPROFIL_MAX_REGIONS - 1);
+}
+
+/* Bucket of @pc in region @r of @set, as spm_region_bucket() computes it. */
+static __always_inline __u64 spb_bucket(const struct spb_set *set, long r,
+					__u64 pc)
+{
+	return spm_bucket_index(pc - set->region[r].offset, set->shift,
+				set->region[r].scale);
+}
+
+/*
+ * Periods of CPU time since the counter's last counted one.  The hrtimer
+ * behind task-clock fires once however late it is and drops the periods
+ * it missed; as the module does, they are credited to this sample, from
+ * the counter's count (bpf_perf_prog_read_value() refuses inherited
+ * counters, so it is read directly).  A counter's first sample counts one
+ * period: the same for a new counter and for one whose stamp the LRU
+ * dropped, which must not have its whole history credited again.  A
+ * thread cloned while the loader was scanning may have two counters, its
+ * own and an inherited one: the inherited one then stays silent, as in
+ * the module.
+ */
+static __always_inline __u64 spb_periods(struct bpf_perf_event_data *ctx,
+					 const struct spb_proc *p)
+{
+	struct bpf_perf_event_data_kern *kctx = (void *)ctx;
+	__u32 tid;
+	__u64 period = ctx->sample_period, id, n, *stamp;
+	struct perf_event *event = BPF_CORE_READ(kctx, event);
+	__s64 count;
+
+	if (p->percpu || !event || !period)
+		return 1;
+	/*
+	 * Whose counter it is, not who runs now: on a switch between a
+	 * thread and its clone whose counters are all inherited, the kernel
+	 * swaps their whole event contexts (perf_event_context_sched_out()),
+	 * so a covered thread may run on its clone's inherited counter.
+	 */
+	tid = BPF_CORE_READ(event, hw.target, pid);
+	if (BPF_CORE_READ(event, parent) &&
+	    bpf_map_lookup_elem(&sp_owned, &tid))
+		return 0;
+	if (bpf_core_read(&count, sizeof(count), &event->count))
+		return 1;
+	id = BPF_CORE_READ(event, id);
+	stamp = bpf_map_lookup_elem(&sp_stamp, &id);
+	if (!stamp) {
+		bpf_map_update_elem(&sp_stamp, &id, &count, BPF_ANY);
+		return 1;
+	}
+	/*
+	 * Rounding may put the stamp up to half a period ahead of the
+	 * count, and under a virtual machine the clocks behind the timer
+	 * and the count may drift apart: then no period has elapsed yet.
+	 */
+	if ((__u64)count < *stamp)
+		return 0;
+	n = ((__u64)count - *stamp + period / 2) / period;
+	*stamp += n * period;
+	return n;
+}
+
+/*
+ * A walk's view of the known text: the set, and the last segment found,
+ * [lo, hi), which most return addresses of a chain fall in again (one
+ * program's text), so they cost no search.
+ */
+struct spb_walk {
+	__u32 k;
+	__u32 reserved;
+	__u64 lo, hi;
+};
+
+/*
+ * Whether @pc is in a region of the running process's set w->k: the
+ * walk's known text.  A global function, verified once rather than at
+ * every frame of the walks below (whose states it would multiply by its
+ * lookups' branches).
+ */
+__noinline int spb_text_known(struct spb_walk *w, __u64 pc)
+{
+	const struct spm_segment *seg;
+	const struct spb_set *set;
+	struct spb_proc *p;
+	long i;
+
+	if (!w)
+		return 0;
+	if (pc >= w->lo && pc < w->hi)
+		return 1;
+	p = spb_proc();
+	if (!p)
+		return 0;
+	set = &p->set[w->k & 1];
+	i = spb_segment(set, pc);
+	if (i < 0)
+		return 0;
+	seg = &set->segment[i & (SPB_MAX_SEGMENTS - 1)];
+	w->lo = seg->start;
+	w->hi = seg->end;
+	return 1;
+}
+
+/*
+ * The table the program files into for process @p: its own tree, in
+ * sp_pcnodes.
+ */
+static __always_inline struct spc_table spb_ctable(struct spb_proc *p)
+{
+	__u32 depth = p->cdepth;
+	struct spc_table t = {
+		.hdr = &p->chdr,
+		.mask = p->cmask,
+		.depth = depth > SPROFIL_MAX_DEPTH ? SPROFIL_MAX_DEPTH : depth,
+	};
+
+	return t;
+}
+
+/*
+ * spc_file()'s step, verified once: inline, its probe loop would be
+ * explored once per frame, beyond what the verifier allows.
+ */
+__noinline long spb_find_add(__u32 parent, __u64 pc)
+{
+	struct spb_proc *p = spb_proc();
+	struct spc_table t;
+
+	if (!p)
+		return SPC_FULL;
+	t = spb_ctable(p);
+	return spc_node_find_add(&t, parent, pc);
+}
+
+static __always_inline __u32 spb_depth(void)
+{
+	struct spb_proc *p = spb_proc();
+
+	return p ? spb_ctable(p).depth : 0;
+}
+
+/*
+ * Walks the interrupted thread's user frames into its CPU's sp_chain.
+ * Global functions are verified once, on their own, rather than once
+ * per path into them: the walk and the filing each have a bounded loop
+ * with many exits.
+ */
+__noinline int spb_walk(__u64 pc, __u64 fp, __u64 sp, __u32 k)
+{
+	struct spb_walk w = { .k = k };
+	struct spb_chain *c;
+	__u32 zero = 0, len = 0;
+
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!c)
+		return -1;
+	c->truncated = spc_walk(&w, pc, fp, sp, 0, spb_depth(), c->pc, &len);
+	c->len = len;
+	return 0;
+}
+
+/*
+ * The same chain from the kernel's own user-stack walk, cut by the same
+ * text rule: the perf unwinder applies none of the frame rules (above
+ * the previous record, inside the stack) and says not why it stopped.
+ * Only for bench/'s comparison (sp_cwalk 1).
+ */
+__noinline int spb_get_stack(struct bpf_perf_event_data *ctx, __u32 k)
+{
+	struct spb_walk w = { .k = k };
+	struct spb_chain *c;
+	__u32 zero = 0, depth = spb_depth(), i;
+	long got;
+
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!c)
+		return -1;
+	got = bpf_get_stack(ctx, c->pc, sizeof(c->pc), BPF_F_USER_STACK);
+	if (got <= 0)
+		return -1;
+	got /= 8;
+	if (got > depth)
+		got = depth;
+	c->len = got;
+	c->truncated = got == depth;
+	for (i = 1; i < SPROFIL_MAX_DEPTH && i < got; i++) {
+		if (!SPC_TEXT_KNOWN(&w, c->pc[i])) {
+			c->len = i + 1;
+			c->truncated = i + 1 < got;
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Files @n samples of the chain in this CPU's sp_chain into sp_cnodes;
+ * under the thread's node with SPROFIL_THREADS, unless @own: the
+ * profiler's own work is no thread of the program's.
+ */
+__noinline int spb_file(__u32 n, __u32 own)
+{
+	struct spb_proc *p = spb_proc();
+	struct spb_chain *c;
+	struct spc_table t;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!p || !c || c->len > SPROFIL_MAX_DEPTH)
+		return -1;
+	t = spb_ctable(p);
+	/* The thread id in the initial pid namespace (docs/callers.md). */
+	return spc_file(&t, c->pc, c->len, c->truncated, n,
+			p->cthreads && !own ?
+			spc_thread_pc((__u32)bpf_get_current_pid_tgid()) : 0);
+}
+
+/* The chain of a sample of the profiler's own work: @pc alone. */
+static __always_inline int spb_own_chain(__u64 pc)
+{
+	struct spb_chain *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!c)
+		return -1;
+	c->pc[0] = pc;
+	c->len = 1;
+	c->truncated = 0;
+	return 0;
+}
+
+SEC("perf_event")
+int sp_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 pc = ctx->regs.rip, n, *count, id = bpf_get_current_pid_tgid();
+	const struct spb_set *set;
+	struct spb_proc *p = spb_proc();
+	__u32 key, cur, tgid, slot;
+	void *counts;
+	int own;
+	long r;
+
+	if (!p || !p->on)
+		return 0;
+	own = (__u32)id == p->quiet_tid || (__u32)id == p->busy_tid;
+	if (own && !p->own_pc)
+		return 0;
+	n = spb_periods(ctx, p);
+	/* Kernel-mode periods pass uncounted, as with the module. */
+	if (!n || !(ctx->regs.cs & 3))
+		return 0;
+	if (own)
+		pc = p->own_pc;
+	cur = p->cur & 1;
+	set = &p->set[cur];
+	__sync_fetch_and_add(&p->samples[cur], n);
+	if (p->cdepth) {
+		int err = own ? spb_own_chain(pc) :
+			  p->cwalk ? spb_get_stack(ctx, cur) :
+			  spb_walk(pc, ctx->regs.rbp, ctx->regs.rsp, cur);
+
+		if (!err)
+			spb_file((__u32)n, own);
+	}
+	r = spb_lookup(set, pc);
+	if (r < 0) {
+		__sync_fetch_and_add(&p->misses[cur], n);
+		return 0;
+	}
+	key = cur * p->half + set->first[r] + (__u32)spb_bucket(set, r, pc);
+	tgid = spb_tgid();
+	counts = bpf_map_lookup_elem(&sp_pcounts, &tgid);
+	if (!counts)
+		return 0;
+	count = bpf_map_lookup_elem(counts, &key);
+	if (count) {
+		__sync_fetch_and_add(count, n);
+	} else if (bpf_map_update_elem(counts, &key, &n, BPF_NOEXIST)) {
+		/* Another CPU added it first, or there is no room. */
+		count = bpf_map_lookup_elem(counts, &key);
+		if (!count) {
+			__sync_fetch_and_add(&p->lost[cur], n);
+			return 0;
+		}
+		__sync_fetch_and_add(count, n);
+	}
+	slot = __sync_fetch_and_add(&p->ring_head, 1);
+	p->ring[slot & (SPB_RING - 1)] = key + 1;
+	return 0;
+}
+
+static long spb_test_one(__u32 i, void *unused)
+{
+	struct spb_proc *p = spb_proc();
+	const struct spb_set *set;
+	struct spb_test_result *out;
+	__u64 pc;
+	long r;
+
+	if (i >= SPB_TEST_PCS || !p)
+		return 1;
+	set = &p->set[p->cur & 1];
+	pc = sp_test_pc[i];
+	out = &sp_test_out[i];
+	r = spb_lookup(set, pc);
+	out->entry = r < 0 ? -1 : (__s32)set->region[r].id;
+	out->bucket = r < 0 ? 0 : spb_bucket(set, r, pc);
+	return 0;
+}
+
+/*
+ * The lookup self-test: files sp_test_pc[0 .. *npcs) with the very code
+ * the sampler runs, through bpf_prog_test_run(), so that the tests can
+ * compare its buckets with <sprofil/mapping.h>'s and the module's.
+ */
+SEC("syscall")
+int sp_lookup_test(__u32 *npcs)
+{
+	__u32 n = *npcs;
+
+	if (n > SPB_TEST_PCS)
+		return -1;
+	bpf_loop(n, spb_test_one, NULL, 0);
+	return 0;
+}
+
+static long spb_test_file_one(__u32 i, void *unused)
+{
+	struct spb_test_chain *tc;
+	struct spb_chain *c;
+	__u32 zero = 0, j, first, len;
+
+	if (i >= SPB_TEST_CHAINS)
+		return 1;
+	tc = &sp_test_chain[i];
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!c)
+		return 1;
+	first = tc->first;
+	len = tc->len;
+	if (len > SPROFIL_MAX_DEPTH)
+		return 1;
+	for (j = 0; j < SPROFIL_MAX_DEPTH && j < len; j++)
+		c->pc[j] = sp_test_frame[(first + j) & (SPB_TEST_FRAMES - 1)];
+	c->len = len;
+	c->truncated = tc->truncated;
+	spb_file(tc->n, 0);
+	return 0;
+}
+
+/*
+ * The filing self-test: files sp_test_chain[0 .. *nchains) with the very
+ * code the sampler runs, so that tests/bpf can compare the tree with the
+ * one <sprofil/callers.h> builds from the same chains.
+ */
+SEC("syscall")
+int sp_file_test(__u32 *nchains)
+{
+	__u32 n = *nchains;
+
+	if (n > SPB_TEST_CHAINS)
+		return -1;
+	bpf_loop(n, spb_test_file_one, NULL, 0);
+	return 0;
+}

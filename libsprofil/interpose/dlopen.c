@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * dlopen() and dlclose() interposed, so that the -pg runtime (gmon.c)
+ * profiles a module from the moment it is loaded and keeps what it
+ * counted in a module that is unloaded: the histogram buffers are ours,
+ * and the writer is told the module's name, bias and build-id before its
+ * headers go away (gmon.c snapshots them when it first sees the module).
+ *
+ * The real functions are found with RTLD_NEXT; a relative name or $ORIGIN
+ * in it is thus resolved as glibc resolves it for a dlopen() made from
+ * libsprofil itself.
+ */
+#include <dlfcn.h>
+#include <stddef.h>
+#include "pg/gmon.h"
+
+typedef void *(*dlopen_fn)(const char *, int);
+typedef int (*dlclose_fn)(void *);
+
+void *dlopen(const char *file, int mode)
+{
+	static dlopen_fn real;
+	void *h;
+
+	if (!real)
+		real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+	if (!real)
+		return NULL;
+	h = real(file, mode);
+	if (h)
+		sp_gmon_modules_changed();
+	return h;
+}
+
+int dlclose(void *handle)
+{
+	static dlclose_fn real;
+	int ret;
+
+	if (!real)
+		real = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+	if (!real)
+		return -1;
+	ret = real(handle);
+	/* Only now can we tell whether the module really went away. */
+	if (!ret)
+		sp_gmon_modules_changed();
+	return ret;
+}

@@ -1,0 +1,1059 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The profile dump: one entry point, sp_gmon_dump(), for every writer of
+ * a profile (smonitor(), monitor(), later the call-graph runtime).
+ *
+ * GNU gprof is the analyzer most people have, so whenever it can read
+ * the data the file is plain GNU gmon.out.  It cannot when the buckets
+ * are 32-bit, when a region lies outside the main executable (it maps
+ * every address against one image), or when the histograms overlap or
+ * differ in bin width (hist.c treats both as fatal).  Those profiles go
+ * to the versioned extension of docs/gmon-format.md instead, which GNU
+ * gprof rejects by its version number rather than misreading it.
+ *
+ * Addresses are written as link-time addresses, the load bias of the
+ * module holding each region subtracted, so that a PIE or a library
+ * loaded anywhere matches its symbol table, as glibc does since 2.27.
+ * Call arcs (from the -pg runtime) get the same treatment at both ends.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <sprofil/callers.h>
+#include <sprofil/gmon_codec.h>
+#include <sprofil/gmon_format.h>
+#include <sprofil/mapping.h>
+#include "common/fork.h"
+#include "gmon.h"
+#include "gmon_callers.h"
+#include "pages_in_use.h"
+#include "common/settings.h"
+#include "thread_table.h"
+
+/* Set in a fork child, so that it does not write over its parent's file. */
+static bool sp_forked;
+
+/*
+ * A profile of another process (sp_gmon_set_target()): its modules, and
+ * the file it goes to.
+ */
+static const struct sp_target_module *wr_tmod;
+static size_t wr_ntmod;
+static const char *wr_tpath;
+
+/*
+ * The files this process has written (device and inode of what each
+ * rename() put in place), so that no later dump writes over one of them.
+ * wr_lock is held from picking a name to its rename().
+ */
+static pthread_mutex_t wr_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sp_written {
+	dev_t dev;
+	ino_t ino;
+} *written;
+static size_t nwritten, maxwritten;
+
+static pthread_mutex_t gone_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* fork.c: wr_lock, then gone_lock, which a dump takes inside wr_lock. */
+void sp_writer_fork_prepare(void)
+{
+	pthread_mutex_lock(&wr_lock);
+	pthread_mutex_lock(&gone_lock);
+}
+
+void sp_writer_fork_parent(void)
+{
+	pthread_mutex_unlock(&gone_lock);
+	pthread_mutex_unlock(&wr_lock);
+}
+
+void sp_writer_fork_child(void)
+{
+	sp_forked = true;
+	/* The parent's files are not the child's (whose names differ). */
+	nwritten = 0;
+	pthread_mutex_unlock(&gone_lock);
+	pthread_mutex_unlock(&wr_lock);
+}
+
+/* Whether the file at @path is one this process wrote (wr_lock held). */
+static bool wr_ours(const char *path)
+{
+	struct stat st;
+	size_t i;
+
+	if (stat(path, &st))
+		return false;
+	for (i = 0; i < nwritten; i++)
+		if (written[i].dev == st.st_dev && written[i].ino == st.st_ino)
+			return true;
+	return false;
+}
+
+/* Remembers the file now at @path as ours (wr_lock held). */
+static void wr_remember(const char *path)
+{
+	struct sp_written *w;
+	struct stat st;
+
+	if (stat(path, &st))
+		return;
+	if (nwritten == maxwritten) {
+		w = realloc(written, (maxwritten * 2 + 8) * sizeof(*w));
+		if (!w)
+			return;
+		written = w;
+		maxwritten = maxwritten * 2 + 8;
+	}
+	written[nwritten].dev = st.st_dev;
+	written[nwritten++].ino = st.st_ino;
+}
+
+int sp_gmon_path(char *buf, size_t size)
+{
+	return sp_gmon_path_seq(buf, size, 0);
+}
+
+int sp_gmon_path_seq(char *buf, size_t size, unsigned int seq)
+{
+	const char *dir = sp_setting_secure("GPROFDIR");
+	const char *prefix = sp_setting_secure("GMON_OUT_PREFIX");
+	int len;
+
+	/* HP-UX: GPROFDIR="" means that no profile is wanted at all. */
+	if (dir && !*dir)
+		return 1;
+	if (dir)
+		len = snprintf(buf, size, "%s/%d.%s", dir, (int)getpid(),
+			       program_invocation_short_name);
+	else if (prefix && *prefix)
+		len = snprintf(buf, size, "%s.%d", prefix, (int)getpid());
+	else if (sp_forked)
+		len = snprintf(buf, size, "gmon.out.%d", (int)getpid());
+	else
+		len = snprintf(buf, size, "gmon.out");
+	/* SPROFIL_SIGDUMP: every dump its own file, after the same rules. */
+	if (seq && len >= 0 && (size_t)len < size)
+		len += snprintf(buf + len, size - len, ".%u", seq);
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * sp_gmon_path_seq(), but never the name of a file this process has
+ * already written: then the next "<name>.<n>" that is not one (wr_lock
+ * held).  So a second dump of one process (smonitor() then the -pg
+ * runtime at exit, a repeated smonitor(), ...) never overwrites the first.
+ */
+static int sp_gmon_path_free(char *buf, size_t size, unsigned int seq)
+{
+	int ret;
+
+	if (wr_tpath)
+		return snprintf(buf, size, "%s", wr_tpath) >= (int)size ?
+		       -ENAMETOOLONG : 0;
+	for (;;) {
+		/* `sprofil record` names every process image's file itself. */
+		if (sp_recording())
+			ret = sp_record_path(buf, size, seq, wr_ours);
+		else
+			ret = sp_gmon_path_seq(buf, size, seq);
+		if (ret || !wr_ours(buf) || seq == UINT_MAX)
+			return ret;
+		seq++;
+	}
+}
+
+/* The load module holding one address, as dl_iterate_phdr() sees it. */
+struct sp_module {
+	uintptr_t addr;			/* in: the address looked up */
+	bool found;
+	bool main;			/* the main executable */
+	uintptr_t bias;			/* what its addresses are relative to */
+	uintptr_t load_bias;		/* the runtime bias the file records */
+	uintptr_t low, high;		/* runtime range of the module */
+	const char *name;
+	const void *build_id;
+	size_t build_id_len;
+};
+
+/* The NT_GNU_BUILD_ID note of a loaded module, if it has one. */
+static void find_build_id(struct dl_phdr_info *info, struct sp_module *m)
+{
+	const ElfW(Phdr) *ph;
+	const char *p, *end;
+	size_t align, i;
+
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		/* Notes are 4-aligned, except in 8-aligned note segments. */
+		align = ph->p_align == 8 ? 8 : 4;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			size_t name = (n->n_namesz + align - 1) & ~(align - 1);
+			size_t desc = (n->n_descsz + align - 1) & ~(align - 1);
+
+			p += sizeof(*n);
+			if (name > (size_t)(end - p) ||
+			    desc > (size_t)(end - p - name))
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID &&
+			    n->n_namesz == 4 && !memcmp(p, "GNU", 4)) {
+				m->build_id = p + name;
+				m->build_id_len = n->n_descsz;
+				return;
+			}
+			p += name + desc;
+		}
+	}
+}
+
+/*
+ * A module holds the addresses from its first PT_LOAD to the end of its
+ * last, gaps included: a region may start between two segments.
+ */
+static int module_of(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct sp_module *m = data;
+	uintptr_t low = UINTPTR_MAX, high = 0;
+	size_t i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_vaddr < low)
+			low = ph->p_vaddr;
+		if (ph->p_vaddr + ph->p_memsz > high)
+			high = ph->p_vaddr + ph->p_memsz;
+	}
+	if (low < high && m->addr - info->dlpi_addr >= low &&
+	    m->addr - info->dlpi_addr < high) {
+		m->found = true;
+		m->bias = info->dlpi_addr;
+		m->load_bias = info->dlpi_addr;
+		m->low = info->dlpi_addr + low;
+		m->high = info->dlpi_addr + high;
+		m->name = info->dlpi_name;
+		find_build_id(info, m);
+		return 1;
+	}
+	/* The first module dl_iterate_phdr() reports is the executable. */
+	m->main = false;
+	return 0;
+}
+
+/*
+ * Modules dlclose() took away: their profiled addresses still map, at
+ * each place the module had (caller chains keep those addresses) and at
+ * its place among the gone modules (histograms and arcs, gmon.h).
+ */
+struct sp_gone {
+	char *name;
+	uintptr_t bias, low, high;
+	uintptr_t tag;			/* its moved bias, or 0 */
+	void *build_id;
+	size_t build_id_len;
+};
+static struct sp_gone *gone;
+static size_t ngone;
+static uintptr_t next_tag = SP_GONE_BASE;
+
+/* Whether @g is a load of the same file as the module described. */
+static bool gone_same_file(const struct sp_gone *g, const char *name,
+			   uintptr_t bias, uintptr_t low, uintptr_t high,
+			   const void *build_id, size_t len)
+{
+	return g->low - g->bias == low - bias &&
+	       g->high - g->bias == high - bias && g->build_id_len == len &&
+	       !strcmp(g->name, name) &&
+	       (!len || !memcmp(g->build_id, build_id, len));
+}
+
+uintptr_t sp_gmon_module_gone(const char *name, uintptr_t bias,
+			      uintptr_t low, uintptr_t high,
+			      const void *build_id, size_t len)
+{
+	struct sp_gone *g;
+	uintptr_t tag = 0;
+	size_t i;
+
+	pthread_mutex_lock(&gone_lock);
+	for (i = 0; i < ngone && !tag; i++)
+		if (gone_same_file(&gone[i], name, bias, low, high, build_id,
+				   len))
+			tag = gone[i].tag;
+	/* A dlopen() loop unloads the same module at the same place. */
+	for (i = 0; i < ngone; i++)
+		if (gone[i].bias == bias &&
+		    gone_same_file(&gone[i], name, bias, low, high, build_id,
+				   len))
+			goto out;
+	if (!tag && high - bias <= SP_GONE_STRIDE &&
+	    next_tag - SP_GONE_BASE < 0 - SP_GONE_BASE - SP_GONE_STRIDE)
+		tag = next_tag;
+	g = realloc(gone, (ngone + 1) * sizeof(*g));
+	if (!g) {
+		tag = 0;
+		goto out;
+	}
+	gone = g;
+	g = &gone[ngone];
+	g->name = strdup(name);
+	g->build_id = malloc(len ? len : 1);
+	if (!g->name || !g->build_id) {
+		free(g->name);
+		free(g->build_id);
+		tag = 0;
+		goto out;
+	}
+	if (len)
+		memcpy(g->build_id, build_id, len);
+	g->bias = bias;
+	g->low = low;
+	g->high = high;
+	g->tag = tag;
+	g->build_id_len = len;
+	ngone++;
+	if (tag == next_tag)
+		next_tag += SP_GONE_STRIDE;
+out:
+	pthread_mutex_unlock(&gone_lock);
+	return tag;
+}
+
+/* The live modules first: a gone module's range may have been reused. */
+static void find_gone(uintptr_t addr, struct sp_module *m)
+{
+	const struct sp_gone *g;
+	uintptr_t bias;
+	size_t i;
+
+	pthread_mutex_lock(&gone_lock);
+	for (i = ngone; i-- > 0; ) {
+		g = &gone[i];
+		bias = addr >= SP_GONE_BASE ? g->tag : g->bias;
+		if (!bias || addr < g->low - g->bias + bias ||
+		    addr >= g->high - g->bias + bias)
+			continue;
+		m->found = true;
+		m->bias = bias;
+		m->load_bias = g->bias;
+		m->low = g->low - g->bias + bias;
+		m->high = g->high - g->bias + bias;
+		m->name = g->name;
+		m->build_id = g->build_id;
+		m->build_id_len = g->build_id_len;
+		break;
+	}
+	pthread_mutex_unlock(&gone_lock);
+}
+
+void sp_gmon_set_target(const struct sp_target_module *mods, size_t n,
+			const char *path)
+{
+	wr_tmod = mods;
+	wr_ntmod = n;
+	wr_tpath = path;
+}
+
+static void find_target_module(uintptr_t addr, struct sp_module *m)
+{
+	const struct sp_target_module *t;
+	size_t i;
+
+	for (i = 0; i < wr_ntmod; i++) {
+		t = &wr_tmod[i];
+		if (addr < t->low || addr >= t->high)
+			continue;
+		m->found = true;
+		m->main = t->main;
+		m->bias = t->bias;
+		m->load_bias = t->bias;
+		m->low = t->low;
+		m->high = t->high;
+		m->name = t->name;
+		m->build_id = t->build_id;
+		m->build_id_len = t->build_id_len;
+		return;
+	}
+	m->name = "";
+}
+
+static void find_module(uintptr_t addr, struct sp_module *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->addr = addr;
+	if (wr_tpath) {
+		find_target_module(addr, m);
+		return;
+	}
+	m->main = true;
+	dl_iterate_phdr(module_of, m);
+	if (!m->found) {
+		m->main = false;
+		find_gone(addr, m);
+	}
+	if (!m->found) {
+		/* Anonymous text (a JIT, say): absolute addresses. */
+		m->main = false;
+		m->name = "";
+	}
+}
+
+/*
+ * find_module() for many addresses, mostly in the same few modules:
+ * @last remembers the previous answer (zeroed at first).
+ */
+static void find_module_cached(uintptr_t addr, struct sp_module *m,
+			       struct sp_module *last)
+{
+	if (last->found && addr >= last->low && addr < last->high) {
+		*m = *last;
+		m->addr = addr;
+		return;
+	}
+	find_module(addr, m);
+	*last = *m;
+}
+
+/* The runtime end of the text the buckets of @h cover. */
+static uint64_t hist_high(const struct sp_hist *h)
+{
+	uint32_t shift = h->bucket_size == 4 ? 2 : 1;
+
+	return h->low_pc + spm_region_span(h->nbuckets, shift, h->scale);
+}
+
+/* gprof's bin width, in 2-byte units, computed the way hist.c does. */
+static double gnu_bin_width(uint64_t low, uint64_t high, uint64_t nbins)
+{
+	return (double)((high - low) / 2) / nbins;
+}
+
+/*
+ * Whether GNU gprof reads these histograms: 16-bit bins in the main
+ * executable, the same bin width within hist.c's 1e-6, no two records
+ * overlapping (equal ranges would even be summed).
+ */
+static bool gnu_readable(const struct sp_profile *p,
+			 const struct sp_module *mod,
+			 const struct sp_module *amod, size_t narcs)
+{
+	double w0, dw;
+	size_t i, j;
+
+	/* LD_PROFILE="": only the extension says "no histogram". */
+	if (!p->nhist)
+		return false;
+	w0 = gnu_bin_width(p->hist[0].low_pc, hist_high(p->hist),
+			   p->hist[0].nbuckets);
+
+	for (i = 0; i < p->nhist; i++) {
+		const struct sp_hist *a = &p->hist[i];
+
+		if (!mod[i].main || a->bucket_size != 2 ||
+		    a->nbuckets > UINT32_MAX)
+			return false;
+		dw = gnu_bin_width(a->low_pc, hist_high(a), a->nbuckets) - w0;
+		if (dw > 0.000001 || dw < -0.000001)
+			return false;
+		for (j = 0; j < i; j++) {
+			const struct sp_hist *b = &p->hist[j];
+
+			if (a->low_pc < hist_high(b) && b->low_pc < hist_high(a))
+				return false;
+		}
+	}
+	/* gprof names every callee against the executable's symbols. */
+	for (i = 0; i < narcs; i++)
+		if (!amod[2 * i + 1].main)
+			return false;
+	return true;
+}
+
+/* A file being written; the first error sticks and is reported once. */
+struct sp_out {
+	int fd;
+	int err;			/* 0 or a positive errno */
+	const char *op;			/* what failed */
+	size_t used;			/* bytes waiting in buf */
+	/* One write() per buffer, not per field: a dump has 4 per arc. */
+	char buf[16384];
+};
+
+static void out_write(struct sp_out *o, const char *p, size_t len)
+{
+	ssize_t n;
+
+	while (!o->err && len) {
+		n = write(o->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			/* A zero-byte write means no room: call it that. */
+			o->err = n < 0 ? errno : ENOSPC;
+			o->op = "write";
+			return;
+		}
+		p += n;
+		len -= n;
+	}
+}
+
+static void out_flush(struct sp_out *o)
+{
+	out_write(o, o->buf, o->used);
+	o->used = 0;
+}
+
+static void put(struct sp_out *o, const void *data, size_t len)
+{
+	if (o->used + len > sizeof(o->buf)) {
+		out_flush(o);
+		if (len > sizeof(o->buf)) {
+			out_write(o, data, len);
+			return;
+		}
+	}
+	memcpy(o->buf + o->used, data, len);
+	o->used += len;
+}
+
+static void put_u8(struct sp_out *o, uint8_t v)
+{
+	put(o, &v, sizeof(v));
+}
+
+static void put_u32(struct sp_out *o, uint32_t v)
+{
+	put(o, &v, sizeof(v));
+}
+
+static void put_u64(struct sp_out *o, uint64_t v)
+{
+	put(o, &v, sizeof(v));
+}
+
+/* The 20-byte header both formats share: magic, version, 12 spare. */
+static void put_header(struct sp_out *o, uint32_t version)
+{
+	static const char spare[GMF_HEADER_SIZE - 8];
+
+	put(o, GMF_COOKIE, 4);
+	put_u32(o, version);
+	put(o, spare, sizeof(spare));
+}
+
+/* GNU gmon.out: one GMON_TAG_TIME_HIST record per histogram. */
+static void put_gnu(struct sp_out *o, const struct sp_profile *p,
+		    const struct sp_module *mod, uint32_t rate,
+		    const struct sp_arc *arcs, const struct sp_module *amod,
+		    size_t narcs)
+{
+	char dimen[GMF_GNU_DIMEN_LEN] = "seconds";
+	uintptr_t low, high;
+	size_t i;
+
+	put_header(o, GMF_GNU_VERSION);
+	for (i = 0; i < p->nhist; i++) {
+		const struct sp_hist *h = &p->hist[i];
+
+		low = h->low_pc - mod[i].bias;
+		high = hist_high(h) - mod[i].bias;
+		put_u8(o, GMF_GNU_TAG_TIME_HIST);
+		put(o, &low, sizeof(low));
+		put(o, &high, sizeof(high));
+		put_u32(o, h->nbuckets);
+		put_u32(o, rate);
+		put(o, dimen, sizeof(dimen));
+		put_u8(o, 's');
+		put(o, h->buckets, h->nbuckets * 2);
+	}
+	for (i = 0; i < narcs; i++) {
+		/* glibc too leaves out callers outside the executable. */
+		if (!amod[2 * i].main)
+			continue;
+		low = arcs[i].from - amod[2 * i].bias;
+		high = arcs[i].self - amod[2 * i + 1].bias;
+		put_u8(o, GMF_GNU_TAG_CG_ARC);
+		put(o, &low, sizeof(low));
+		put(o, &high, sizeof(high));
+		put_u32(o, arcs[i].count > GMF_GNU_ARC_COUNT_MAX ?
+			GMF_GNU_ARC_COUNT_MAX : arcs[i].count);
+	}
+}
+
+static void put_record(struct sp_out *o, uint32_t tag, uint64_t size)
+{
+	put_u32(o, tag);
+	put_u64(o, size);
+}
+
+/* The name of a module as its record carries it. */
+static const char *module_name(const struct sp_module *m, char *buf,
+			       size_t size)
+{
+	ssize_t n;
+
+	/* Another process's modules are named by their paths. */
+	if (!m->main || wr_tpath)
+		return m->name;
+	/* The loader names the executable "": ask the kernel instead. */
+	n = readlink("/proc/self/exe", buf, size - 1);
+	if (n < 0)
+		return program_invocation_name;
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Whether @a and @b are one file: main or not, path and build-id. */
+static bool same_module(const struct sp_module *a, const struct sp_module *b)
+{
+	return a->main == b->main && !strcmp(a->name, b->name) &&
+	       a->build_id_len == b->build_id_len &&
+	       (!a->build_id_len ||
+		!memcmp(a->build_id, b->build_id, a->build_id_len));
+}
+
+/* The module records written so far, to give each one index. */
+struct sp_modtab {
+	const struct sp_module **mod;
+	uint32_t n;
+	char exe[PATH_MAX];
+};
+
+/* The index of @m's record, written first if this is its first use. */
+static uint32_t ext_module(struct sp_out *o, struct sp_modtab *t,
+			   const struct sp_module *m)
+{
+	const char *name;
+	uint32_t i;
+	size_t len;
+
+	if (!m->found)
+		return GMF_NO_MODULE;
+	/*
+	 * One record per file, as the analyzer tells modules apart: a
+	 * module dlopen()ed again at another address is the same one, and
+	 * every address written is link-time, relative to its own load.
+	 */
+	for (i = 0; i < t->n; i++)
+		if (same_module(t->mod[i], m))
+			return i;
+	t->mod[t->n] = m;
+	name = module_name(m, t->exe, sizeof(t->exe));
+	len = strlen(name);
+	put_record(o, GMF_TAG_MODULE,
+		   GMF_MODULE_FIXED + len + m->build_id_len);
+	put_u32(o, t->n);
+	put_u32(o, m->main ? GMF_MODULE_MAIN : 0);
+	put_u64(o, m->load_bias);
+	put_u32(o, len);
+	put_u32(o, m->build_id_len);
+	put(o, name, len);
+	put(o, m->build_id, m->build_id_len);
+	return t->n++;
+}
+
+/*
+ * The callers record (tag 4): the modules its nodes lie in first, then
+ * the nodes, parents first, each pc link-time in its module.  The top
+ * node of cut chains (pc SPC_PC_TRUNCATED) is in no module.
+ */
+static void put_callers(struct sp_out *o, struct sp_modtab *t,
+			const struct sp_callers_data *c,
+			const struct sp_module *cmod, uint64_t period_ns)
+{
+	uint32_t *index = malloc((c->n ? c->n : 1) * sizeof(*index));
+	size_t i;
+
+	if (!index) {
+		o->err = ENOMEM;
+		o->op = "out of memory";
+		return;
+	}
+	for (i = 0; i < c->n; i++)
+		index[i] = ext_module(o, t, &cmod[i]);
+	put_record(o, GMF_TAG_CALLERS, GMF_CALLERS_FIXED +
+		   GMF_CALLER_NODE_SIZE * (uint64_t)c->n);
+	put_u64(o, c->n);
+	put_u32(o, c->depth);
+	put_u32(o, 0);
+	put_u64(o, c->samples);
+	put_u64(o, c->truncated);
+	put_u64(o, c->lost);
+	put_u64(o, c->busy);
+	put_u64(o, period_ns);
+	for (i = 0; i < c->n; i++) {
+		const struct sp_cnode *n = &c->node[i];
+
+		put_u32(o, n->parent == SP_CNODE_TOP ? GMF_CALLER_TOP :
+			n->parent);
+		put_u32(o, index[i]);
+		put_u64(o, n->pc - cmod[i].bias);
+		put_u64(o, n->count);
+	}
+	free(index);
+}
+
+/*
+ * The threads record (tag 5) of a per-thread tree: its chains are filed
+ * under thread nodes (include/sprofil/callers.h).  The process names its
+ * threads now, or they go nameless.
+ */
+static void put_threads(struct sp_out *o, const struct sp_callers_data *c,
+			const struct sp_profile *p)
+{
+	const struct sp_thread_rec *r = p->threads;
+	size_t i, n = p->nthreads;
+	uint32_t tid;
+
+	for (i = 0; i < c->n; i++)
+		if (c->node[i].parent == SP_CNODE_TOP &&
+		    spc_pc_thread(c->node[i].pc, &tid))
+			break;
+	if (i == c->n || !r)
+		return;
+	put_record(o, GMF_TAG_THREADS,
+		   GMF_THREADS_FIXED + GMF_THREAD_SIZE * (uint64_t)n);
+	put_u64(o, n);
+	for (i = 0; i < n; i++) {
+		put_u32(o, r[i].tid);
+		put_u32(o, r[i].flags);
+		put_u64(o, r[i].cpu_ns);
+		put(o, r[i].name, sizeof(r[i].name));
+	}
+}
+
+/*
+ * One histogram record: sparse (tag 6), the nonzero buckets only, unless
+ * the dense counts (tag 2) are no larger (gmon_codec.h), or the buckets
+ * are live (a sample between sizing and encoding would break the
+ * record).  Neither way writes to the buckets, so pages never sampled
+ * stay uncommitted.
+ */
+static void put_hist(struct sp_out *o, const struct sp_hist *h,
+		     uint32_t module, const struct sp_module *mod,
+		     uint64_t period_ns)
+{
+	const struct gmf_hist_head head = {
+		.module = module,
+		.bucket_size = h->bucket_size,
+		.scale = h->scale,
+		.period_ns = period_ns,
+		.low_pc = h->low_pc - mod->bias,
+		.high_pc = hist_high(h) - mod->bias,
+		.nbuckets = h->nbuckets,
+	};
+	unsigned char fixed[GMF_HIST_FIXED], chunk[4096];
+	struct gmf_pages_in_use in_use = { 0 };
+	struct gmf_hist_enc enc;
+	struct sp_pages pages = { 0 };
+	uint64_t body, nruns = 0;
+	uint32_t tag;
+	size_t n;
+
+	if (h->live) {
+		tag = GMF_TAG_HIST;
+		body = (uint64_t)h->nbuckets * h->bucket_size;
+	} else {
+		/* Pages never sampled into are not read (pages_in_use.h). */
+		sp_pages_read(&pages, h->buckets,
+			      (size_t)h->nbuckets * h->bucket_size);
+		in_use = (struct gmf_pages_in_use){
+			.first = pages.first, .npages = pages.npages,
+			.page = pages.page, .used = pages.used,
+		};
+		gmf_hist_choose(h->buckets, h->nbuckets, h->bucket_size,
+				&in_use, &tag, &body, &nruns);
+	}
+	gmf_hist_head_put(fixed, &head);
+	put_record(o, tag, GMF_HIST_FIXED + body);
+	put(o, fixed, sizeof(fixed));
+	if (tag == GMF_TAG_HIST) {
+		put(o, h->buckets, (size_t)h->nbuckets * h->bucket_size);
+	} else {
+		gmf_hist_enc_init(&enc, h->buckets, h->nbuckets,
+				  h->bucket_size, &in_use, nruns);
+		while ((n = gmf_hist_enc_fill(&enc, chunk, sizeof(chunk))))
+			put(o, chunk, n);
+	}
+	sp_pages_free(&pages);
+}
+
+/*
+ * The sprofil extension: each module once, before the first histogram
+ * or arc record that refers to it, then the histogram; the arcs last, in
+ * one record.
+ */
+static void put_ext(struct sp_out *o, const struct sp_profile *p,
+		    const struct sp_module *mod, const struct sp_arc *arcs,
+		    const struct sp_module *amod, size_t narcs,
+		    const struct sp_module *cmod)
+{
+	const struct sp_callers_data *c = p->callers;
+	struct sp_modtab *t;
+	uint32_t *index = NULL;
+	size_t i;
+	uint32_t m;
+
+	t = malloc(sizeof(*t));
+	if (t)
+		t->mod = calloc(p->nhist + 2 * narcs + (c ? c->n : 0) + 1,
+				sizeof(*t->mod));
+	if (narcs)
+		index = calloc(2 * narcs, sizeof(*index));
+	if (!t || !t->mod || (narcs && !index)) {
+		o->err = ENOMEM;
+		o->op = "out of memory";
+		goto out;
+	}
+	t->n = 0;
+	put_header(o, GMF_EXT_VERSION);
+	for (i = 0; i < p->nhist; i++) {
+		const struct sp_hist *h = &p->hist[i];
+
+		m = ext_module(o, t, &mod[i]);
+		put_hist(o, h, m, &mod[i], p->period_ns);
+	}
+	if (!narcs)
+		goto callers;
+	/* The modules the arcs name come before the record that names them. */
+	for (i = 0; i < 2 * narcs; i++)
+		index[i] = ext_module(o, t, &amod[i]);
+	put_record(o, GMF_TAG_ARCS,
+		   GMF_ARCS_FIXED + GMF_ARC_SIZE * (uint64_t)narcs);
+	put_u64(o, narcs);
+	for (i = 0; i < narcs; i++) {
+		put_u32(o, index[2 * i]);
+		put_u32(o, index[2 * i + 1]);
+		put_u64(o, arcs[i].from - amod[2 * i].bias);
+		put_u64(o, arcs[i].self - amod[2 * i + 1].bias);
+		put_u64(o, arcs[i].count);
+	}
+callers:
+	if (c) {
+		put_callers(o, t, c, cmod, p->period_ns);
+		put_threads(o, c, p);
+	}
+out:
+	if (t)
+		free(t->mod);
+	free(t);
+	free(index);
+}
+
+/*
+ * Creates a temporary file next to @path.  O_EXCL never follows a link
+ * and mode 0666 lets the umask decide, as for any new file.
+ */
+static int create_temp(const char *path, char *tmp, size_t size)
+{
+	unsigned int try;
+	int fd, len;
+
+	for (try = 0; try < 100; try++) {
+		len = snprintf(tmp, size, "%s.tmp%d.%u", path, (int)getpid(),
+			       try);
+		if (len < 0 || (size_t)len >= size)
+			return -ENAMETOOLONG;
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			  O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+int sp_gmon_dump(const struct sp_profile *p)
+{
+	return sp_gmon_dump_arcs(p, NULL, 0);
+}
+
+static int sp_gmon_dump_locked(const struct sp_profile *p,
+			       const struct sp_arc *arcs, size_t narcs);
+
+int sp_gmon_dump_arcs(const struct sp_profile *p, const struct sp_arc *arcs,
+		      size_t narcs)
+{
+	int ret;
+
+	pthread_mutex_lock(&wr_lock);
+	ret = sp_gmon_dump_locked(p, arcs, narcs);
+	pthread_mutex_unlock(&wr_lock);
+	return ret;
+}
+
+/* What one file of a dump holds, for write_atomic(). */
+struct sp_file {
+	const struct sp_profile *p;
+	const struct sp_module *mod, *amod, *cmod;
+	const struct sp_arc *arcs;
+	size_t narcs;
+	bool gnu;			/* a GNU gmon.out, else the extension */
+};
+
+static void put_file(struct sp_out *o, const struct sp_file *f)
+{
+	uint64_t rate = (1000000000ull + f->p->period_ns / 2) /
+			f->p->period_ns;
+
+	if (f->gnu)
+		put_gnu(o, f->p, f->mod, rate, f->arcs, f->amod, f->narcs);
+	else
+		put_ext(o, f->p, f->mod, f->arcs, f->amod, f->narcs, f->cmod);
+}
+
+/*
+ * Writes @f to @path atomically: a temporary file beside it, synced,
+ * then renamed over it, so that a reader sees the old file or the new
+ * one, and a failed dump leaves nothing behind.  Returns 0 or a negative
+ * errno, said on stderr.
+ */
+static int write_atomic(const char *path, const struct sp_file *f)
+{
+	char tmp[PATH_MAX + 32];
+	struct sp_out o = { .fd = -1 };
+
+	o.fd = create_temp(path, tmp, sizeof(tmp));
+	if (o.fd < 0) {
+		fprintf(stderr, "libsprofil: %s: cannot create: %s\n", path,
+			strerror(-o.fd));
+		return o.fd;
+	}
+	put_file(&o, f);
+	out_flush(&o);
+	/*
+	 * Under sprofil record the run syncs its output once at the end
+	 * (cli/record.c): an fsync() in each process of a tree was a
+	 * journal commit per process, most of a short process's wall time.
+	 */
+	if (!o.err && !sp_recording() && fsync(o.fd)) {
+		o.err = errno;
+		o.op = "fsync";
+	}
+	if (close(o.fd) && !o.err) {
+		o.err = errno;
+		o.op = "close";
+	}
+	if (!o.err && rename(tmp, path)) {
+		o.err = errno;
+		o.op = "rename";
+	}
+	if (o.err) {
+		/* Nothing half-written stays behind. */
+		unlink(tmp);
+		fprintf(stderr, "libsprofil: %s: %s: %s\n", path, o.op,
+			strerror(o.err));
+		return -o.err;
+	}
+	return 0;
+}
+
+/*
+ * The caller chains beside a GNU file: "<path>.callers", an extension
+ * file with module records and the callers record only.  Without chains
+ * to write, or when they cannot be written, a sidecar left there by an
+ * earlier dump is removed, so that it is never read as this file's.
+ */
+static int write_sidecar(const char *path, const struct sp_file *main)
+{
+	const struct sp_profile side_p = {
+		.period_ns = main->p->period_ns,
+		.callers = main->p->callers,
+	};
+	const struct sp_file side = {
+		.p = &side_p, .cmod = main->cmod, .gnu = false,
+	};
+	char side_path[PATH_MAX + sizeof(GMF_CALLERS_SUFFIX)];
+	int ret = 0;
+
+	snprintf(side_path, sizeof(side_path), "%s%s", path,
+		 GMF_CALLERS_SUFFIX);
+	if (main->gnu && main->p->callers) {
+		ret = write_atomic(side_path, &side);
+		if (!ret)
+			return 0;
+	}
+	if (unlink(side_path) && errno != ENOENT)
+		fprintf(stderr, "libsprofil: %s: cannot remove the caller data of an earlier profile: %s\n",
+			side_path, strerror(errno));
+	return ret;
+}
+
+/* sp_gmon_dump_arcs(), wr_lock held. */
+static int sp_gmon_dump_locked(const struct sp_profile *p,
+			       const struct sp_arc *arcs, size_t narcs)
+{
+	const struct sp_callers_data *c = p->callers;
+	char path[PATH_MAX];
+	struct sp_module *mod, *amod = NULL, *cmod = NULL, last = { 0 };
+	struct sp_file f = { .p = p, .arcs = arcs, .narcs = narcs };
+	size_t i;
+	int ret, side_ret;
+
+	ret = sp_gmon_path_free(path, sizeof(path), p->seq);
+	if (ret == 1)
+		return 0;
+	if (ret < 0) {
+		fprintf(stderr, "libsprofil: profile file name: %s\n",
+			strerror(-ret));
+		return ret;
+	}
+	if ((!p->nhist && !narcs && !c) || !p->period_ns) {
+		fprintf(stderr, "libsprofil: %s: no histogram or no sampling period to write\n",
+			path);
+		return -EINVAL;
+	}
+	mod = calloc(p->nhist + 1, sizeof(*mod));
+	/* Each arc's caller module at 2i, its callee's at 2i + 1. */
+	amod = calloc(2 * narcs + 1, sizeof(*amod));
+	cmod = calloc((c ? c->n : 0) + 1, sizeof(*cmod));
+	if (!mod || !amod || !cmod) {
+		fprintf(stderr, "libsprofil: %s: out of memory\n", path);
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->nhist; i++)
+		find_module(p->hist[i].low_pc, &mod[i]);
+	for (i = 0; i < narcs; i++) {
+		find_module_cached(arcs[i].from, &amod[2 * i], &last);
+		find_module_cached(arcs[i].self, &amod[2 * i + 1], &last);
+	}
+	for (i = 0; c && i < c->n; i++)
+		find_module_cached(c->node[i].pc, &cmod[i], &last);
+	f.mod = mod;
+	f.amod = amod;
+	f.cmod = cmod;
+	f.gnu = gnu_readable(p, mod, amod, narcs);
+	/*
+	 * The chains first: a new GNU file never sits beside old ones.  If
+	 * they cannot be written the profile still is (the error said).
+	 */
+	side_ret = write_sidecar(path, &f);
+	ret = write_atomic(path, &f);
+	if (!ret)
+		wr_remember(path);
+	if (!ret)
+		ret = side_ret;
+out:
+	free(mod);
+	free(amod);
+	free(cmod);
+	return ret;
+}
