@@ -39,7 +39,7 @@ $(LT_DIR)/helper_%: tests/lib/helper_%.c $(LT_COMMON)
 .PHONY: lib-tests check-lib
 lib-tests: $(LT_TESTS) $(LT_HELPERS)
 
-check-lib: lib-tests
+check-lib: lib-tests lib
 	@mkdir -p $(BUILD)/results
 	@cd $(LT_DIR) && SPROFIL_BACKEND=signal \
 		$(abspath scripts/run-tap) $(abspath $(BUILD)/results/lib-signal.tap) \
