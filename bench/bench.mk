@@ -1,4 +1,4 @@
-# Benchmarks (DESIGN.md section 6): not part of `make check`.
+# Benchmarks (docs/contract.md, "Benchmarks"): not part of `make check`.
 #
 #   make bench    builds sprofil.ko and bench_sampling, boots them in the
 #                 test VM (scripts/vm/run) and prints what the VM printed.

@@ -8,7 +8,7 @@
  * shifts, one multiply and (at setup) one division, so it compiles in the
  * kernel, in BPF C and in userland alike.
  *
- * Rules (DESIGN.md section 2):
+ * Rules (docs/contract.md):
  *  - bucket index = ((pc - offset) / bucket_size) * scale / 65536, exact in
  *    64 bits for every pc and every 32-bit scale, above 0x10000 too: the
  *    product is split so it cannot overflow;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The expected buckets of synthetic PCs, written once, by hand from the
- * contract (DESIGN.md section 2), not computed by <sprofil/mapping.h>:
+ * contract (docs/contract.md), not computed by <sprofil/mapping.h>:
  * every backend's lookup is compared to these rows (tests/bpf/test_bpf.c
  * runs mapping.h and the BPF program against them, on the host and in
  * the VM on Debian's 6.1 kernel; the module is held to mapping.h by

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * In-VM tests of sprofil.ko: bad input to SPROFIL_IOC_START gets a precise
- * errno and changes nothing (DESIGN.md section 2).
+ * errno and changes nothing (docs/contract.md).
  *
  * "Changes nothing" is checked against a live session, not just asserted
  * from the return value: before every bad call the process already

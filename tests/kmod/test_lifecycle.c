@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * In-VM tests of sprofil.ko: how a session lives and ends with its process
- * and its buffers (DESIGN.md section 2).
+ * and its buffers (docs/contract.md).
  *
  * A session belongs to the process (its mm), not to the fd: it survives
  * close(), it is not inherited at fork (the child's copy of a buffer must

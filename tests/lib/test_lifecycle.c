@@ -470,7 +470,7 @@ static void bad_input_gets_its_errno_and_changes_nothing(void **state)
 
 /*
  * A buffer that becomes read-only while profiling turns its region off
- * (DESIGN.md section 2): the process goes on, nothing more is written
+ * (docs/contract.md): the process goes on, nothing more is written
  * there once it is off, and the other region keeps counting.  Run in a child with the
  * default SIGSEGV action, so that a backend that writes anyway kills
  * the child rather than jumping into cmocka's handler mid-sample.
