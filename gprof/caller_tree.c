@@ -137,20 +137,20 @@ static bool read_head(struct gmf_cursor *c, struct gmf_callers_head *h)
 		return false;
 	if (h->depth < 1 || h->depth > SPROFIL_MAX_DEPTH) {
 		gmf_fail(c, "callers record of depth %u (1 to %d expected)",
-			    h->depth, SPROFIL_MAX_DEPTH);
+			 h->depth, SPROFIL_MAX_DEPTH);
 		return false;
 	}
 	if (h->truncated > h->samples || !h->period_ns) {
 		gmf_fail(c, "malformed callers record (%llu samples, %llu truncated, period %llu ns)",
-			    (unsigned long long)h->samples,
-			    (unsigned long long)h->truncated,
-			    (unsigned long long)h->period_ns);
+			 (unsigned long long)h->samples,
+			 (unsigned long long)h->truncated,
+			 (unsigned long long)h->period_ns);
 		return false;
 	}
 	if (callers.period_ns && callers.period_ns != h->period_ns) {
 		gmf_fail(c, "caller samples of different periods (%llu ns, then %llu ns) cannot be summed",
-			    (unsigned long long)callers.period_ns,
-			    (unsigned long long)h->period_ns);
+			 (unsigned long long)callers.period_ns,
+			 (unsigned long long)h->period_ns);
 		return false;
 	}
 	return true;

@@ -80,13 +80,16 @@ uint64_t *export_whole(double (*ticks)(const struct sym *s),
 	size_t i;
 
 	/* @total is every symbol's: those not counted keep their share. */
-	for (i = 0; i < symtab.len; i++)
-		if (symtab.base[i].name && (t = ticks(&symtab.base[i])) > 0)
+	for (i = 0; i < symtab.len; i++) {
+		t = symtab.base[i].name ? ticks(&symtab.base[i]) : 0;
+		if (t > 0)
 			all += t;
+	}
 	for (i = 0; i < symtab.len && all > 0; i++) {
 		const struct sym *s = &symtab.base[i];
 
-		if (!s->name || (t = ticks(s)) <= 0)
+		t = s->name ? ticks(s) : 0;
+		if (t <= 0)
 			continue;
 		sum += t;
 		upto = (uint64_t)(sum / all * total + 0.5);

@@ -381,8 +381,8 @@ static void gnu_hist_record(struct gmf_cursor *c)
 	memcpy(ndim, dim, 15);
 	if (n.highpc < n.lowpc) {
 		gmf_fail(c, "histogram record ends (0x%llx) before it starts (0x%llx)",
-			    (unsigned long long)n.highpc,
-			    (unsigned long long)n.lowpc);
+			 (unsigned long long)n.highpc,
+			 (unsigned long long)n.lowpc);
 		return;
 	}
 	if (!n.num_bins) {
@@ -391,7 +391,7 @@ static void gnu_hist_record(struct gmf_cursor *c)
 	}
 	if (n.num_bins > (uint64_t)(c->end - c->p) / 2) {
 		gmf_fail(c, "unexpected end of file in a histogram of %llu bins",
-			    (unsigned long long)n.num_bins);
+			 (unsigned long long)n.num_bins);
 		return;
 	}
 	n.bin_scale = (double)((n.highpc - n.lowpc) / 2) / n.num_bins;
@@ -403,11 +403,11 @@ static void gnu_hist_record(struct gmf_cursor *c)
 		have_gnu_hist = true;
 	} else if (strncmp(ndim, hist_dimension, 15)) {
 		gmf_fail(c, "dimension unit changed between histogram records (from '%s' to '%s')",
-			    hist_dimension, ndim);
+			 hist_dimension, ndim);
 		return;
 	} else if (dim[15] != hist_dimension_abbrev) {
 		gmf_fail(c, "dimension abbreviation changed between histogram records (from '%c' to '%c')",
-			    hist_dimension_abbrev, dim[15]);
+			 hist_dimension_abbrev, dim[15]);
 		return;
 	} else if (gnu_hist_scale - n.bin_scale > 0.000001 ||
 		   n.bin_scale - gnu_hist_scale > 0.000001) {
@@ -434,7 +434,7 @@ static void gnu_bb_record(struct gmf_cursor *c)
 
 	if (n > (uint64_t)(c->end - c->p) / (2 * gmon_ptr_size)) {
 		gmf_fail(c, "unexpected end of file in %u basic-block counts",
-			    n);
+			 n);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -535,7 +535,7 @@ static void parse_bsd(struct gmf_cursor *c, const unsigned char *start,
 	n.num_bins = bytes / 2;
 	if (n.num_bins > (uint64_t)(c->end - c->p) / 2) {
 		gmf_fail(c, "unexpected end of file in a histogram of %llu bins",
-			    (unsigned long long)n.num_bins);
+			 (unsigned long long)n.num_bins);
 		return;
 	}
 	if (num_hist_records &&
@@ -634,7 +634,7 @@ static unsigned int ext_module(struct gmf_cursor *c, const unsigned int *map,
 		return module_outside();
 	if (index >= nmap) {
 		gmf_fail(c, "record names module %u, which no module record defined",
-			    index);
+			 index);
 		return 0;
 	}
 	return map[index];
@@ -668,7 +668,7 @@ static void ext_hist(struct gmf_cursor *c, uint32_t tag, const unsigned int *map
 		return;
 	if (h.bucket_size != 2 && h.bucket_size != 4) {
 		gmf_fail(c, "histogram with %u-byte buckets (2 or 4 expected)",
-			    h.bucket_size);
+			 h.bucket_size);
 		return;
 	}
 	if (h.scale < 2 || h.scale > 0x10000 || !h.nbuckets ||
@@ -680,9 +680,9 @@ static void ext_hist(struct gmf_cursor *c, uint32_t tag, const unsigned int *map
 	     (h.nbuckets > SPARSE_MAX_BUCKETS ||
 	      h.nbuckets - 1 > (h.high_pc - h.low_pc) / h.bucket_size))) {
 		gmf_fail(c, "malformed histogram record (scale %u, %llu buckets, 0x%llx-0x%llx)",
-			    h.scale, (unsigned long long)h.nbuckets,
-			    (unsigned long long)h.low_pc,
-			    (unsigned long long)h.high_pc);
+			 h.scale, (unsigned long long)h.nbuckets,
+			 (unsigned long long)h.low_pc,
+			 (unsigned long long)h.high_pc);
 		return;
 	}
 	gmf_hist_dec_init(&d, tag, &h, c->p, c->end, c->swap);
@@ -699,8 +699,8 @@ static void ext_hist(struct gmf_cursor *c, uint32_t tag, const unsigned int *map
 	/* Samples of different periods are not the same time: no sum. */
 	if (ext_period && h.period_ns != ext_period) {
 		gmf_fail(c, "sampled every %llu ns, not every %llu ns as the profiles before it",
-			    (unsigned long long)h.period_ns,
-			    (unsigned long long)ext_period);
+			 (unsigned long long)h.period_ns,
+			 (unsigned long long)ext_period);
 		return;
 	}
 	ext_period = h.period_ns;
