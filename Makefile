@@ -58,10 +58,10 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard include/*/*.h include/uapi/linu
 
 # The library's settings copy, compiled in: it copies this program's environment.
 $(BUILD)/tests/unit/test_settings: tests/unit/test_settings.c \
-		libsprofil/settings.c libsprofil/settings.h
+		libsprofil/common/settings.c libsprofil/common/settings.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ilibsprofil $(CFLAGS) -o $@ $< libsprofil/settings.c \
-		-lcmocka -pthread
+	$(CC) $(CPPFLAGS) -Ilibsprofil $(CFLAGS) -o $@ $< \
+		libsprofil/common/settings.c -lcmocka -pthread
 
 include libsprofil/libsprofil.mk
 include tests/lib/tests.mk
@@ -85,7 +85,8 @@ check-unit: unit
 
 check-mcount: lib
 	@mkdir -p $(BUILD)/results
-	@scripts/check-mcount $(BUILD)/results/mcount.tap $(BUILD)/libsprofil/mcount.o
+	@scripts/check-mcount $(BUILD)/results/mcount.tap \
+		$(BUILD)/libsprofil/pg/mcount.o
 
 check-vm: vm-payload
 	@mkdir -p $(BUILD)/results
@@ -112,8 +113,6 @@ check-style:
 		include/uapi/linux/sprofil.h include/sprofil/mapping.h \
 		include/sprofil/callers.h
 
-# The summary says how long it all took, deps included: the stamp is
-# taken before them.
 # The summary says how long it all took, deps included: the stamp is
 # taken before them; and, before it, how long each target took.
 CHECK_TIMES = $(BUILD)/check-times

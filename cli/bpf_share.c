@@ -5,7 +5,8 @@
  * libbpf's reading of the kernel's BTF: a quarter to half a second of
  * CPU), then hands its descriptors to every process of the run that
  * connects to the abstract unix socket NAME, which record puts in their
- * SPROFIL_BPF_SHARE (libsprofil/backend_bpf_program.c receives them).
+ * SPROFIL_BPF_SHARE (libsprofil/backends/backend_bpf_program.c receives
+ * them).
  * A new process then costs a few maps and perf events, never a load
  * (docs/backends.md, "One program for a process tree").
  *

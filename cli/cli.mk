@@ -28,8 +28,9 @@ $(CLI_BIN): $(CLI_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -o $@ $(CLI_OBJS)
 
-$(CLI_PROBE): $(CLI_PROBE_SRCS) cli/probe_helper.h libsprofil/bpf/sprofil_load.h \
-		libsprofil/bpf/sprofil_bpf.h $(BPF_DIR)/sprofil.skel.h
+$(CLI_PROBE): $(CLI_PROBE_SRCS) cli/probe_helper.h \
+		libsprofil/backends/bpf/sprofil_load.h \
+		libsprofil/backends/bpf/sprofil_bpf.h $(BPF_DIR)/sprofil.skel.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ilibsprofil/bpf -I$(BPF_DIR) $(CFLAGS) $(LDFLAGS) \
+	$(CC) $(CPPFLAGS) -Ilibsprofil/backends/bpf -I$(BPF_DIR) $(CFLAGS) $(LDFLAGS) \
 		-o $@ $(CLI_PROBE_SRCS) -ldl -lbpf -lelf -lz

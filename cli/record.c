@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sprofil record [options] [--] PROGRAM [ARGS...]: runs PROGRAM with
- * libsprofil preloaded as a collector (libsprofil/record.c), every
+ * libsprofil preloaded as a collector (libsprofil/api/record.c), every
  * process of the run into a profile file of its own, then says in one
  * line where the profiles are and how to read them.  The exit status is
  * the program's (128 + N when signal N killed it, as shells give it).
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -239,6 +240,31 @@ static void find_files(const struct record_opts *o,
 		closedir(d);
 }
 
+/*
+ * The processes of a recorded tree write their profiles without fsync()
+ * (libsprofil's write_atomic()): one syncfs() of the output's file system
+ * here, once the tree has ended, makes them durable and reports a
+ * write-back error none of them could see, for 1 fsync instead of 1,000
+ * in a tree of 1,000 processes.
+ */
+static int sync_output(const struct record_opts *o)
+{
+	char dir[PATH_MAX];
+	int fd, err = 0;
+
+	snprintf(dir, sizeof(dir), "%s", o->abs);
+	*strrchr(dir, '/') = '\0';
+	fd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || syncfs(fd))
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		cli_error("%s: the profiles may not have reached the disk: %s",
+			  o->output, strerror(err));
+	return err ? -1 : 0;
+}
+
 /* The one line at the end: where the profiles went, how to read them. */
 static int summary(const struct record_opts *o, const struct record_files *f,
 		   const char *prog, int status)
@@ -430,6 +456,8 @@ int cli_record(int argc, char **argv)
 	}
 	find_files(&o, &start, pid, &files);
 	ret = summary(&o, &files, argv[first], status);
+	if (files.n && sync_output(&o))
+		ret = -1;
 	for (i = 0; i < files.n; i++)
 		free(files.names[i]);
 	free(files.names);

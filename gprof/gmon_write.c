@@ -403,14 +403,15 @@ static void put_hist(struct out *o, const struct hist_record *r,
 		memcpy(bins + k * bs, bs == 4 ? (void *)&v32 : (void *)&v16,
 		       bs);
 	}
-	gmf_hist_choose(bins, r->num_bins, bs, &tag, &body, &nruns);
+	gmf_hist_choose(bins, r->num_bins, bs, NULL, &tag, &body, &nruns);
 	gmf_hist_head_put(fixed, &head);
 	put_record(o, tag, GMF_HIST_FIXED + body);
 	put_bytes(o, fixed, sizeof(fixed));
 	if (tag == GMF_TAG_HIST) {
 		put_bytes(o, bins, r->num_bins * bs);
 	} else {
-		gmf_hist_enc_init(&enc, bins, r->num_bins, bs, nruns);
+		gmf_hist_enc_init(&enc, bins, r->num_bins, bs, NULL,
+				  nruns);
 		while ((n = gmf_hist_enc_fill(&enc, chunk, sizeof(chunk))))
 			put_bytes(o, chunk, n);
 	}

@@ -2,7 +2,7 @@
 /*
  * The encoding and decoding of the sprofil extension's records
  * (docs/gmon-format.md), written once for every writer and reader: the
- * library's dumps (libsprofil/gmon_write.c), the analyzer's reader and
+ * library's dumps (libsprofil/pg/gmon_write.c), the analyzer's reader and
  * writer (gprof/gmon_read.c, gmon_write.c), gmon-dump and the tests.
  * gmon_format.h holds the constants; this header the code over them.
  * It covers the header, the record framing and every record: module
@@ -275,25 +275,81 @@ static inline uint64_t gmf_bucket(const void *buckets, unsigned int size,
 }
 
 /*
+ * What a writer may know of its buckets' memory: which pages were never
+ * written, and so read as zero without being read.  A process's buckets
+ * are mostly such pages, and reading one faults the zero page in (the
+ * library's dumps fill it from /proc/self/pagemap).  NULL, or @used
+ * NULL: every page is read.
+ */
+struct gmf_pages_in_use {
+	uintptr_t first;	/* address of the first page */
+	uint64_t npages;
+	uint64_t page;		/* bytes, a power of two */
+	const uint8_t *used;	/* per page: 0 never written */
+};
+
+/* From bucket @i, the first one not inside a page never written. */
+static inline uint64_t gmf_skip_unused(const void *buckets, uint64_t n,
+				       unsigned int size, uint64_t i,
+				       const struct gmf_pages_in_use *u)
+{
+	const uintptr_t base = (uintptr_t)buckets;
+	uintptr_t a, next;
+	uint64_t pg, j;
+
+	while (u && u->used && i < n) {
+		a = base + i * size;
+		if (a < u->first)
+			break;
+		pg = (a - u->first) / u->page;
+		if (pg >= u->npages || u->used[pg])
+			break;
+		next = u->first + (pg + 1) * u->page;
+		j = (next - base) / size;
+		/* A bucket across the page's end is read as it is. */
+		if (j <= i)
+			break;
+		i = j;
+	}
+	return i < n ? i : n;
+}
+
+/*
  * The first nonzero bucket from @i on, or @n: 8 bytes at a time through
- * the zero stretches, which are most of a histogram.
+ * the zero stretches, which are most of a histogram, and a page at a
+ * time through the pages @u says were never written.
  */
 static inline uint64_t gmf_skip_zeros(const void *buckets, uint64_t n,
-				      unsigned int size, uint64_t i)
+				      unsigned int size, uint64_t i,
+				      const struct gmf_pages_in_use *u)
 {
 	const uint64_t per = 8 / size;
 	uint64_t word;
 
 	for (;;) {
+		i = gmf_skip_unused(buckets, n, size, i, u);
 		while (i < n && i % per && !gmf_bucket(buckets, size, i))
 			i++;
 		while (i + per <= n) {
+			/* At each page's start: the page may be skipped. */
+			if (u && u->used &&
+			    (((uintptr_t)buckets + i * size) & (u->page - 1)) < 8) {
+				uint64_t j = gmf_skip_unused(buckets, n, size,
+							     i, u);
+
+				if (j != i) {
+					i = j;
+					continue;
+				}
+			}
 			memcpy(&word, (const unsigned char *)buckets + i * size,
 			       8);
 			if (word)
 				break;
 			i += per;
 		}
+		/* The last buckets, too few for a word: one at a time. */
+		i = gmf_skip_unused(buckets, n, size, i, u);
 		if (i >= n || gmf_bucket(buckets, size, i))
 			return i < n ? i : n;
 		i++;
@@ -309,13 +365,15 @@ static inline uint64_t gmf_skip_zeros(const void *buckets, uint64_t n,
  * uncommitted.
  */
 static inline void gmf_hist_choose(const void *buckets, uint64_t n,
-				   unsigned int size, uint32_t *tag,
-				   uint64_t *body, uint64_t *nruns)
+				   unsigned int size,
+				   const struct gmf_pages_in_use *u,
+				   uint32_t *tag, uint64_t *body,
+				   uint64_t *nruns)
 {
 	uint64_t i = 0, bytes = 0, start, end = 0, c;
 
 	*nruns = 0;
-	while ((i = gmf_skip_zeros(buckets, n, size, i)) < n) {
+	while ((i = gmf_skip_zeros(buckets, n, size, i, u)) < n) {
 		start = i;
 		++*nruns;
 		bytes += gmf_varint_len(start - end);
@@ -342,6 +400,7 @@ struct gmf_hist_enc {
 	uint64_t nbuckets;
 	unsigned int size;	/* 2 or 4 */
 	uint64_t nruns;		/* gmf_hist_choose()'s */
+	const struct gmf_pages_in_use *pages;	/* gmf_hist_choose()'s */
 	uint64_t pos;		/* the next bucket to encode or look at */
 	uint64_t run_end;	/* the end of the run being encoded */
 	uint64_t prev_end;	/* the end of the run before it */
@@ -350,12 +409,15 @@ struct gmf_hist_enc {
 
 static inline void gmf_hist_enc_init(struct gmf_hist_enc *e,
 				     const void *buckets, uint64_t n,
-				     unsigned int size, uint64_t nruns)
+				     unsigned int size,
+				     const struct gmf_pages_in_use *u,
+				     uint64_t nruns)
 {
 	memset(e, 0, sizeof(*e));
 	e->buckets = buckets;
 	e->nbuckets = n;
 	e->size = size;
+	e->pages = u;
 	e->nruns = nruns;
 }
 
@@ -381,7 +443,7 @@ static inline size_t gmf_hist_enc_fill(struct gmf_hist_enc *e,
 							  e->pos++));
 		} else {
 			e->pos = gmf_skip_zeros(e->buckets, e->nbuckets,
-						e->size, e->pos);
+						e->size, e->pos, e->pages);
 			if (e->pos == e->nbuckets)
 				break;
 			e->run_end = e->pos;

@@ -2,7 +2,7 @@
 /*
  * The profile files sprofil writes and reads, defined once: GNU gmon.out
  * (version 1) and the sprofil extension.  The -pg runtime and the
- * library's dumps (libsprofil/gmon_write.c), the analyzer's reader and
+ * library's dumps (libsprofil/pg/gmon_write.c), the analyzer's reader and
  * writer (gprof/gmon_read.c, gmon_write.c) and the tests include this
  * header, as <sys/gmon_out.h> serves glibc's writer and GNU's reader.
  * docs/gmon-format.md is the specification; this is its code.

@@ -40,7 +40,7 @@
 #include <bpf/libbpf.h>
 #include <sprofil.h>
 
-#include "callers_merge.h"
+#include "backends/callers_merge.h"
 #include "sprofil_skel_load.h"
 #include "workload.h"
 

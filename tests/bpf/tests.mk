@@ -13,7 +13,7 @@ $(BT_DIR)/test_bpf: tests/bpf/test_bpf.c tests/bpf/bucket_table.h \
 		$(BPF_DIR)/sprofil.skel.h $(LIB_DIR)/libsprofil.so \
 		$(LT_DIR)/liblt_spin.so
 	@mkdir -p $(BT_DIR)
-	$(CC) $(CPPFLAGS) -Itests/common -Ilibsprofil/bpf -I$(BPF_DIR) \
+	$(CC) $(CPPFLAGS) -Itests/common -Ilibsprofil/backends/bpf -I$(BPF_DIR) \
 		$(CFLAGS) -rdynamic -o $@ $< tests/common/workload.c \
 		-L$(LT_DIR) -llt_spin $(BT_LIBS)
 
@@ -31,14 +31,15 @@ check-bpf: bpf-tests
 # (no shrink-wrapping), and no sibling
 # calls, so that every function of its workloads keeps its frame.
 $(BT_DIR)/test_bpf_callers: tests/bpf/test_bpf_callers.c \
-		libsprofil/callers_merge.c libsprofil/callers_merge.h \
+		libsprofil/backends/callers_merge.c \
+		libsprofil/backends/callers_merge.h \
 		include/sprofil/callers.h \
 		tests/common/workload.c tests/common/workload.h \
 		$(BPF_DIR)/sprofil.skel.h $(LIB_DIR)/libsprofil.so \
 		$(LT_DIR)/liblt_spin.so
 	@mkdir -p $(BT_DIR)
-	$(CC) $(CPPFLAGS) -Itests/common -Ilibsprofil -Ilibsprofil/bpf \
+	$(CC) $(CPPFLAGS) -Itests/common -Ilibsprofil -Ilibsprofil/backends/bpf \
 		-I$(BPF_DIR) $(CFLAGS) -fno-omit-frame-pointer -fno-shrink-wrap \
 		-fno-optimize-sibling-calls -rdynamic -o $@ $< \
-		libsprofil/callers_merge.c tests/common/workload.c \
+		libsprofil/backends/callers_merge.c tests/common/workload.c \
 		-L$(LT_DIR) -llt_spin $(BT_LIBS)

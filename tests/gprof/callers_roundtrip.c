@@ -33,10 +33,10 @@
 #include <sprofil/callers.h>
 #include <sprofil/gmon_format.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "callers_file.h"
-#include "gmon.h"
-#include "gmon_callers.h"
+#include "pg/gmon.h"
+#include "pg/gmon_callers.h"
 
 /* Words a frame may hold: pcs of the program, of libc, of no module. */
 #define POOL_FRAMES	48

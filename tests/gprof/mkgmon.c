@@ -262,8 +262,8 @@ static void put_sparse(const uint64_t *bins, uint64_t n, unsigned int bsize)
 		memcpy(b + i * bsize, bsize == 4 ? (void *)&v32 : (void *)&v16,
 		       bsize);
 	}
-	gmf_hist_choose(b, n, bsize, &tag, &body, &nruns);
-	gmf_hist_enc_init(&e, b, n, bsize, nruns);
+	gmf_hist_choose(b, n, bsize, NULL, &tag, &body, &nruns);
+	gmf_hist_enc_init(&e, b, n, bsize, NULL, nruns);
 	while ((got = gmf_hist_enc_fill(&e, chunk, sizeof(chunk))))
 		put(chunk, got);
 	free(b);

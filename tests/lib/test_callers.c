@@ -467,7 +467,7 @@ static void four_threads_each_under_its_own_node(void **state)
 	/*
 	 * A per-thread bpf session gives each new thread a counter of its
 	 * own before its start routine, which under ThreadSanitizer runs
-	 * before TSan has set the thread up (libsprofil/threads.c): not
+	 * before TSan has set the thread up (libsprofil/interpose/threads.c): not
 	 * done there, and the threads go unsampled.
 	 */
 	if (getenv("SPROFIL_TEST_TSAN") && !strcmp(lt_info().backend, "bpf")) {

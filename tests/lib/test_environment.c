@@ -212,12 +212,16 @@ static void the_applications_sigprof_keeps_working(void **state)
 		      i.backend, (unsigned long long)i.samples,
 		      (int)app_sigprofs);
 	/*
-	 * 0.6 s at 100 Hz: about 60, whatever libsprofil did.  A sanitizer
-	 * build checks memory and threads: ThreadSanitizer holds an
-	 * asynchronous signal until its next interception point.
+	 * 0.6 s at 100 Hz: about 60, whatever libsprofil did.  Half of them
+	 * is the bound: the kernel expires ITIMER_PROF only on a tick that
+	 * finds the process running and re-arms it one interval at a time,
+	 * so on a loaded host it lags (38 seen at a load of 10), while an
+	 * application whose timer libsprofil took would see none.  A
+	 * sanitizer build checks memory and threads: ThreadSanitizer holds
+	 * an asynchronous signal until its next interception point.
 	 */
 	if (!getenv("SPROFIL_TEST_SANITIZED"))
-		assert_true(app_sigprofs >= 40);
+		assert_true(app_sigprofs >= 30);
 	else
 		assert_true(app_sigprofs > 0);
 	assert_true(i.samples >= 50);

@@ -501,7 +501,7 @@ static int read_only_child(void)
 	 * checked, as NUMA balancing and KSM make them too), so a sample or
 	 * two may still land first: under qemu TCG 24 -> 26.  Up to 20
 	 * periods are allowed for that; the bpf and signal backends turn it
-	 * off within mprotect() (libsprofil/memory.c).
+	 * off within mprotect() (libsprofil/interpose/memory.c).
 	 */
 	for (int k = 0; k < 20 && lt_info().regions_off != 1; k++)
 		spin_samples(wl_work_a, 1);
@@ -571,7 +571,7 @@ static void refused_efault(const struct prof *p, const char *what)
 }
 
 /*
- * A large buffer is checked by its mapping (libsprofil/buffer_check.c)
+ * A large buffer is checked by its mapping (libsprofil/backends/buffer_check.c)
  * on the backends that store from userland: anonymous memory is taken
  * without a page of it being committed; read-only memory, a hole, and a
  * file mapping past the end of its file are refused as a small buffer

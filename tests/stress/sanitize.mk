@@ -15,11 +15,11 @@
 # signal_callers.o not instrumented:
 #  - its runtime comes first among a program's libraries, so its
 #    pthread_create calls libsprofil's (threads.c), which starts the new
-#    thread in sp_thread_main and the signal backend's per-thread set-up
-#    (and the walk's stack bounds, signal_callers.c) before ThreadSanitizer's own start routine has set the thread up:
-#    instrumented, that code crashes in __tsan_func_entry.  Left plain,
-#    it only calls intercepted functions, which ThreadSanitizer passes
-#    straight through for a thread it does not know yet;
+#    thread in sp_thread_main before ThreadSanitizer's own start routine
+#    has set the thread up: instrumented, that code crashes in
+#    __tsan_func_entry.  Left plain, it only calls intercepted functions,
+#    which ThreadSanitizer passes straight through for a thread it does
+#    not know yet; no backend's per-thread set-up runs there under it;
 #  - it delivers an asynchronous signal at its next interception point,
 #    with that point's context, so every sample of the signal backend
 #    would be filed at the wrong PC: its checks would fail by
@@ -47,6 +47,7 @@ check-asan-stress:
 		stress:signal
 
 check-tsan:
-	@SAN_UNINSTRUMENTED="threads.o backend_signal.o signal_callers.o" \
+	@SAN_UNINSTRUMENTED="interpose/threads.o backends/backend_signal.o \
+		backends/signal_callers.o" \
 		BUILD_JOBS=$(BUILD_JOBS) tests/stress/run-sanitized tsan $(BUILD) "$(TSAN_FLAGS)" \
 		lib:bpf pg:bpf stress:bpf

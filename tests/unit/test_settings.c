@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Unit tests of libsprofil/settings.c, the copy of the environment the
+ * Unit tests of libsprofil/common/settings.c, the copy of the environment the
  * library reads its settings from.  The copy is taken when the program
  * loads, so the program runs itself again with an environment of its
  * own making (execve()), then checks what sp_setting() answers: getenv()'s
@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "settings.h"
+#include "common/settings.h"
 
 #define ROLE	"settings-test"
 

@@ -34,10 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fork.h"
-#include "gmon.h"
-#include "settings.h"
-#include "threads.h"
+#include "common/fork.h"
+#include "pg/gmon.h"
+#include "common/settings.h"
+#include "common/own_threads.h"
 
 static int sd_signal;			/* 0: SPROFIL_SIGDUMP unset or bad */
 static int sd_pipe[2] = { -1, -1 };	/* the handler writes to [1] */
@@ -198,7 +198,6 @@ static int sd_spawn(void)
 {
 	sigset_t all, old;
 	pthread_attr_t attr;
-	pthread_t t;
 	int err;
 
 	/* Not inherited by an exec'd image, which has its own, if any. */
@@ -210,16 +209,13 @@ static int sd_spawn(void)
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = sp_thread_create_unwrapped(&t, &attr, sd_thread, NULL);
+	err = sp_own_thread_create(&attr, sd_thread, NULL, "sigdump");
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (err) {
 		close(sd_pipe[0]);
 		close(sd_pipe[1]);
 		sd_pipe[0] = sd_pipe[1] = -1;
-	} else {
-		/* Named as the library's: no thread of the program. */
-		pthread_setname_np(t, "sprofil-sigdump");
 	}
 	return err;
 }

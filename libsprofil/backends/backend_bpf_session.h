@@ -85,7 +85,7 @@ struct sb_session {
 	bool percpu;
 	/*
 	 * Per-thread chains (SPROFIL_THREADS): no inherited counters, each
-	 * thread has its own (backend_bpf.c, sp_bpf_thread_started()).
+	 * thread has its own (backend_bpf.c, sb_thread_started()).
 	 */
 	bool own_counters;
 	/*

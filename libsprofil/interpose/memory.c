@@ -5,8 +5,7 @@
  * buffer is going away and turns its region off; a signal handler would
  * instead fault on its next store, and the bpf backend's fold on its
  * next one.  So before the memory changes, the backends are told
- * (sp_signal_memory_changing(), sp_bpf_memory_changing()), and the change
- * itself is made with the raw system call, exactly as glibc's wrappers do.
+ * (their memory_changing op, backend.h), and the change itself is made with the raw system call, exactly as glibc's wrappers do.
  *
  * glibc's own calls (malloc, free) go to its internal symbols and are not
  * seen: freeing a buffer that is still being profiled remains the
@@ -17,14 +16,12 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "backend_bpf.h"
-#include "signal_internal.h"
+#include "backends/backend.h"
 
-/* Both userland writers of the buffers hear of it first. */
+/* The userland writers of the buffers hear of it first. */
 static void sp_memory_changing(void *addr, size_t len)
 {
-	sp_signal_memory_changing((uintptr_t)addr, len);
-	sp_bpf_memory_changing((uintptr_t)addr, len);
+	sp_backends_memory_changing((uintptr_t)addr, len);
 }
 
 int munmap(void *addr, size_t len)

@@ -5,7 +5,8 @@
  * pthread_create so that the new thread creates it before running the
  * caller's start routine, and deletes it when it exits by any way that
  * runs cleanup handlers: return, pthread_exit or cancellation, crediting
- * first the part of a period the thread ran and no sample closed.
+ * first the part of a period the thread ran and no sample closed.  Each
+ * backend does its part through its ops (backend.h).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,11 +16,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "backend_bpf.h"
-#include "fork.h"
-#include "signal_internal.h"
-#include "thread_table.h"
-#include "threads.h"
+#include "backends/backend.h"
+#include "common/fork.h"
+#include "common/own_threads.h"
+#include "pg/thread_table.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SP_ASAN	1
@@ -36,12 +36,6 @@
 typedef int (*sp_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
 			    void *(*fn)(void *arg), void *arg);
 
-/*
- * Set while this thread creates one of the library's own threads that
- * must not be wrapped (sp_thread_create_unwrapped()).
- */
-static _Thread_local bool sp_create_unwrapped;
-
 /* thread_start.S: fn(arg) with the frame pointer zero (outermost). */
 void *sp_call_outermost(void *(*fn)(void *), void *arg);
 
@@ -56,8 +50,7 @@ struct sp_start {
  */
 static void sp_thread_exit(void *fn)
 {
-	sp_signal_thread_exiting((uintptr_t)fn);
-	sp_bpf_thread_exiting((uintptr_t)fn);
+	sp_backends_thread_exiting((uintptr_t)fn);
 	sp_thread_table_exiting();
 }
 
@@ -65,9 +58,10 @@ static void sp_thread_exit(void *fn)
  * ThreadSanitizer's runtime, when the program has one: our set-up runs
  * before its own for the thread (see below), and pthread_getattr_np()
  * then mallocs through its interceptor in a thread it has not set up,
- * which crashes.  Under it the thread's stack bounds are left unknown:
- * the signal backend, whose chains need them, is not run under
- * ThreadSanitizer (docs/stress.md).
+ * which crashes, as does any instrumented function (the bpf backend's).
+ * Under it no backend sets the thread up: the signal backend, whose
+ * timers and chains need that, is not run under ThreadSanitizer
+ * (docs/stress.md).
  */
 extern void __tsan_init(void) __attribute__((weak));
 
@@ -78,16 +72,12 @@ static void *sp_thread_run(void *p)
 
 	free(p);
 	/*
-	 * Where its caller chains may be read, whenever it is sampled; and
-	 * its own bpf counter (per-thread profiles), whose lock TSan's
-	 * interceptor would take in a thread it has not set up either.
+	 * Its timer or counter, and where its caller chains may be read,
+	 * whenever it is sampled.  On failure the thread runs unsampled:
+	 * better than not at all.
 	 */
-	if (!__tsan_init) {
-		sp_callers_thread_stack();
-		sp_bpf_thread_started();
-	}
-	/* On failure the thread runs unsampled: better than not at all. */
-	sp_signal_thread_started();
+	if (!__tsan_init)
+		sp_backends_thread_started();
 	pthread_cleanup_push(sp_thread_exit, (void *)s.fn);
 	ret = sp_call_outermost(s.fn, s.arg);
 	pthread_cleanup_pop(1);
@@ -157,7 +147,7 @@ int pthread_create(pthread_t *restrict thread,
 			return ENOSYS;
 		atomic_store(&real, create);
 	}
-	if (sp_create_unwrapped)
+	if (sp_own_thread_creating())
 		return create(thread, attr, fn, arg);
 	s = malloc(sizeof(*s));
 	/* Out of memory for the wrapper: the thread still gets created. */
@@ -168,22 +158,5 @@ int pthread_create(pthread_t *restrict thread,
 	err = create(thread, attr, sp_thread_main, s);
 	if (err)
 		free(s);
-	return err;
-}
-
-/*
- * Through the global pthread_create, not libc's directly, so that an
- * interposer loaded before us (ThreadSanitizer's or AddressSanitizer's
- * runtime, which must see every thread that runs instrumented code)
- * still sees the thread; only our own wrapper steps aside.
- */
-int sp_thread_create_unwrapped(pthread_t *thread, const pthread_attr_t *attr,
-			       void *(*fn)(void *), void *arg)
-{
-	int err;
-
-	sp_create_unwrapped = true;
-	err = pthread_create(thread, attr, fn, arg);
-	sp_create_unwrapped = false;
 	return err;
 }

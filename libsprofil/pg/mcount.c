@@ -52,7 +52,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "gmon.h"
-#include "settings.h"
+#include "common/settings.h"
 
 /* The bound on distinct arcs, and the most SPROFIL_MAX_ARCS may ask. */
 #define ARC_MAX		268435456ul	/* 2^28 */

@@ -26,8 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gmon.h"
-#include "settings.h"
+#include "pg/gmon.h"
+#include "common/settings.h"
 
 #define SP_RECORD_SUFFIX	".gmon"
 

@@ -19,10 +19,11 @@
 #include <time.h>
 #include <sprofil.h>
 #include <sprofil/callers.h>
-#include "backend.h"
-#include "fork.h"
-#include "gmon_callers.h"
-#include "settings.h"
+#include "backends/backend.h"
+#include "common/fork.h"
+#include "common/settings.h"
+#include "pg/gmon_callers.h"
+#include "pg/pages_in_use.h"
 
 static pthread_mutex_t sp_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t sp_once = PTHREAD_ONCE_INIT;
@@ -87,12 +88,9 @@ static uint64_t wanted_period_ns(void)
 
 static const struct sp_backend *backend_named(const char *name)
 {
-	if (!strcmp(name, "kmod"))
-		return &sp_backend_kmod;
-	if (!strcmp(name, "bpf"))
-		return &sp_backend_bpf;
-	if (!strcmp(name, "signal"))
-		return &sp_backend_signal;
+	for (size_t i = 0; i < SP_NBACKENDS; i++)
+		if (!strcmp(name, sp_all_backends[i]->name))
+			return sp_all_backends[i];
 	return NULL;
 }
 
@@ -115,9 +113,6 @@ static bool debug_wanted(void)
  */
 static void choose_backend(void)
 {
-	static const struct sp_backend *const order[] = {
-		&sp_backend_kmod, &sp_backend_bpf, &sp_backend_signal,
-	};
 	const char *name = sp_setting("SPROFIL_BACKEND");
 	const struct sp_backend *b;
 	const char *why = NULL;
@@ -138,19 +133,19 @@ static void choose_backend(void)
 			return;
 		}
 	}
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (!order[i]->probe(&why)) {
+	for (i = 0; i < SP_NBACKENDS; i++) {
+		b = sp_all_backends[i];
+		if (!b->probe(&why)) {
 			/* Release: fork handlers read it outside sp_once. */
-			__atomic_store_n(&sp_backend, order[i],
-					 __ATOMIC_RELEASE);
+			__atomic_store_n(&sp_backend, b, __ATOMIC_RELEASE);
 			if (debug)
 				fprintf(stderr, "libsprofil: auto: using backend %s\n",
-					order[i]->name);
+					b->name);
 			return;
 		}
 		if (debug)
 			fprintf(stderr, "libsprofil: auto: backend %s cannot run: %s\n",
-				order[i]->name, why);
+				b->name, why);
 	}
 	fprintf(stderr, "libsprofil: no sampling backend can run: %s\n", why);
 }
@@ -231,18 +226,27 @@ static const struct sp_callers *callers_of(const struct sp_callers *c)
  * memset(@p, 0, @len) that stores only to the pages holding a nonzero
  * byte: a fresh table is all zero pages, which the kernel commits only
  * on a store, and the signal backend then commits a page per node used.
+ * Pages never written are not even read (pages_in_use.h): reading one
+ * faults in the zero page, 512 faults for a fresh 2 MB table in every
+ * process of a recorded tree.
  */
 static void sp_zero_unless_zero(void *p, size_t len)
 {
 	static const char zero[4096];
+	struct sp_pages pages;
 	char *c = p;
 	size_t n;
 
+	sp_pages_read(&pages, p, len);
 	for (; len; c += n, len -= n) {
-		n = len < sizeof(zero) ? len : sizeof(zero);
-		if (memcmp(c, zero, n))
+		/* A chunk never straddles two pages (of 4 KiB or more). */
+		n = sizeof(zero) - (uintptr_t)c % sizeof(zero);
+		if (n > len)
+			n = len;
+		if (sp_page_used(&pages, (uintptr_t)c) && memcmp(c, zero, n))
 			memset(c, 0, n);
 	}
+	sp_pages_free(&pages);
 }
 
 /*

@@ -21,7 +21,8 @@
 
 #include "backend_bpf_session.h"
 #include "bucket.h"
-#include "settings.h"
+#include "common/own_threads.h"
+#include "common/settings.h"
 
 /* Default interval of the folding thread (SPROFIL_BPF_FOLD_MS). */
 #define SB_FOLD_MS	20
@@ -228,7 +229,6 @@ void sb_start_folder(void)
 	pthread_condattr_t ca;
 	pthread_attr_t attr;
 	sigset_t all, old;
-	pthread_t t;
 
 	if (sb_folder || !sb_fold_interval())
 		return;
@@ -242,11 +242,8 @@ void sb_start_folder(void)
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (!pthread_create(&t, &attr, sb_fold_loop, NULL)) {
-		/* Safe: the thread never exits. */
-		pthread_setname_np(t, "sprofil-fold");
+	if (!sp_own_thread_create(&attr, sb_fold_loop, NULL, "fold"))
 		sb_folder = true;
-	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 }

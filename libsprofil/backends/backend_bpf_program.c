@@ -28,7 +28,7 @@
 
 #include "backend_bpf_loader.h"
 #include "backend_bpf_session.h"
-#include "settings.h"
+#include "common/settings.h"
 
 static struct spb_program sb_prog;
 static bool sb_prog_ready;

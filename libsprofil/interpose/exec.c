@@ -2,8 +2,9 @@
 /*
  * The exec family, wrapped so that a program started by a profiled one is
  * not killed by a sampling signal queued before the exec (glibc's
- * "Profiling timer expired" bug): sp_signal_before_exec() deletes our
- * timers and drains their signals, and if the exec fails sampling resumes.
+ * "Profiling timer expired" bug): the signal backend's before_exec op
+ * (backend.h) deletes our timers and drains their signals, and if the
+ * exec fails sampling resumes.
  * A gcc -pg process also writes its profile first (sp_gmon_before_exec()),
  * since the new image never runs its atexit(_mcleanup).
  *
@@ -19,8 +20,8 @@
 #include <stddef.h>
 #include <unistd.h>
 
-#include "gmon.h"
-#include "signal_internal.h"
+#include "backends/backend.h"
+#include "pg/gmon.h"
 
 typedef int (*sp_execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*sp_fexecve_fn)(int, char *const[], char *const[]);
@@ -40,10 +41,9 @@ __attribute__((constructor)) static void sp_exec_init(void)
 }
 
 /* The exec returned: it failed, with errno set. */
-static int sp_exec_failed(bool suspended)
+static int sp_exec_failed(unsigned int suspended)
 {
-	if (suspended)
-		sp_signal_after_failed_exec();
+	sp_backends_after_failed_exec(suspended);
 	return -1;
 }
 
@@ -55,36 +55,36 @@ static int sp_no_exec(void)
 
 int execve(const char *path, char *const argv[], char *const envp[])
 {
-	bool suspended;
+	unsigned int suspended;
 
 	if (!real_execve)
 		return sp_no_exec();
 	sp_gmon_before_exec();
-	suspended = sp_signal_before_exec();
+	suspended = sp_backends_before_exec();
 	real_execve(path, argv, envp);
 	return sp_exec_failed(suspended);
 }
 
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	bool suspended;
+	unsigned int suspended;
 
 	if (!real_execvpe)
 		return sp_no_exec();
 	sp_gmon_before_exec();
-	suspended = sp_signal_before_exec();
+	suspended = sp_backends_before_exec();
 	real_execvpe(file, argv, envp);
 	return sp_exec_failed(suspended);
 }
 
 int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	bool suspended;
+	unsigned int suspended;
 
 	if (!real_fexecve)
 		return sp_no_exec();
 	sp_gmon_before_exec();
-	suspended = sp_signal_before_exec();
+	suspended = sp_backends_before_exec();
 	real_fexecve(fd, argv, envp);
 	return sp_exec_failed(suspended);
 }
@@ -92,12 +92,12 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 int execveat(int dirfd, const char *path, char *const argv[],
 	     char *const envp[], int flags)
 {
-	bool suspended;
+	unsigned int suspended;
 
 	if (!real_execveat)
 		return sp_no_exec();
 	sp_gmon_before_exec();
-	suspended = sp_signal_before_exec();
+	suspended = sp_backends_before_exec();
 	real_execveat(dirfd, path, argv, envp, flags);
 	return sp_exec_failed(suspended);
 }

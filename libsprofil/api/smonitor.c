@@ -18,10 +18,10 @@
 #include <string.h>
 #include <sprofil.h>
 #include <sprofil/mapping.h>
-#include "fork.h"
-#include "gmon.h"
-#include "thread_table.h"
-#include "gmon_callers.h"
+#include "common/fork.h"
+#include "pg/gmon.h"
+#include "pg/thread_table.h"
+#include "pg/gmon_callers.h"
 
 /* The set the last successful start is sampling into. */
 static pthread_mutex_t mon_lock = PTHREAD_MUTEX_INITIALIZER;

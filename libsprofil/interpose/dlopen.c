@@ -12,7 +12,7 @@
  */
 #include <dlfcn.h>
 #include <stddef.h>
-#include "gmon.h"
+#include "pg/gmon.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);

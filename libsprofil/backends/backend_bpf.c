@@ -52,9 +52,8 @@
 #include <sprofil/mapping.h>
 
 #include "backend.h"
-#include "backend_bpf.h"
 #include "backend_bpf_session.h"
-#include "settings.h"
+#include "common/settings.h"
 #include "sprofil_load.h"
 
 /* 2^27 counters (1 GiB of map) at most; beyond, ENOMEM. */
@@ -64,7 +63,7 @@
 
 /*
  * Recursive: destroying a session unmaps memory, which comes back here
- * through libsprofil's munmap (sp_bpf_memory_changing()).
+ * through libsprofil's munmap (sb_memory_changing()).
  */
 pthread_mutex_t sb_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 struct sb_session *sb_sess;
@@ -74,7 +73,7 @@ static bool sb_exit_hook;
 /* Whether the current session is a per-thread one (own_counters). */
 static atomic_bool sb_own_counters;
 
-/* Exited threads' unsampled CPU time, ns (sp_bpf_thread_exiting()). */
+/* Exited threads' unsampled CPU time, ns (sb_thread_exiting()). */
 static uint64_t sb_carry_ns;
 
 int sb_perf_event_open(struct perf_event_attr *attr, pid_t tid)
@@ -107,7 +106,7 @@ static int sb_open_event(pid_t tid, uint64_t period, bool inherit)
 	return sb_perf_event_open(&attr, tid);
 }
 
-/* Raw munmap: ours would call back into sp_bpf_memory_changing(). */
+/* Raw munmap: ours would call back into sb_memory_changing(). */
 void sb_unmap(volatile void *p, size_t len)
 {
 	if (p)
@@ -834,17 +833,6 @@ static void bpf_forget(void)
 	sb_free(s);
 }
 
-const struct sp_backend sp_backend_bpf = {
-	.name = "bpf",
-	.probe = sb_probe,
-	.start = bpf_start,
-	.stop = bpf_stop,
-	.status = bpf_status,
-	.flush = bpf_flush,
-	.forget = bpf_forget,
-	.stale_us = sb_stale_us,
-};
-
 static bool sb_overlaps(uintptr_t a, uint64_t alen, uintptr_t b,
 			uint64_t blen)
 {
@@ -857,7 +845,7 @@ static bool sb_overlaps(uintptr_t a, uint64_t alen, uintptr_t b,
  * they are turned off (their later samples count as misses), as the
  * module's mmu notifier does.
  */
-void sp_bpf_memory_changing(uintptr_t start, size_t len)
+static void sb_memory_changing(uintptr_t start, size_t len)
 {
 	struct sb_set *set;
 	uint32_t i;
@@ -926,7 +914,7 @@ static void sb_file(struct sb_session *s, struct sb_set *set, uint64_t pc,
 
 /*
  * The calling thread's CPU time when its start routine was entered, after
- * the set-up of its sampling (sp_bpf_thread_started()); 0 if unknown.
+ * the set-up of its sampling (sb_thread_started()); 0 if unknown.
  */
 static __thread uint64_t sb_routine_ns;
 
@@ -972,7 +960,7 @@ static void sb_unclone_context(void)
  * with pthread_create gets its own here, before its start routine; a
  * thread made by a raw clone() is not sampled (docs/backends.md).
  */
-void sp_bpf_thread_started(void)
+static void sb_thread_started(void)
 {
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	struct sb_session *s;
@@ -1011,7 +999,11 @@ static void sb_uncover_thread(struct sb_session *s, pid_t tid)
 	s->tid[i] = s->tid[s->nfd];
 }
 
-void sp_bpf_thread_exiting(uintptr_t pc)
+/*
+ * Its unfinished period: its CPU time modulo the period (its inherited
+ * counter started with it).
+ */
+static void sb_thread_exiting(uintptr_t pc)
 {
 	struct sb_session *s;
 	uint64_t ns, before, n;
@@ -1036,3 +1028,17 @@ void sp_bpf_thread_exiting(uintptr_t pc)
 	}
 	pthread_mutex_unlock(&sb_lock);
 }
+
+const struct sp_backend sp_backend_bpf = {
+	.name = "bpf",
+	.probe = sb_probe,
+	.start = bpf_start,
+	.stop = bpf_stop,
+	.status = bpf_status,
+	.flush = bpf_flush,
+	.forget = bpf_forget,
+	.stale_us = sb_stale_us,
+	.thread_started = sb_thread_started,
+	.thread_exiting = sb_thread_exiting,
+	.memory_changing = sb_memory_changing,
+};

@@ -33,11 +33,11 @@
 #include <sprofil.h>
 #include <sprofil/callers.h>
 #include <linux/sprofil.h>
-#include "backend.h"
-#include "fork.h"
+#include "backends/backend.h"
+#include "common/fork.h"
 #include "gmon.h"
 #include "gmon_callers.h"
-#include "settings.h"
+#include "common/settings.h"
 #include "thread_table.h"
 
 /* At most this many buckets: 4 MiB covers 4 MiB of text at scale 1. */

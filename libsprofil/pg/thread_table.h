@@ -13,9 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "common/own_threads.h"
 
-/* The name prefix of libsprofil's own threads, left out of the table. */
-#define SP_OWN_THREAD	"sprofil-"
 
 struct sp_thread_rec {
 	uint32_t tid;

@@ -12,6 +12,8 @@
 #ifndef LIBSPROFIL_BACKEND_H
 #define LIBSPROFIL_BACKEND_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 #include <linux/sprofil.h>
@@ -64,11 +66,100 @@ struct sp_backend {
 	 * front end can start again in the child.
 	 */
 	void (*forget)(void);
+
+	/*
+	 * The process's events, which the interposers tell every backend,
+	 * chosen or not, sampling or not (sp_backends_*() below); NULL where
+	 * a backend needs none (the module sees them in the kernel).  Called
+	 * without the front end's lock, from any thread of the program.
+	 */
+	/*
+	 * In a new thread, before its start routine (threads.c): its
+	 * sampling (a timer, a counter of its own), where its call chains
+	 * may be read.  On failure the thread runs unsampled.
+	 */
+	void (*thread_started)(void);
+	/*
+	 * In a thread about to exit (threads.c): credits the CPU time it ran
+	 * since its last sample, which no sample will close, to a
+	 * process-wide carry that files a sample at @pc (its start routine)
+	 * each time it completes a period; then drops the thread's timer or
+	 * counter.
+	 */
+	void (*thread_exiting)(uintptr_t pc);
+	/*
+	 * Before [start, start + len) is unmapped, made read-only or dropped
+	 * (memory.c): what the regions whose buffer is there counted goes in
+	 * while it can, then they are turned off, as the module's mmu
+	 * notifier does; on return nothing stores there any more.
+	 */
+	void (*memory_changing)(uintptr_t start, size_t len);
+	/*
+	 * Just before an exec (exec.c), perhaps in a vfork child: stops what
+	 * would kill the new program (a sampling signal already queued).
+	 * Returns true if it did; after_failed_exec() must then follow if
+	 * the exec returns, and resumes sampling as it was, errno kept.
+	 */
+	bool (*before_exec)(void);
+	void (*after_failed_exec)(void);
 };
 
 extern const struct sp_backend sp_backend_kmod;
 extern const struct sp_backend sp_backend_bpf;
 extern const struct sp_backend sp_backend_signal;
+
+/* Every backend, in the order SPROFIL_BACKEND=auto tries them. */
+#define SP_NBACKENDS	3
+extern const struct sp_backend *const sp_all_backends[SP_NBACKENDS];
+
+/*
+ * The interposers' calls: each event to every backend that takes it.
+ * Inline, so that they run as plain as their caller: threads.c calls
+ * them before ThreadSanitizer has set the thread up.
+ *
+ * A thread is set up backwards through the table, so that the bpf
+ * backend's reading of its CPU time at the start routine comes after
+ * the signal backend's stack bounds, which it takes whatever runs.
+ */
+static inline void sp_backends_thread_started(void)
+{
+	for (unsigned int i = SP_NBACKENDS; i--;)
+		if (sp_all_backends[i]->thread_started)
+			sp_all_backends[i]->thread_started();
+}
+
+static inline void sp_backends_thread_exiting(uintptr_t pc)
+{
+	for (unsigned int i = 0; i < SP_NBACKENDS; i++)
+		if (sp_all_backends[i]->thread_exiting)
+			sp_all_backends[i]->thread_exiting(pc);
+}
+
+static inline void sp_backends_memory_changing(uintptr_t start, size_t len)
+{
+	for (unsigned int i = 0; i < SP_NBACKENDS; i++)
+		if (sp_all_backends[i]->memory_changing)
+			sp_all_backends[i]->memory_changing(start, len);
+}
+
+/* A mask of the backends to call sp_backends_after_failed_exec() on. */
+static inline unsigned int sp_backends_before_exec(void)
+{
+	unsigned int held = 0;
+
+	for (unsigned int i = 0; i < SP_NBACKENDS; i++)
+		if (sp_all_backends[i]->before_exec &&
+		    sp_all_backends[i]->before_exec())
+			held |= 1u << i;
+	return held;
+}
+
+static inline void sp_backends_after_failed_exec(unsigned int held)
+{
+	for (unsigned int i = 0; i < SP_NBACKENDS; i++)
+		if (held & 1u << i)
+			sp_all_backends[i]->after_failed_exec();
+}
 
 /* The default period when the caller gives none: one tick, in ns. */
 uint64_t sp_default_period_ns(unsigned int flags);

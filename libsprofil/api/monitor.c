@@ -6,7 +6,7 @@
  */
 #include <stdint.h>
 #include <sprofil.h>
-#include "gmon.h"
+#include "pg/gmon.h"
 
 void monitor(void (*lowpc)(void), void (*highpc)(void),
 	     unsigned short *buffer, size_t bufsize, size_t nfunc)

@@ -128,7 +128,7 @@ struct {
  * walked with the rules of <sprofil/callers.h> and filed into the
  * process's own calling context tree, its inner map of sp_pcnodes, which
  * the library's fold merges into the caller's table
- * (libsprofil/callers_merge.c): the program cannot write the caller's
+ * (libsprofil/backends/callers_merge.c): the program cannot write the caller's
  * memory from its hard IRQ.  The tree keeps its nodes for the session's
  * life; the fold takes the counts.
  */

@@ -17,7 +17,7 @@
 
 #include <sprofil/gmon_format.h>
 
-#include "settings.h"
+#include "common/settings.h"
 #include "thread_table.h"
 
 static pthread_mutex_t tt_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -47,7 +47,7 @@
 
 #include "backend.h"
 #include "bucket.h"
-#include "settings.h"
+#include "common/settings.h"
 #include "signal_internal.h"
 
 /* Perf event descriptors the handler can recognize: 0 .. SP_MAX_FD - 1. */
@@ -714,13 +714,19 @@ static uint64_t sp_thread_cpu_ns(size_t i)
 	return sp_own_cpu_ns();
 }
 
-int sp_signal_thread_started(void)
+/*
+ * A new thread: where its chains may be read, whenever it is sampled;
+ * and, if signal sampling is on, its timer.  On failure it runs
+ * unsampled.
+ */
+static void sig_thread_started(void)
 {
 	ssize_t i;
 	int err = 0;
 
+	sp_callers_thread_stack();
 	if (!atomic_load(&sp_pid))
-		return 0;
+		return;
 	pthread_mutex_lock(&sp_lock);
 	if (sp_running)
 		err = sp_add_thread(gettid());
@@ -731,7 +737,6 @@ int sp_signal_thread_started(void)
 			sp_threads[i].routine_ns = sp_thread_cpu_ns((size_t)i);
 	}
 	pthread_mutex_unlock(&sp_lock);
-	return err;
 }
 
 /*
@@ -773,7 +778,7 @@ static void sp_credit_exit(uint64_t ns, uintptr_t pc)
 		sp_file((__u64)pc, (__u32)n, NULL);
 }
 
-void sp_signal_thread_exiting(uintptr_t pc)
+static void sig_thread_exiting(uintptr_t pc)
 {
 	ssize_t i;
 
@@ -789,7 +794,13 @@ void sp_signal_thread_exiting(uintptr_t pc)
 	pthread_mutex_unlock(&sp_lock);
 }
 
-bool sp_signal_before_exec(void)
+/*
+ * Just before an exec: if signal sampling is on in this process, deletes
+ * every timer and drains the signals they already queued, so that the new
+ * program is not killed by one of them.  Between this and
+ * sig_after_failed_exec(), the backend's lock is held.
+ */
+static bool sig_before_exec(void)
 {
 	struct timespec zero = { 0 };
 	sigset_t set, old;
@@ -819,7 +830,7 @@ bool sp_signal_before_exec(void)
 	return true;
 }
 
-void sp_signal_after_failed_exec(void)
+static void sig_after_failed_exec(void)
 {
 	int err = errno;
 
@@ -829,15 +840,6 @@ void sp_signal_after_failed_exec(void)
 	pthread_mutex_unlock(&sp_lock);
 	errno = err;
 }
-
-const struct sp_backend sp_backend_signal = {
-	.name = "signal",
-	.probe = sig_probe,
-	.start = sig_start,
-	.stop = sig_stop,
-	.status = sig_status,
-	.forget = sig_forget,
-};
 
 static bool overlaps(uintptr_t a, uint64_t alen, uintptr_t b, uint64_t blen)
 {
@@ -849,9 +851,9 @@ static bool overlaps(uintptr_t a, uint64_t alen, uintptr_t b, uint64_t blen)
  * this before [start, start + len) is unmapped, loses write access or is
  * dropped.  Regions whose buffer is there are turned off, and the call
  * returns only when no handler can still be storing into them, so the
- * change never makes a sample fault.
+ * change never makes a sample fault.  Async-signal-safe and lock-free.
  */
-void sp_signal_memory_changing(uintptr_t start, size_t len)
+static void sig_memory_changing(uintptr_t start, size_t len)
 {
 	struct sp_map *m;
 	bool hit = false;
@@ -883,3 +885,17 @@ void sp_signal_memory_changing(uintptr_t start, size_t len)
 		while (atomic_load(&sp_inflight))
 			sched_yield();
 }
+
+const struct sp_backend sp_backend_signal = {
+	.name = "signal",
+	.probe = sig_probe,
+	.start = sig_start,
+	.stop = sig_stop,
+	.status = sig_status,
+	.forget = sig_forget,
+	.thread_started = sig_thread_started,
+	.thread_exiting = sig_thread_exiting,
+	.memory_changing = sig_memory_changing,
+	.before_exec = sig_before_exec,
+	.after_failed_exec = sig_after_failed_exec,
+};

@@ -31,10 +31,11 @@
 #include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 #include <sprofil/mapping.h>
-#include "fork.h"
+#include "common/fork.h"
 #include "gmon.h"
 #include "gmon_callers.h"
-#include "settings.h"
+#include "pages_in_use.h"
+#include "common/settings.h"
 #include "thread_table.h"
 
 /* Set in a fork child, so that it does not write over its parent's file. */
@@ -723,7 +724,9 @@ static void put_hist(struct sp_out *o, const struct sp_hist *h,
 		.nbuckets = h->nbuckets,
 	};
 	unsigned char fixed[GMF_HIST_FIXED], chunk[4096];
+	struct gmf_pages_in_use in_use = { 0 };
 	struct gmf_hist_enc enc;
+	struct sp_pages pages = { 0 };
 	uint64_t body, nruns = 0;
 	uint32_t tag;
 	size_t n;
@@ -732,20 +735,28 @@ static void put_hist(struct sp_out *o, const struct sp_hist *h,
 		tag = GMF_TAG_HIST;
 		body = (uint64_t)h->nbuckets * h->bucket_size;
 	} else {
-		gmf_hist_choose(h->buckets, h->nbuckets, h->bucket_size, &tag,
-				&body, &nruns);
+		/* Pages never sampled into are not read (pages_in_use.h). */
+		sp_pages_read(&pages, h->buckets,
+			      (size_t)h->nbuckets * h->bucket_size);
+		in_use = (struct gmf_pages_in_use){
+			.first = pages.first, .npages = pages.npages,
+			.page = pages.page, .used = pages.used,
+		};
+		gmf_hist_choose(h->buckets, h->nbuckets, h->bucket_size,
+				&in_use, &tag, &body, &nruns);
 	}
 	gmf_hist_head_put(fixed, &head);
 	put_record(o, tag, GMF_HIST_FIXED + body);
 	put(o, fixed, sizeof(fixed));
 	if (tag == GMF_TAG_HIST) {
 		put(o, h->buckets, (size_t)h->nbuckets * h->bucket_size);
-		return;
+	} else {
+		gmf_hist_enc_init(&enc, h->buckets, h->nbuckets,
+				  h->bucket_size, &in_use, nruns);
+		while ((n = gmf_hist_enc_fill(&enc, chunk, sizeof(chunk))))
+			put(o, chunk, n);
 	}
-	gmf_hist_enc_init(&enc, h->buckets, h->nbuckets, h->bucket_size,
-			  nruns);
-	while ((n = gmf_hist_enc_fill(&enc, chunk, sizeof(chunk))))
-		put(o, chunk, n);
+	sp_pages_free(&pages);
 }
 
 /*
@@ -896,7 +907,12 @@ static int write_atomic(const char *path, const struct sp_file *f)
 	}
 	put_file(&o, f);
 	out_flush(&o);
-	if (!o.err && fsync(o.fd)) {
+	/*
+	 * Under sprofil record the run syncs its output once at the end
+	 * (cli/record.c): an fsync() in each process of a tree was a
+	 * journal commit per process, most of a short process's wall time.
+	 */
+	if (!o.err && !sp_recording() && fsync(o.fd)) {
 		o.err = errno;
 		o.op = "fsync";
 	}

@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "gmon.h"
+#include "pg/gmon.h"
 
 void _exit(int status)
 {

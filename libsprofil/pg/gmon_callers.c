@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sprofil.h>
 #include <sprofil/callers.h>
-#include "backend.h"
+#include "backends/backend.h"
 #include "gmon_callers.h"
 #include "pages_in_use.h"
 

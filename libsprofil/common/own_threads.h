@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libsprofil's own threads (the sigdump and bpf fold threads): not the
+ * program's, so the pthread_create() interposer steps aside for them (no
+ * sampling set-up, no exit credit) and the threads record leaves them
+ * out by their name's prefix.
+ */
+#ifndef LIBSPROFIL_OWN_THREADS_H
+#define LIBSPROFIL_OWN_THREADS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+/* The name prefix of libsprofil's own threads. */
+#define SP_OWN_THREAD	"sprofil-"
+
+/*
+ * Starts one of libsprofil's own threads, named "sprofil-@what" by
+ * itself before this returns: a dump from then on leaves it out of the
+ * threads record, and no thread writes another's /proc/self/task/TID/comm
+ * (docs/record.md says what that cost).  Through the global
+ * pthread_create, so that an interposer loaded before us (the
+ * sanitizers' runtimes, which must see every thread that runs
+ * instrumented code) still sees the thread; only ours steps aside.
+ * 0 or a positive errno.
+ */
+int sp_own_thread_create(const pthread_attr_t *attr, void *(*fn)(void *),
+			 void *arg, const char *what);
+
+/* Whether the calling thread is in sp_own_thread_create()'s create. */
+bool sp_own_thread_creating(void);
+
+#endif /* LIBSPROFIL_OWN_THREADS_H */
