@@ -31,9 +31,9 @@
 
 #include <linux/sprofil.h>
 #include <sprofil/callers.h>
+#include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
-#include "gmon_cursor.h"
 #include "gprof.h"
 #include "threads.h"
 
@@ -130,49 +130,27 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* The fixed part of a record, checked; false after cursor_fail(). */
-struct record_head {
-	uint64_t nnodes, samples, truncated, lost, busy, period_ns;
-	uint32_t depth;
-};
-
-static bool read_head(struct cursor *c, struct record_head *h)
+/* The fixed part of a record, checked; false after gmf_fail(). */
+static bool read_head(struct gmf_cursor *c, struct gmf_callers_head *h)
 {
-	h->nnodes = get_uint(c, 8);
-	h->depth = get_uint(c, 4);
-	get_uint(c, 4);		/* reserved */
-	h->samples = get_uint(c, 8);
-	h->truncated = get_uint(c, 8);
-	h->lost = get_uint(c, 8);
-	h->busy = get_uint(c, 8);
-	h->period_ns = get_uint(c, 8);
-	if (c->failed) {
-		c->failed = false;
-		cursor_fail(c, "callers record shorter than its %d-byte fixed part",
-			    GMF_CALLERS_FIXED);
+	if (!gmf_callers_head_get(c, h))
 		return false;
-	}
-	if (h->nnodes > (uint64_t)(c->end - c->p) / GMF_CALLER_NODE_SIZE) {
-		cursor_fail(c, "callers record announces %llu nodes but holds fewer",
-			    (unsigned long long)h->nnodes);
-		return false;
-	}
 	if (h->depth < 1 || h->depth > SPROFIL_MAX_DEPTH) {
-		cursor_fail(c, "callers record of depth %u (1 to %d expected)",
-			    h->depth, SPROFIL_MAX_DEPTH);
+		gmf_fail(c, "callers record of depth %u (1 to %d expected)",
+			 h->depth, SPROFIL_MAX_DEPTH);
 		return false;
 	}
 	if (h->truncated > h->samples || !h->period_ns) {
-		cursor_fail(c, "malformed callers record (%llu samples, %llu truncated, period %llu ns)",
-			    (unsigned long long)h->samples,
-			    (unsigned long long)h->truncated,
-			    (unsigned long long)h->period_ns);
+		gmf_fail(c, "malformed callers record (%llu samples, %llu truncated, period %llu ns)",
+			 (unsigned long long)h->samples,
+			 (unsigned long long)h->truncated,
+			 (unsigned long long)h->period_ns);
 		return false;
 	}
 	if (callers.period_ns && callers.period_ns != h->period_ns) {
-		cursor_fail(c, "caller samples of different periods (%llu ns, then %llu ns) cannot be summed",
-			    (unsigned long long)callers.period_ns,
-			    (unsigned long long)h->period_ns);
+		gmf_fail(c, "caller samples of different periods (%llu ns, then %llu ns) cannot be summed",
+			 (unsigned long long)callers.period_ns,
+			 (unsigned long long)h->period_ns);
 		return false;
 	}
 	return true;
@@ -228,10 +206,11 @@ static void drop_samples(uint64_t count, const char *why, uint64_t *dropped,
 		snprintf(first, len, "%s", why);
 }
 
-void callers_parse(struct cursor *c, const unsigned int *map,
+void callers_parse(struct gmf_cursor *c, const unsigned int *map,
 		   unsigned int nmap)
 {
-	struct record_head h;
+	struct gmf_callers_head h;
+	struct gmf_caller_node node;
 	uint32_t *merged, *thread, tid;
 	uint64_t i, dropped = 0, chains = 0;
 	uint8_t *depth, *kind;
@@ -244,16 +223,14 @@ void callers_parse(struct cursor *c, const unsigned int *map,
 	depth = xmallocarray(h.nnodes ? h.nnodes : 1, sizeof(*depth));
 	kind = xcalloc(h.nnodes ? h.nnodes : 1, sizeof(*kind));
 	thread = xmallocarray(h.nnodes ? h.nnodes : 1, sizeof(*thread));
-	for (i = 0; i < h.nnodes && !c->failed; i++) {
-		uint32_t parent = get_uint(c, 4), fmod = get_uint(c, 4);
-		uint64_t pc = get_uint(c, 8), count = get_uint(c, 8);
+	for (i = 0; i < h.nnodes && gmf_caller_node_get(c, &node); i++) {
+		uint32_t parent = node.parent, fmod = node.module;
+		uint64_t pc = node.pc, count = node.count;
 		uint32_t module, mparent = CALLER_NONE;
 		const char *problem;
 		unsigned int d = 1;
 		bool top;
 
-		if (c->failed)
-			break;
 		thread[i] = THREAD_NONE;
 		merged[i] = CALLER_NONE;
 		/* At the top, or right below a thread's node. */

@@ -50,9 +50,54 @@ bool shown(const struct sym *s)
 		s->hist.time != 0);
 }
 
-long long us(double ticks)
+uint64_t export_period_ns(void)
 {
-	return hz > 0 ? (long long)(ticks / hz * 1e6 + 0.5) : 0;
+	return hz > 0 ? (uint64_t)(1e9 / hz + 0.5) : 0;
+}
+
+long long ns(double ticks)
+{
+	return (long long)(ticks * (double)export_period_ns() + 0.5);
+}
+
+double graph_total(void)
+{
+	return measured_times ? print_time : total_time;
+}
+
+uint64_t whole_samples(double ticks)
+{
+	return ticks > 0 ? (uint64_t)(ticks + 0.5) : 0;
+}
+
+uint64_t *export_whole(double (*ticks)(const struct sym *s),
+		       bool (*counted)(const struct sym *s), uint64_t total)
+{
+	uint64_t *out = xcalloc(symtab.len ? symtab.len : 1, sizeof(*out));
+	uint64_t done = 0, upto;
+	long double all = 0, sum = 0;
+	double t;
+	size_t i;
+
+	/* @total is every symbol's: those not counted keep their share. */
+	for (i = 0; i < symtab.len; i++) {
+		t = symtab.base[i].name ? ticks(&symtab.base[i]) : 0;
+		if (t > 0)
+			all += t;
+	}
+	for (i = 0; i < symtab.len && all > 0; i++) {
+		const struct sym *s = &symtab.base[i];
+
+		t = s->name ? ticks(s) : 0;
+		if (t <= 0)
+			continue;
+		sum += t;
+		upto = (uint64_t)(sum / all * total + 0.5);
+		if (counted(s))
+			out[i] = upto - done;
+		done = upto;
+	}
+	return out;
 }
 
 /* A function's own time: the flat profile's, or the measured graph's. */

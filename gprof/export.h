@@ -19,8 +19,26 @@ const char *module_name(unsigned int m);
 char *display_name(const struct sym *s);
 /* Whether the call graph (-q, symspecs, -z) shows @s. */
 bool shown(const struct sym *s);
-/* Ticks as integer microseconds. */
-long long us(double ticks);
+/* The sampling period, whole nanoseconds (the extension records it). */
+uint64_t export_period_ns(void);
+/* Ticks as integer nanoseconds. */
+long long ns(double ticks);
+/*
+ * Each symbol's @ticks as whole units (samples, nanoseconds), its share
+ * of @total, the total of the report they come from, rounded at the
+ * running sum over the symbol table: the histogram's bins share their
+ * samples out between symbols, so ticks need not be whole, and GNU's
+ * bins may credit a little more than once, so they need not add up to
+ * the total either.  The symbols with ticks add up to @total exactly,
+ * no unit lost or made up; those @counted says no to keep their share
+ * out of the others' (0 in the array).  An array of symtab.len, to free.
+ */
+uint64_t *export_whole(double (*ticks)(const struct sym *s),
+		       bool (*counted)(const struct sym *s), uint64_t total);
+/* The call graph's total: the measured one's, or the flat profile's. */
+double graph_total(void);
+/* A total of ticks in whole samples. */
+uint64_t whole_samples(double ticks);
 /* A function's own time: the flat profile's, or the measured graph's. */
 double self_ticks(const struct sym *s);
 /* Writes @s on stdout escaped for a JSON or dot string; in quotes. */

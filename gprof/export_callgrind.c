@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * --export=callgrind: KCachegrind / qcachegrind / callgrind_annotate /
- * gprof2dot -f callgrind.  Costs are integer microseconds ("events: us").
+ * gprof2dot -f callgrind.  Costs are integer nanoseconds ("events: ns").
  *
  * Each function's self cost is the call graph's (the flat profile's, or
- * the measured one), as before, but spread over its source lines: the
+ * the measured one), rounded to the nanosecond at the running sum so
+ * that they add up to the graph's total exactly (export_whole()),
+ * and spread over its source lines: the
  * histogram's bins are split byte by byte over the lines of their
  * addresses, as -l splits them over its line symbols, so the lines of a
  * function add up to it and a line's cost is what -l's flat profile
@@ -91,11 +93,11 @@ static void set_file(const struct source_file **cur,
 
 /* @s's self cost, line by line. */
 static void self_lines(struct sym *s, const struct shares *self,
-		       const struct source_file **cur)
+		       uint64_t self_ns, const struct source_file **cur)
 {
 	size_t sym = s - symtab.base, n = 0, k;
 	size_t i = export_shares_find(self, sym, 0);
-	long long total = us(self_ticks(s)), *cost;
+	long long total = (long long)self_ns, *cost;
 
 	while (i + n < self->len && self->v[i + n].sym == sym)
 		n++;
@@ -138,7 +140,7 @@ static void call_lines(struct sym *s, struct arc *a,
 	size_t sym = s - symtab.base, callee = a->child - symtab.base;
 	size_t i = export_shares_find(calls, sym, callee);
 	size_t n = 0, k, most, others;
-	long long total = us(a->time + a->child_time), *cost;
+	long long total = ns(a->time + a->child_time), *cost;
 
 	while (i + n < calls->len && calls->v[i + n].sym == sym &&
 	       calls->v[i + n].callee == callee)
@@ -167,18 +169,18 @@ static void call_lines(struct sym *s, struct arc *a,
 void export_callgrind(void)
 {
 	struct shares self = { 0 }, calls = { 0 };
-	long long sum = 0;
+	uint64_t *self_ns = export_whole(self_ticks, shown, ns(graph_total()));
+	uint64_t sum = 0;
 	size_t i;
 
 	export_self_shares(&self);
 	call_shares(&calls);
 	/* The summary is the total of the self costs written below. */
 	for (i = 0; i < symtab.len; i++)
-		if (shown(&symtab.base[i]))
-			sum += us(self_ticks(&symtab.base[i]));
+		sum += self_ns[i];
 	printf("# callgrind format\nversion: 1\ncreator: sprofil-gprof\n");
-	printf("cmd: %s\npositions: line\nevents: us\n", a_out_name);
-	printf("summary: %lld\n\n", sum);
+	printf("cmd: %s\npositions: line\nevents: ns\n", a_out_name);
+	printf("summary: %llu\n\n", (unsigned long long)sum);
 	for (i = 0; i < symtab.len; i++) {
 		struct sym *s = &symtab.base[i];
 		const struct source_file *cur;
@@ -193,12 +195,13 @@ void export_callgrind(void)
 		       file_name(s->file), name);
 		free(name);
 		cur = s->file;
-		self_lines(s, &self, &cur);
+		self_lines(s, &self, self_ns[i], &cur);
 		for (a = s->cg.children; a; a = a->next_child)
 			if (shown(a->child) && a->child != s)
 				call_lines(s, a, &calls, &cur);
 		putchar('\n');
 	}
+	free(self_ns);
 	free(self.v);
 	free(calls.v);
 }

@@ -5,13 +5,16 @@
  * -l also every source line with samples.  docs/exports.md has the
  * schema.
  *
- * Numbers are printed as the text reports round them: seconds with two
- * decimals, more when the sampling period is finer than 10 ms, so that
- * one sample is never rounded away (5.636 s, not 5.6360000000000001);
- * percentages with two decimals.
+ * Version 3: numbers a consumer adds up are exact.  Sample counts are
+ * integers: a function's or a line's own time in whole samples that add
+ * up to the report's total (export_whole()), and its seconds are
+ * those samples times the period, written from integer nanoseconds with
+ * as many decimals as one period needs (2 at 100 Hz, 3 at 1 kHz, up to
+ * 9), so their sum is the total's seconds to the last digit.  Times that
+ * are not whole samples (an arc's, a function's children's, estimated
+ * from call counts) get the same decimals, rounded; percentages two.
  */
 #include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,13 +22,39 @@
 #include "export.h"
 #include "threads.h"
 
-/* Decimals of a second that show one sample: 2 at 100 Hz, 3 at 1 kHz. */
+/* Decimals of a second that write one period exactly: 2 at 100 Hz. */
 static int second_digits;
+static uint64_t period_ns;
 
+/* Fractional ticks, rounded to second_digits. */
 static void secs(const char *key, double ticks)
 {
 	printf(",\"%s\":%.*f", key, second_digits,
 	       hz > 0 ? ticks / hz : 0.0);
+}
+
+/* @n whole samples or nanoseconds' seconds, from integers: exact. */
+static void exact_secs(const char *key, uint64_t ns)
+{
+	uint64_t frac = ns % 1000000000u, div = 1;
+	int k;
+
+	for (k = second_digits; k < 9; k++)
+		div *= 10;
+	printf(",\"%s\":%llu", key, (unsigned long long)(ns / 1000000000u));
+	if (second_digits)
+		printf(".%0*llu", second_digits,
+		       (unsigned long long)(frac / div));
+}
+
+/* "<what>_samples": @n, and "<what>_seconds": theirs, exactly. */
+static void samples(const char *what, uint64_t n)
+{
+	char key[32];
+
+	printf(",\"%s_samples\":%llu", what, (unsigned long long)n);
+	snprintf(key, sizeof(key), "%s_seconds", what);
+	exact_secs(key, n * period_ns);
 }
 
 static void percent(const char *key, double ticks, double of)
@@ -44,10 +73,14 @@ static void json_count(bool unknown, uint64_t count)
 
 static void header(void)
 {
-	printf("{\"version\":2,\"creator\":\"sprofil-gprof\",\"executable\":");
+	uint64_t total = whole_samples(total_time);
+
+	printf("{\"version\":3,\"creator\":\"sprofil-gprof\",\"executable\":");
 	quoted(a_out_name);
-	printf(",\"hz\":%.6g", hz);
-	secs("total_seconds", total_time);
+	printf(",\"hz\":%.6g,\"period_ns\":%llu", hz,
+	       (unsigned long long)period_ns);
+	printf(",\"total_samples\":%llu", (unsigned long long)total);
+	exact_secs("total_seconds", total * period_ns);
 	printf(",\"times\":\"%s\"", measured_times ? "measured" : "estimated");
 	if (measured_times)
 		printf(",\"caller_samples\":{\"complete\":%llu,\"truncated\":%llu,\"lost\":%llu,\"busy\":%llu,\"unknown\":%llu,\"call_counts\":%s}",
@@ -59,7 +92,8 @@ static void header(void)
 		       caller_stats.has_counts ? "true" : "false");
 	/* The profiler's own time, in no function (docs/gprof.md). */
 	if (overhead_time > 0)
-		secs("overhead_seconds", overhead_time);
+		exact_secs("overhead_seconds",
+			   whole_samples(overhead_time) * period_ns);
 	if (caller_stats.overhead)
 		printf(",\"overhead_caller_samples\":%llu",
 		       (unsigned long long)caller_stats.overhead);
@@ -134,8 +168,37 @@ static bool is_line(const struct sym *s)
 	return line_granularity && !s->is_func;
 }
 
+static double flat_ticks(const struct sym *s)
+{
+	return s->hist.time;
+}
+
+static double graph_ticks(const struct sym *s)
+{
+	return s->cg.prop.self;
+}
+
+static bool flat_function(const struct sym *s)
+{
+	return s->name && !is_line(s);
+}
+
+static bool graph_function(const struct sym *s)
+{
+	return shown(s) && !is_line(s);
+}
+
+static bool named(const struct sym *s)
+{
+	return s->name;
+}
+
 static void json_functions(void)
 {
+	uint64_t *flat = export_whole(flat_ticks, flat_function,
+				      whole_samples(total_time));
+	uint64_t *graph = export_whole(graph_ticks, graph_function,
+				       whole_samples(graph_total()));
 	const char *sep = "";
 	size_t i;
 
@@ -160,10 +223,10 @@ static void json_functions(void)
 		else
 			printf("null");
 		printf(",\"line\":%d", s->line_num);
-		secs("self_seconds", s->cg.prop.self);
+		samples("self", graph[i]);
 		secs("children_seconds", s->cg.prop.child);
 		/* The flat profile's own, and the call graph's %time. */
-		secs("flat_self_seconds", s->hist.time);
+		samples("flat_self", flat[i]);
 		percent("flat_percent", s->hist.time, total_time);
 		percent("total_percent", s->cg.prop.self + s->cg.prop.child,
 			print_time);
@@ -175,6 +238,8 @@ static void json_functions(void)
 		sep = ",";
 	}
 	printf("]");
+	free(flat);
+	free(graph);
 }
 
 static void json_arcs(void)
@@ -213,10 +278,12 @@ static void json_lines(void)
 {
 	const char *sep = "";
 	long long fid = -1;
+	uint64_t *whole;
 	size_t i;
 
 	if (!line_granularity)
 		return;
+	whole = export_whole(flat_ticks, named, whole_samples(total_time));
 	printf(",\"lines\":[");
 	for (i = 0; i < symtab.len; i++) {
 		struct sym *s = &symtab.base[i];
@@ -238,12 +305,13 @@ static void json_lines(void)
 			printf(",\"function\":%lld", fid);
 		else
 			printf(",\"function\":null");
-		secs("self_seconds", s->hist.time);
+		samples("self", whole[i]);
 		percent("percent", s->hist.time, total_time);
 		printf("}");
 		sep = ",";
 	}
 	printf("]");
+	free(whole);
 }
 
 /*
@@ -252,7 +320,6 @@ static void json_lines(void)
  */
 static void json_threads(void)
 {
-	double period = callers.period_ns / 1e9;
 	uint32_t t;
 
 	if (!nthreads)
@@ -270,10 +337,10 @@ static void json_threads(void)
 			quoted(th->name);
 		else
 			printf("null");
-		printf(",\"samples\":%llu,\"truncated\":%llu,\"seconds\":%.*f",
+		printf(",\"samples\":%llu,\"truncated\":%llu",
 		       (unsigned long long)th->samples,
-		       (unsigned long long)th->truncated, second_digits,
-		       th->samples * period);
+		       (unsigned long long)th->truncated);
+		exact_secs("seconds", th->samples * callers.period_ns);
 		if (th->cpu_known)
 			printf(",\"cpu_seconds\":%.*f", second_digits,
 			       th->cpu_ns / 1e9);
@@ -286,9 +353,11 @@ static void json_threads(void)
 
 void export_json(void)
 {
-	second_digits = hz > 100 ? (int)ceil(log10(hz) - 1e-9) : 2;
-	if (second_digits > 9)
-		second_digits = 9;
+	uint64_t p;
+
+	period_ns = export_period_ns();
+	for (p = period_ns, second_digits = 9; p && p % 10 == 0; p /= 10)
+		second_digits--;
 	header();
 	json_modules();
 	json_threads();

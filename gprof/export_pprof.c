@@ -396,8 +396,19 @@ static void samples_from_callers(struct pp *p)
 	free(locs);
 }
 
+static double flat_ticks(const struct sym *s)
+{
+	return s->hist.time;
+}
+
+static bool named(const struct sym *s)
+{
+	return s->name;
+}
+
 /*
- * The flat profile's samples: each function's, rounded, shared over its
+ * The flat profile's samples: each function's in whole samples, which
+ * add up to the flat profile's (export_whole()), shared over its
  * source lines as callgrind's self cost is (export_lines.c), one sample
  * of one location a line, at the line's lowest address; a function
  * whose lines are unknown gets one at its entry.
@@ -405,14 +416,16 @@ static void samples_from_callers(struct pp *p)
 static void samples_from_histogram(struct pp *p)
 {
 	struct shares lines = { 0 };
+	uint64_t *whole = export_whole(flat_ticks, named,
+				       whole_samples(total_time));
 	long long *part = NULL;
 	size_t i, cap = 0;
 
-	p->period_ns = hz > 0 ? (uint64_t)(1e9 / hz + 0.5) : 0;
+	p->period_ns = export_period_ns();
 	export_self_shares(&lines);
 	for (i = 0; i < symtab.len; i++) {
 		struct sym *s = &symtab.base[i];
-		long long count = (long long)(s->hist.time + 0.5);
+		long long count = (long long)whole[i];
 		size_t first = export_shares_find(&lines, i, 0), n = 0, k;
 		struct loc_key key = { .pc = ADDR_LINK(s->addr),
 				       .module = s->module };
@@ -440,6 +453,7 @@ static void samples_from_histogram(struct pp *p)
 			sample(p, &id, 1, part[k]);
 		}
 	}
+	free(whole);
 	free(part);
 	free(lines.v);
 }

@@ -257,33 +257,36 @@ static void from_chains(struct stacks *st)
 	free(w.entry);
 }
 
+static double flat_ticks(const struct sym *s)
+{
+	return s->hist.time;
+}
+
+/* The profiler's own time is in no function (hist.c). */
+static bool program_sym(const struct sym *s)
+{
+	return s->name &&
+	       !(s->module < nmodules && modules[s->module].overhead);
+}
+
 /*
- * One frame per function of the flat profile.  Its times are ticks that
- * the histogram's bins share out between symbols, so they need not be
- * whole: each is rounded at its running sum, so that the counts add up
- * to the rounded total.
+ * One frame per function of the flat profile, with its time in whole
+ * samples that add up to the flat profile's (export_whole()).
  */
 static void from_histogram(struct stacks *st)
 {
-	double sum = 0;
-	uint64_t done = 0;
+	uint64_t *whole = export_whole(flat_ticks, program_sym,
+				       whole_samples(total_time));
 	size_t i;
 
 	for (i = 0; i < symtab.len; i++) {
 		const struct sym *s = &symtab.base[i];
-		uint64_t upto;
 
-		/* The profiler's own time is in no function (hist.c). */
-		if (s->hist.time <= 0 || !s->name ||
-		    (s->module < nmodules && modules[s->module].overhead))
-			continue;
-		sum += s->hist.time;
-		upto = (uint64_t)(sum + 0.5);
-		if (upto > done)
+		if (whole[i])
 			st->node[stack_child(st, 0, sym_frame_name(s),
-					     s->module)].self += upto - done;
-		done = upto;
+					     s->module)].self += whole[i];
 	}
+	free(whole);
 }
 
 static int cmp_by_name(const void *a, const void *b)

@@ -24,8 +24,8 @@
 #include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
-static const unsigned char *buf, *end;
 static const char *file;
+static char err[160];
 
 static void bad(const char *why)
 {
@@ -33,57 +33,52 @@ static void bad(const char *why)
 	exit(1);
 }
 
-static const unsigned char *take(uint64_t n)
+/* A cursor's problem, if it has one, ends the dump. */
+static void check(const struct gmf_cursor *c)
 {
-	const unsigned char *p = buf;
-
-	if (n > (uint64_t)(end - buf))
-		bad("truncated record");
-	buf += n;
-	return p;
+	if (c->failed)
+		bad(c->err);
 }
 
-static uint64_t get(unsigned int n)
-{
-	uint64_t v = 0;
-
-	memcpy(&v, take(n), n);	/* host byte order, little-endian hosts */
-	return v;
-}
-
-static void gnu(void)
+static void gnu(struct gmf_cursor *c)
 {
 	unsigned int ptr = sizeof(void *);
+	const unsigned char *skip;
 
 	printf("format gnu\n");
-	while (buf < end) {
-		unsigned int tag = get(1);
+	while (c->p < c->end) {
+		unsigned int tag = gmf_get(c, 1);
 
 		if (tag == GMF_GNU_TAG_TIME_HIST) {
-			uint64_t low = get(ptr), high = get(ptr), sum = 0;
-			uint32_t n = get(4), i;
+			uint64_t low = gmf_get(c, ptr), high = gmf_get(c, ptr);
+			uint32_t n = gmf_get(c, 4), i;
+			uint64_t sum = 0;
 
-			get(4);
-			take(GMF_GNU_DIMEN_LEN + 1);
-			for (i = 0; i < n; i++)
-				sum += get(2);
+			gmf_get(c, 4);
+			gmf_take(c, GMF_GNU_DIMEN_LEN + 1, &skip);
+			for (i = 0; i < n && !c->failed; i++)
+				sum += gmf_get(c, 2);
+			check(c);
 			printf("hist exe 2 0x%llx 0x%llx %u samples %llu\n",
 			       (unsigned long long)low, (unsigned long long)high,
 			       n, (unsigned long long)sum);
 		} else if (tag == GMF_GNU_TAG_CG_ARC) {
-			uint64_t from = get(ptr), self = get(ptr);
-			uint32_t count = get(4);
+			uint64_t from = gmf_get(c, ptr), self = gmf_get(c, ptr);
+			uint32_t count = gmf_get(c, 4);
 
+			check(c);
 			printf("arc exe:0x%llx -> exe:0x%llx %u\n",
 			       (unsigned long long)from,
 			       (unsigned long long)self, count);
 		} else if (tag == GMF_GNU_TAG_BB_COUNT) {
-			uint32_t n = get(4);
+			uint32_t n = gmf_get(c, 4);
 
-			take((uint64_t)n * 2 * ptr);
+			gmf_take(c, (uint64_t)n * 2 * ptr, &skip);
 		} else {
+			check(c);
 			bad("unknown GNU record tag");
 		}
+		check(c);
 	}
 }
 
@@ -99,19 +94,41 @@ static const char *mname(uint32_t i)
 	return modname[i];
 }
 
+static void module(struct gmf_cursor *b)
+{
+	struct gmf_module m;
+	uint32_t i;
+
+	gmf_module_get(b, &m);
+	check(b);
+	if (m.index >= MAXMOD || modname[m.index] ||
+	    (m.index && !modname[m.index - 1]))
+		bad("module index out of order");
+	modname[m.index] = strndup((const char *)m.name, m.name_len);
+	if (!modname[m.index])
+		bad("out of memory");
+	printf("module %u %s bias 0x%llx build-id ", m.index,
+	       m.flags & GMF_MODULE_MAIN ? "main" : "lib",
+	       (unsigned long long)m.bias);
+	for (i = 0; i < m.build_id_len; i++)
+		printf("%02x", m.build_id[i]);
+	printf("%s %s\n", m.build_id_len ? "" : "-", modname[m.index]);
+}
+
 /*
- * Tags 2 and 6: a histogram, dense or sparse (gmon_codec.h); a sparse
- * one says how many nonzero buckets it holds.
+ * Tags 2 and 6: a histogram, dense or sparse; a sparse one says how
+ * many nonzero buckets it holds.
  */
-static void hist(uint32_t tag, const unsigned char *rend)
+static void hist(struct gmf_cursor *b, uint32_t tag)
 {
 	struct gmf_hist_head h;
 	struct gmf_hist_dec d;
 	uint64_t i, count, sum = 0, nonzero = 0;
 
-	if (!gmf_hist_head_get(buf, rend - buf, false, &h))
+	if (!gmf_hist_head_get(b->p, gmf_left(b), b->swap, &h))
 		bad("short histogram record");
-	gmf_hist_dec_init(&d, tag, &h, buf + GMF_HIST_FIXED, rend, false);
+	gmf_hist_dec_init(&d, tag, &h, b->p + GMF_HIST_FIXED, b->end,
+			  b->swap);
 	while (gmf_hist_dec_next(&d, &i, &count)) {
 		sum += count;
 		nonzero++;
@@ -127,128 +144,95 @@ static void hist(uint32_t tag, const unsigned char *rend)
 	printf("\n");
 }
 
-/* Tag 4: the calling context tree, one line a node. */
-static void callers(uint64_t size, const unsigned char *rend)
+static void arcs(struct gmf_cursor *b)
 {
-	uint64_t n, i, v[5];
-	uint32_t depth;
+	uint64_t n = gmf_arcs_begin(b), i;
+	struct gmf_arc a;
 
-	if (size < GMF_CALLERS_FIXED)
-		bad("short callers record");
-	n = get(8);
-	depth = get(4);
-	get(4);
-	for (i = 0; i < 5; i++)
-		v[i] = get(8);
-	if (n > (uint64_t)(rend - buf) / GMF_CALLER_NODE_SIZE)
-		bad("caller nodes past their record");
+	check(b);
+	for (i = 0; i < n && gmf_arc_get(b, &a); i++)
+		printf("arc %s:0x%llx -> %s:0x%llx %llu\n",
+		       mname(a.from_module), (unsigned long long)a.from,
+		       mname(a.self_module), (unsigned long long)a.self,
+		       (unsigned long long)a.count);
+	check(b);
+}
+
+/* Tag 4: the calling context tree, one line a node. */
+static void callers(struct gmf_cursor *b)
+{
+	struct gmf_callers_head h;
+	struct gmf_caller_node n;
+	uint64_t i;
+
+	gmf_callers_head_get(b, &h);
+	check(b);
 	printf("callers %llu depth %u samples %llu truncated %llu lost %llu busy %llu period %llu\n",
-	       (unsigned long long)n, depth, (unsigned long long)v[0],
-	       (unsigned long long)v[1], (unsigned long long)v[2],
-	       (unsigned long long)v[3], (unsigned long long)v[4]);
-	for (i = 0; i < n; i++) {
-		uint32_t parent = get(4), mod = get(4);
-		uint64_t pc = get(8), count = get(8);
-
-		if (parent != GMF_CALLER_TOP && parent >= i)
+	       (unsigned long long)h.nnodes, h.depth,
+	       (unsigned long long)h.samples,
+	       (unsigned long long)h.truncated, (unsigned long long)h.lost,
+	       (unsigned long long)h.busy, (unsigned long long)h.period_ns);
+	for (i = 0; i < h.nnodes && gmf_caller_node_get(b, &n); i++) {
+		if (n.parent != GMF_CALLER_TOP && n.parent >= i)
 			bad("caller node before its parent");
-		if (parent == GMF_CALLER_TOP)
+		if (n.parent == GMF_CALLER_TOP)
 			printf("node %llu top", (unsigned long long)i);
 		else
-			printf("node %llu %u", (unsigned long long)i, parent);
-		printf(" %s:0x%llx %llu\n", mname(mod),
-		       (unsigned long long)pc, (unsigned long long)count);
+			printf("node %llu %u", (unsigned long long)i, n.parent);
+		printf(" %s:0x%llx %llu\n", mname(n.module),
+		       (unsigned long long)n.pc, (unsigned long long)n.count);
 	}
+	check(b);
 }
 
 /* Tag 5: the threads of a per-thread profile, one line each. */
-static void threads(const unsigned char *rend)
+static void threads(struct gmf_cursor *b)
 {
-	uint64_t n = get(8), i;
+	uint64_t n = gmf_threads_begin(b), i;
+	struct gmf_thread t;
 
-	if (n > (uint64_t)(rend - buf) / GMF_THREAD_SIZE)
-		bad("threads past their record");
+	check(b);
 	printf("threads %llu\n", (unsigned long long)n);
-	for (i = 0; i < n; i++) {
-		uint32_t tid = get(4), flags = get(4);
-		uint64_t cpu_ns = get(8);
-		char name[17] = "";
+	for (i = 0; i < n && gmf_thread_get(b, &t); i++) {
+		char name[GMF_THREAD_NAME + 1] = "";
 
-		memcpy(name, take(16), 16);
-		printf("thread %u flags %u cpu_ns %llu name %s\n", tid, flags,
-		       (unsigned long long)cpu_ns, name[0] ? name : "-");
+		memcpy(name, t.name, GMF_THREAD_NAME);
+		printf("thread %u flags %u cpu_ns %llu name %s\n", t.tid,
+		       t.flags, (unsigned long long)t.cpu_ns,
+		       name[0] ? name : "-");
 	}
+	check(b);
 }
 
-static void ext(void)
+static void ext(struct gmf_cursor *c)
 {
+	struct gmf_cursor b;
+	uint32_t tag;
+
 	printf("format sprofil\n");
-	while (buf < end) {
-		uint32_t tag = get(4);
-		uint64_t size = get(8);
-		const unsigned char *rec = take(size), *rend = buf;
-
-		buf = rec;
-		if (tag == GMF_TAG_MODULE) {
-			uint32_t idx, flags, nl, bl, i;
-			uint64_t bias;
-			const unsigned char *id;
-
-			if (size < GMF_MODULE_FIXED)
-				bad("short module record");
-			idx = get(4);
-			flags = get(4);
-			bias = get(8);
-			nl = get(4);
-			bl = get(4);
-			if (idx >= MAXMOD || modname[idx])
-				bad("module index out of order");
-			if ((uint64_t)nl + bl > (uint64_t)(rend - buf))
-				bad("module name past its record");
-			modname[idx] = strndup((const char *)take(nl), nl);
-			id = take(bl);
-			printf("module %u %s bias 0x%llx build-id ", idx,
-			       flags & GMF_MODULE_MAIN ? "main" : "lib",
-			       (unsigned long long)bias);
-			for (i = 0; i < bl; i++)
-				printf("%02x", id[i]);
-			printf("%s %s\n", bl ? "" : "-", modname[idx]);
-		} else if (tag == GMF_TAG_HIST ||
-			   tag == GMF_TAG_HIST_SPARSE) {
-			hist(tag, rend);
-		} else if (tag == GMF_TAG_ARCS) {
-			uint64_t n, i;
-
-			if (size < GMF_ARCS_FIXED)
-				bad("short arc record");
-			n = get(8);
-			if (n > (uint64_t)(rend - buf) / GMF_ARC_SIZE)
-				bad("arcs past their record");
-			for (i = 0; i < n; i++) {
-				uint32_t fm = get(4), sm = get(4);
-				uint64_t from = get(8), self = get(8);
-				uint64_t count = get(8);
-
-				printf("arc %s:0x%llx -> %s:0x%llx %llu\n",
-				       mname(fm), (unsigned long long)from,
-				       mname(sm), (unsigned long long)self,
-				       (unsigned long long)count);
-			}
-		} else if (tag == GMF_TAG_CALLERS) {
-			callers(size, rend);
-		} else if (tag == GMF_TAG_THREADS) {
-			threads(rend);
-		}
+	while (gmf_record_next(c, &tag, &b)) {
+		if (tag == GMF_TAG_MODULE)
+			module(&b);
+		else if (tag == GMF_TAG_HIST || tag == GMF_TAG_HIST_SPARSE)
+			hist(&b, tag);
+		else if (tag == GMF_TAG_ARCS)
+			arcs(&b);
+		else if (tag == GMF_TAG_CALLERS)
+			callers(&b);
+		else if (tag == GMF_TAG_THREADS)
+			threads(&b);
 		/* Unknown tags, and fields of later revisions, are skipped. */
-		buf = rend;
 	}
+	check(c);
 }
 
 int main(int argc, char **argv)
 {
 	static unsigned char data[64 << 20];
+	struct gmf_cursor c = { .err = err, .errlen = sizeof(err) };
 	size_t len;
 	uint32_t version;
+	bool swap;
 	FILE *f;
 
 	if (argc != 2) {
@@ -263,17 +247,21 @@ int main(int argc, char **argv)
 	}
 	len = fread(data, 1, sizeof(data), f);
 	fclose(f);
-	buf = data;
-	end = data + len;
 	if (len < GMF_HEADER_SIZE || memcmp(data, GMF_COOKIE, 4))
 		bad("no gmon header");
-	memcpy(&version, data + 4, 4);
-	buf += GMF_HEADER_SIZE;
-	if (version == GMF_GNU_VERSION)
-		gnu();
-	else if ((version >> 16) == (GMF_EXT_VERSION >> 16))
-		ext();
-	else
+	c.p = data + GMF_HEADER_SIZE;
+	c.end = data + len;
+	/* Either byte order: a version read little-endian, or swapped. */
+	version = gmf_load(data + 4, 4, false);
+	if (version == GMF_GNU_VERSION ||
+	    __builtin_bswap32(version) == GMF_GNU_VERSION) {
+		c.swap = version != GMF_GNU_VERSION;
+		gnu(&c);
+	} else if (gmf_ext_revision(version, &swap)) {
+		c.swap = swap;
+		ext(&c);
+	} else {
 		bad("unknown version");
+	}
 	return 0;
 }

@@ -20,7 +20,6 @@
 #include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
-#include "gmon_cursor.h"
 #include "gprof.h"
 #include "threads.h"
 
@@ -62,9 +61,9 @@ static bool gnu_swap(void)
 	return gmon_big_endian;
 }
 
-static uint64_t get_vma(struct cursor *c)
+static uint64_t get_vma(struct gmf_cursor *c)
 {
-	return get_uint(c, gmon_ptr_size);
+	return gmf_get(c, gmon_ptr_size);
 }
 
 /* ---- modules named by extension files ---- */
@@ -72,12 +71,10 @@ static uint64_t get_vma(struct cursor *c)
 /* Revision 1 (dense histograms only) or 2 (sparse ones too). */
 static bool is_extension(const unsigned char *buf, size_t len, bool *swap)
 {
-	uint32_t v;
-
 	if (len < GMF_HEADER_SIZE || memcmp(buf, GMF_COOKIE, 4))
 		return false;
-	memcpy(&v, buf + 4, 4);
-	return gmf_ext_revision(v, swap) != 0;
+	/* Read little-endian, so that *swap means a big-endian file. */
+	return gmf_ext_revision(gmf_load(buf + 4, 4, false), swap) != 0;
 }
 
 /* Widens a module's histogram extent to a record's [low, high). */
@@ -100,56 +97,32 @@ static void widen_hist_range(unsigned int m, uint64_t low, uint64_t high)
  * so that a module without readable symbols still gets one symbol for
  * its samples.  Malformed records are reported when parsed.
  */
-static void note_hist_range(struct cursor *b, const unsigned int *map,
+static void note_hist_range(struct gmf_cursor *b, const unsigned int *map,
 			    unsigned int nmap)
 {
-	uint32_t index = get_uint(b, 4);
+	uint32_t index = gmf_get(b, 4);
 	uint64_t low, high;
 
 	b->p += b->end - b->p >= 20 ? 20 : 0;
-	low = get_uint(b, 8);
-	high = get_uint(b, 8);
+	low = gmf_get(b, 8);
+	high = gmf_get(b, 8);
 	if (b->failed || index == GMF_NO_MODULE || index >= nmap)
 		return;
 	widen_hist_range(map[index], low, high);
 }
 
 /*
- * The next extension record at @c: its tag, and a cursor @b over its
- * body (sharing @c's message buffer).  False at the end, or on a record
- * running past the file (@c failed then).
- */
-static bool next_record(struct cursor *c, uint32_t *tag, struct cursor *b)
-{
-	const unsigned char *body;
-	uint64_t size;
-
-	if (c->failed || c->p >= c->end)
-		return false;
-	*tag = get_uint(c, 4);
-	size = get_uint(c, 8);
-	if (c->failed || !take(c, size, &body))
-		return false;
-	*b = *c;
-	b->p = body;
-	b->end = body + size;
-	return true;
-}
-
-/*
  * Walks an extension file's records; with @map, fills map[file index] =
  * module, else only checks the framing.  Returns false on a problem.
  */
-static bool scan_modules(struct cursor *c, unsigned int **map,
+static bool scan_modules(struct gmf_cursor *c, unsigned int **map,
 			 unsigned int *nmap)
 {
 	uint32_t tag;
-	struct cursor b;
+	struct gmf_cursor b;
 
-	while (next_record(c, &tag, &b)) {
-		uint32_t index, flags, name_len, id_len;
-		uint64_t bias;
-		const unsigned char *name, *id;
+	while (gmf_record_next(c, &tag, &b)) {
+		struct gmf_module m;
 		char why[512];
 
 		if (tag == GMF_TAG_HIST || tag == GMF_TAG_HIST_SPARSE) {
@@ -158,26 +131,23 @@ static bool scan_modules(struct cursor *c, unsigned int **map,
 		}
 		if (tag != GMF_TAG_MODULE)
 			continue;
-		index = get_uint(&b, 4);
-		flags = get_uint(&b, 4);
-		bias = get_uint(&b, 8);
-		name_len = get_uint(&b, 4);
-		id_len = get_uint(&b, 4);
-		if (!take(&b, name_len, &name) || !take(&b, id_len, &id)) {
-			cursor_fail(c, "module record %u is truncated", index);
+		/* b shares c's message buffer: the message is there. */
+		if (!gmf_module_get(&b, &m)) {
+			c->failed = true;
 			break;
 		}
-		if (index != *nmap) {
-			cursor_fail(c, "module record %u out of order (expected %u)",
-				    index, *nmap);
+		if (m.index != *nmap) {
+			gmf_fail(c, "module record %u out of order (expected %u)",
+				 m.index, *nmap);
 			break;
 		}
 		*map = xrealloc(*map, (*nmap + 1) * sizeof(**map));
-		(*map)[*nmap] = module_add((const char *)name, name_len, id,
-					   id_len, bias, flags & 1, why,
+		(*map)[*nmap] = module_add((const char *)m.name, m.name_len,
+					   m.build_id, m.build_id_len, m.bias,
+					   m.flags & GMF_MODULE_MAIN, why,
 					   sizeof(why));
 		if ((*map)[(*nmap)++] == UINT_MAX) {
-			cursor_fail(c, "%s", why);
+			gmf_fail(c, "%s", why);
 			break;
 		}
 	}
@@ -260,7 +230,7 @@ static bool load_profile(struct profile_file *f, const char *name,
 {
 	unsigned int *map = NULL, nmap = 0;
 	char err[256];
-	struct cursor c = { .err = err, .errlen = sizeof(err) };
+	struct gmf_cursor c = { .err = err, .errlen = sizeof(err) };
 
 	f->name = name;
 	f->sidecar_name = sidecar_name;
@@ -328,12 +298,12 @@ static void add_count(uint32_t *bin, uint64_t n)
 }
 
 /* Adds a GNU record's 16-bit bins (executable byte order) into @r. */
-static bool add_gnu_bins(struct cursor *c, struct hist_record *r)
+static bool add_gnu_bins(struct gmf_cursor *c, struct hist_record *r)
 {
 	const unsigned char *bins = NULL;
 	uint64_t i;
 
-	if (!take(c, r->num_bins * 2, &bins))
+	if (!gmf_take(c, r->num_bins * 2, &bins))
 		return false;
 	for (i = 0; i < r->num_bins; i++) {
 		const unsigned char *b = bins + 2 * i;
@@ -394,7 +364,7 @@ static struct hist_record *add_record(const struct hist_record *n)
 	return r;
 }
 
-static void gnu_hist_record(struct cursor *c)
+static void gnu_hist_record(struct gmf_cursor *c)
 {
 	struct hist_record n = { .bucket_size = 2 };
 	struct hist_record *r;
@@ -404,24 +374,24 @@ static void gnu_hist_record(struct cursor *c)
 
 	n.lowpc = get_vma(c);
 	n.highpc = get_vma(c);
-	n.num_bins = get_uint(c, 4);
-	rate = get_uint(c, 4);
-	if (!take(c, 16, &dim))
+	n.num_bins = gmf_get(c, 4);
+	rate = gmf_get(c, 4);
+	if (!gmf_take(c, 16, &dim))
 		return;
 	memcpy(ndim, dim, 15);
 	if (n.highpc < n.lowpc) {
-		cursor_fail(c, "histogram record ends (0x%llx) before it starts (0x%llx)",
-			    (unsigned long long)n.highpc,
-			    (unsigned long long)n.lowpc);
+		gmf_fail(c, "histogram record ends (0x%llx) before it starts (0x%llx)",
+			 (unsigned long long)n.highpc,
+			 (unsigned long long)n.lowpc);
 		return;
 	}
 	if (!n.num_bins) {
-		cursor_fail(c, "histogram record has no bins");
+		gmf_fail(c, "histogram record has no bins");
 		return;
 	}
 	if (n.num_bins > (uint64_t)(c->end - c->p) / 2) {
-		cursor_fail(c, "unexpected end of file in a histogram of %llu bins",
-			    (unsigned long long)n.num_bins);
+		gmf_fail(c, "unexpected end of file in a histogram of %llu bins",
+			 (unsigned long long)n.num_bins);
 		return;
 	}
 	n.bin_scale = (double)((n.highpc - n.lowpc) / 2) / n.num_bins;
@@ -432,16 +402,16 @@ static void gnu_hist_record(struct cursor *c)
 		gnu_hist_scale = n.bin_scale;
 		have_gnu_hist = true;
 	} else if (strncmp(ndim, hist_dimension, 15)) {
-		cursor_fail(c, "dimension unit changed between histogram records (from '%s' to '%s')",
-			    hist_dimension, ndim);
+		gmf_fail(c, "dimension unit changed between histogram records (from '%s' to '%s')",
+			 hist_dimension, ndim);
 		return;
 	} else if (dim[15] != hist_dimension_abbrev) {
-		cursor_fail(c, "dimension abbreviation changed between histogram records (from '%c' to '%c')",
-			    hist_dimension_abbrev, dim[15]);
+		gmf_fail(c, "dimension abbreviation changed between histogram records (from '%c' to '%c')",
+			 hist_dimension_abbrev, dim[15]);
 		return;
 	} else if (gnu_hist_scale - n.bin_scale > 0.000001 ||
 		   n.bin_scale - gnu_hist_scale > 0.000001) {
-		cursor_fail(c, "different scales in histogram records");
+		gmf_fail(c, "different scales in histogram records");
 		return;
 	}
 	r = find_record(&n);
@@ -449,7 +419,7 @@ static void gnu_hist_record(struct cursor *c)
 		const char *why = gnu_overlap(&n);
 
 		if (why) {
-			cursor_fail(c, "%s", why);
+			gmf_fail(c, "%s", why);
 			return;
 		}
 		r = add_record(&n);
@@ -458,13 +428,13 @@ static void gnu_hist_record(struct cursor *c)
 		return;
 }
 
-static void gnu_bb_record(struct cursor *c)
+static void gnu_bb_record(struct gmf_cursor *c)
 {
-	uint32_t n = get_uint(c, 4), i;
+	uint32_t n = gmf_get(c, 4), i;
 
 	if (n > (uint64_t)(c->end - c->p) / (2 * gmon_ptr_size)) {
-		cursor_fail(c, "unexpected end of file in %u basic-block counts",
-			    n);
+		gmf_fail(c, "unexpected end of file in %u basic-block counts",
+			 n);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -480,7 +450,7 @@ struct file_counts {
 	unsigned int version;
 };
 
-static void parse_gnu(struct cursor *c, struct file_counts *fc)
+static void parse_gnu(struct gmf_cursor *c, struct file_counts *fc)
 {
 	while (!c->failed && c->p < c->end) {
 		unsigned int tag = *c->p++;
@@ -493,7 +463,7 @@ static void parse_gnu(struct cursor *c, struct file_counts *fc)
 			break;
 		case GMF_GNU_TAG_CG_ARC: {
 			uint64_t from = get_vma(c), self = get_vma(c);
-			uint64_t count = get_uint(c, 4);
+			uint64_t count = gmf_get(c, 4);
 
 			fc->narcs++;
 			gmon_input |= INPUT_CALL_GRAPH;
@@ -511,13 +481,13 @@ static void parse_gnu(struct cursor *c, struct file_counts *fc)
 			gnu_bb_record(c);
 			break;
 		default:
-			cursor_fail(c, "found bad tag %u (file corrupted?)", tag);
+			gmf_fail(c, "found bad tag %u (file corrupted?)", tag);
 		}
 	}
 }
 
 /* The old BSD and 4.4BSD formats: one histogram, then raw arcs. */
-static void parse_bsd(struct cursor *c, const unsigned char *start,
+static void parse_bsd(struct gmf_cursor *c, const unsigned char *start,
 		      struct file_counts *fc)
 {
 	struct hist_record n = { .bucket_size = 2 };
@@ -529,50 +499,50 @@ static void parse_bsd(struct cursor *c, const unsigned char *start,
 	c->p = start;
 	n.lowpc = get_vma(c);
 	n.highpc = get_vma(c);
-	ncnt = get_uint(c, 4);
-	version = get_uint(c, 4);
+	ncnt = gmf_get(c, 4);
+	version = gmf_get(c, 4);
 	if (c->failed) {
-		cursor_fail(c, "file too short to be a gmon file");
+		gmf_fail(c, "file too short to be a gmon file");
 		return;
 	}
 	if (version == GMF_BSD44_VERSION) {
-		uint32_t rate = get_uint(c, 4);
+		uint32_t rate = gmf_get(c, 4);
 
 		if (!num_hist_records)
 			hz = rate;
 		else if (hz != rate) {
-			cursor_fail(c, "profiling rate incompatible with first gmon file");
+			gmf_fail(c, "profiling rate incompatible with first gmon file");
 			return;
 		}
 		header = gmon_ptr_size == 8 ? 40 : 32;
 	} else {
 		if (file_format == FF_BSD44) {
-			cursor_fail(c, "bad magic cookie (not a 4.4BSD gmon file)");
+			gmf_fail(c, "bad magic cookie (not a 4.4BSD gmon file)");
 			return;
 		}
 		header = gmon_ptr_size == 8 ? 20 : 12;
 	}
 	if ((size_t)(c->end - start) < header) {
-		cursor_fail(c, "file too short to be a gmon file");
+		gmf_fail(c, "file too short to be a gmon file");
 		return;
 	}
 	c->p = start + header;
 	bytes = (int64_t)ncnt - (int64_t)header;
 	if (bytes < 0 || n.lowpc > n.highpc) {
-		cursor_fail(c, "does not appear to be in gmon.out format");
+		gmf_fail(c, "does not appear to be in gmon.out format");
 		return;
 	}
 	n.num_bins = bytes / 2;
 	if (n.num_bins > (uint64_t)(c->end - c->p) / 2) {
-		cursor_fail(c, "unexpected end of file in a histogram of %llu bins",
-			    (unsigned long long)n.num_bins);
+		gmf_fail(c, "unexpected end of file in a histogram of %llu bins",
+			 (unsigned long long)n.num_bins);
 		return;
 	}
 	if (num_hist_records &&
 	    (n.lowpc != hist_records[0].lowpc ||
 	     n.highpc != hist_records[0].highpc ||
 	     n.num_bins != hist_records[0].num_bins)) {
-		cursor_fail(c, "incompatible with first gmon file");
+		gmf_fail(c, "incompatible with first gmon file");
 		return;
 	}
 	if (!num_hist_records) {
@@ -592,7 +562,7 @@ static void parse_bsd(struct cursor *c, const unsigned char *start,
 		return;
 	while ((size_t)(c->end - c->p) >= 3 * gmon_ptr_size) {
 		uint64_t from = get_vma(c), self = get_vma(c);
-		uint64_t count = get_uint(c, gmon_ptr_size);
+		uint64_t count = gmf_get(c, gmon_ptr_size);
 
 		fc->narcs++;
 		cg_tally(from, self, count);
@@ -657,14 +627,14 @@ void gmon_check_match(const char *name)
 		      name, a_out_name, (unsigned long long)file_arcs);
 }
 
-static unsigned int ext_module(struct cursor *c, const unsigned int *map,
+static unsigned int ext_module(struct gmf_cursor *c, const unsigned int *map,
 			       unsigned int nmap, uint32_t index)
 {
 	if (index == GMF_NO_MODULE)
 		return module_outside();
 	if (index >= nmap) {
-		cursor_fail(c, "record names module %u, which no module record defined",
-			    index);
+		gmf_fail(c, "record names module %u, which no module record defined",
+			 index);
 		return 0;
 	}
 	return map[index];
@@ -678,7 +648,7 @@ static unsigned int ext_module(struct cursor *c, const unsigned int *map,
 #define SPARSE_MAX_BUCKETS	(1ull << 28)
 
 /* A histogram record, dense (tag 2) or sparse (tag 6): gmon_codec.h. */
-static void ext_hist(struct cursor *c, uint32_t tag, const unsigned int *map,
+static void ext_hist(struct gmf_cursor *c, uint32_t tag, const unsigned int *map,
 		     unsigned int nmap)
 {
 	struct hist_record n = { 0 };
@@ -690,15 +660,15 @@ static void ext_hist(struct cursor *c, uint32_t tag, const unsigned int *map,
 	unsigned int m;
 	double rate;
 
-	if (!take(c, GMF_HIST_FIXED, &fixed))
+	if (!gmf_take(c, GMF_HIST_FIXED, &fixed))
 		return;
 	gmf_hist_head_get(fixed, GMF_HIST_FIXED, c->swap, &h);
 	m = ext_module(c, map, nmap, h.module);
 	if (c->failed)
 		return;
 	if (h.bucket_size != 2 && h.bucket_size != 4) {
-		cursor_fail(c, "histogram with %u-byte buckets (2 or 4 expected)",
-			    h.bucket_size);
+		gmf_fail(c, "histogram with %u-byte buckets (2 or 4 expected)",
+			 h.bucket_size);
 		return;
 	}
 	if (h.scale < 2 || h.scale > 0x10000 || !h.nbuckets ||
@@ -709,15 +679,15 @@ static void ext_hist(struct cursor *c, uint32_t tag, const unsigned int *map,
 	    (tag == GMF_TAG_HIST_SPARSE &&
 	     (h.nbuckets > SPARSE_MAX_BUCKETS ||
 	      h.nbuckets - 1 > (h.high_pc - h.low_pc) / h.bucket_size))) {
-		cursor_fail(c, "malformed histogram record (scale %u, %llu buckets, 0x%llx-0x%llx)",
-			    h.scale, (unsigned long long)h.nbuckets,
-			    (unsigned long long)h.low_pc,
-			    (unsigned long long)h.high_pc);
+		gmf_fail(c, "malformed histogram record (scale %u, %llu buckets, 0x%llx-0x%llx)",
+			 h.scale, (unsigned long long)h.nbuckets,
+			 (unsigned long long)h.low_pc,
+			 (unsigned long long)h.high_pc);
 		return;
 	}
 	gmf_hist_dec_init(&d, tag, &h, c->p, c->end, c->swap);
 	if (d.failed) {
-		cursor_fail(c, "%s", d.err);
+		gmf_fail(c, "%s", d.err);
 		return;
 	}
 	n.num_bins = h.nbuckets;
@@ -728,9 +698,9 @@ static void ext_hist(struct cursor *c, uint32_t tag, const unsigned int *map,
 	n.bin_scale = (double)((h.high_pc - h.low_pc) / 2) / n.num_bins;
 	/* Samples of different periods are not the same time: no sum. */
 	if (ext_period && h.period_ns != ext_period) {
-		cursor_fail(c, "sampled every %llu ns, not every %llu ns as the profiles before it",
-			    (unsigned long long)h.period_ns,
-			    (unsigned long long)ext_period);
+		gmf_fail(c, "sampled every %llu ns, not every %llu ns as the profiles before it",
+			 (unsigned long long)h.period_ns,
+			 (unsigned long long)ext_period);
 		return;
 	}
 	ext_period = h.period_ns;
@@ -747,47 +717,39 @@ static void ext_hist(struct cursor *c, uint32_t tag, const unsigned int *map,
 	while (gmf_hist_dec_next(&d, &i, &count))
 		add_count(&r->sample[i], count);
 	if (d.failed) {
-		cursor_fail(c, "%s", d.err);
+		gmf_fail(c, "%s", d.err);
 		return;
 	}
 	widen_hist_range(m, h.low_pc, h.high_pc);
 	gmon_input |= INPUT_HISTOGRAM;
 }
 
-static void ext_arcs(struct cursor *c, const unsigned int *map,
+static void ext_arcs(struct gmf_cursor *c, const unsigned int *map,
 		     unsigned int nmap, struct file_counts *fc)
 {
-	uint64_t narcs = get_uint(c, 8), i;
+	uint64_t narcs = gmf_arcs_begin(c), i;
+	struct gmf_arc a;
 
-	if (c->failed)
-		return;
-	if (narcs > (uint64_t)(c->end - c->p) / GMF_ARC_SIZE) {
-		cursor_fail(c, "arc record announces %llu arcs but holds fewer",
-			    (unsigned long long)narcs);
-		return;
-	}
-	for (i = 0; i < narcs && !c->failed; i++) {
-		uint32_t fm = get_uint(c, 4), sm = get_uint(c, 4);
-		uint64_t from = get_uint(c, 8), self = get_uint(c, 8);
-		uint64_t count = get_uint(c, 8);
-		unsigned int f = ext_module(c, map, nmap, fm);
-		unsigned int s = ext_module(c, map, nmap, sm);
+	for (i = 0; i < narcs && gmf_arc_get(c, &a); i++) {
+		unsigned int f = ext_module(c, map, nmap, a.from_module);
+		unsigned int s = ext_module(c, map, nmap, a.self_module);
 
 		if (c->failed)
 			break;
-		if (from > ADDR_LINK(~0ull) || self > ADDR_LINK(~0ull))
+		if (a.from > ADDR_LINK(~0ull) || a.self > ADDR_LINK(~0ull))
 			continue;
 		fc->narcs++;
 		gmon_input |= INPUT_CALL_GRAPH;
-		cg_tally(MODULE_BASE(f) + from, MODULE_BASE(s) + self, count);
+		cg_tally(MODULE_BASE(f) + a.from, MODULE_BASE(s) + a.self,
+			 a.count);
 	}
 }
 
-static void parse_extension(struct cursor *c, struct file_counts *fc)
+static void parse_extension(struct gmf_cursor *c, struct file_counts *fc)
 {
 	unsigned int *map = NULL, nmap = 0;
 	const unsigned char *records = c->p;
-	struct cursor b;
+	struct gmf_cursor b;
 	uint32_t tag;
 
 	/* Module records precede their users; map them all first. */
@@ -797,7 +759,7 @@ static void parse_extension(struct cursor *c, struct file_counts *fc)
 	}
 	/* And the threads, which --thread=NAME selects by name. */
 	c->p = records;
-	while (next_record(c, &tag, &b)) {
+	while (gmf_record_next(c, &tag, &b)) {
 		if (tag != GMF_TAG_THREADS)
 			continue;
 		threads_parse(&b);
@@ -809,7 +771,7 @@ static void parse_extension(struct cursor *c, struct file_counts *fc)
 		return;
 	}
 	c->p = records;
-	while (next_record(c, &tag, &b)) {
+	while (gmf_record_next(c, &tag, &b)) {
 		switch (tag) {
 		case GMF_TAG_HIST:
 		case GMF_TAG_HIST_SPARSE:
@@ -837,7 +799,7 @@ static void parse_extension(struct cursor *c, struct file_counts *fc)
 int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 	       char *err, size_t errlen)
 {
-	struct cursor c = { .p = buf, .end = buf + len, .err = err,
+	struct gmf_cursor c = { .p = buf, .end = buf + len, .err = err,
 			    .errlen = errlen };
 	struct file_counts fc = { 0 };
 	bool magic = len >= 4 && !memcmp(buf, GMF_COOKIE, 4);
@@ -845,24 +807,24 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 	module_profile = name;
 	if (is_extension(buf, len, &c.swap)) {
 		c.p = buf + 4;
-		fc.version = get_uint(&c, 4);
+		fc.version = gmf_get(&c, 4);
 		c.p = buf + GMF_HEADER_SIZE;
 		parse_extension(&c, &fc);
 	} else if (file_format == FF_MAGIC ||
 		   (file_format == FF_AUTO && magic)) {
 		if (len < GMF_HEADER_SIZE) {
-			cursor_fail(&c, "file too short to be a gmon file");
+			gmf_fail(&c, "file too short to be a gmon file");
 			return -1;
 		}
 		if (!magic) {
-			cursor_fail(&c, "bad magic cookie (not a gmon.out file)");
+			gmf_fail(&c, "bad magic cookie (not a gmon.out file)");
 			return -1;
 		}
 		c.swap = gnu_swap();
 		c.p = buf + 4;
-		fc.version = get_uint(&c, 4);
+		fc.version = gmf_get(&c, 4);
 		if (fc.version != GMF_GNU_VERSION && fc.version != 0) {
-			cursor_fail(&c, "unsupported version %u", fc.version);
+			gmf_fail(&c, "unsupported version %u", fc.version);
 			return -1;
 		}
 		c.p = buf + GMF_HEADER_SIZE;

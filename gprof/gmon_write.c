@@ -37,23 +37,13 @@ static void put_bytes(struct out *o, const void *p, size_t n)
 		fatal("%s: %s", o->name, strerror(errno));
 }
 
+/* GNU's records in the order -b names; the extension's: gmon_codec.h. */
 static void put(struct out *o, uint64_t v, unsigned int n)
 {
 	unsigned char b[8];
-	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		unsigned int k = gmon_big_endian ? n - 1 - i : i;
-
-		b[k] = v >> (8 * i);
-	}
+	gmf_store(b, n, v, gmon_big_endian);
 	put_bytes(o, b, n);
-}
-
-/* The sprofil extension is always in the writing host's order. */
-static void put_host(struct out *o, uint64_t v, unsigned int n)
-{
-	put_bytes(o, &v, n);
 }
 
 static void open_out(struct out *o, const char *name)
@@ -227,31 +217,39 @@ static uint32_t file_module(unsigned int m)
  * @only >= 0, the record of module @only alone, as the file's main one
  * (an extracted module's sidecar).
  */
+static void put_record(struct out *o, uint32_t tag, uint64_t size)
+{
+	unsigned char b[GMF_EXT_RECORD_HEAD];
+
+	gmf_record_head_put(b, tag, size);
+	put_bytes(o, b, sizeof(b));
+}
+
 static void put_ext_modules(struct out *o, int only)
 {
-	static const char zero[12];
+	unsigned char b[GMF_HEADER_SIZE + GMF_MODULE_FIXED];
 	unsigned int m;
 
-	put_bytes(o, GMF_COOKIE, 4);
-	put_host(o, GMF_EXT_VERSION, 4);
-	put_bytes(o, zero, 12);
+	gmf_header_put(b, GMF_EXT_VERSION);
+	put_bytes(o, b, GMF_HEADER_SIZE);
 	for (m = 0; m < nmodules; m++) {
 		const struct module *mod = &modules[m];
 		const char *name = mod->recorded ? mod->recorded :
 				   mod->path ? mod->path : "";
-		size_t n = strlen(name);
+		struct gmf_module r = { 0 };
 		bool main_one = only >= 0 ? m == (unsigned int)only : m == 0;
 
 		if (mod->absolute || (only >= 0 && !main_one))
 			continue;
-		put_host(o, GMF_TAG_MODULE, 4);
-		put_host(o, GMF_MODULE_FIXED + n + mod->build_id_len, 8);
-		put_host(o, only >= 0 ? 0 : file_module(m), 4);
-		put_host(o, main_one ? GMF_MODULE_MAIN : 0, 4);
-		put_host(o, mod->load_bias, 8);
-		put_host(o, n, 4);
-		put_host(o, mod->build_id_len, 4);
-		put_bytes(o, name, n);
+		r.index = only >= 0 ? 0 : file_module(m);
+		r.flags = main_one ? GMF_MODULE_MAIN : 0;
+		r.bias = mod->load_bias;
+		r.name_len = strlen(name);
+		r.build_id_len = mod->build_id_len;
+		put_record(o, GMF_TAG_MODULE, gmf_module_size(&r));
+		gmf_module_put(b, &r);
+		put_bytes(o, b, GMF_MODULE_FIXED);
+		put_bytes(o, name, r.name_len);
 		put_bytes(o, mod->build_id, mod->build_id_len);
 	}
 }
@@ -263,53 +261,61 @@ static void put_ext_modules(struct out *o, int only)
 static void put_callers(struct out *o, const struct caller_tree *t,
 			bool extracted)
 {
-	uint64_t samples, truncated;
+	struct gmf_callers_head h = {
+		.nnodes = t->len,
+		.depth = t->depth,
+		/* Malformed chains dropped when read: samples no chain holds. */
+		.lost = t->lost > UINT64_MAX - t->dropped ? UINT64_MAX :
+			t->lost + t->dropped,
+		.busy = t->busy,
+		.period_ns = t->period_ns,
+	};
+	unsigned char b[GMF_CALLERS_FIXED];
 	size_t i;
 
-	callers_totals(t, &samples, &truncated);
-	put_host(o, GMF_TAG_CALLERS, 4);
-	put_host(o, GMF_CALLERS_FIXED +
-		 GMF_CALLER_NODE_SIZE * (uint64_t)t->len, 8);
-	put_host(o, t->len, 8);
-	put_host(o, t->depth, 4);
-	put_host(o, 0, 4);
-	put_host(o, samples, 8);
-	put_host(o, truncated, 8);
-	/* Malformed chains dropped when read: samples no chain holds. */
-	put_host(o, t->lost > UINT64_MAX - t->dropped ? UINT64_MAX :
-		 t->lost + t->dropped, 8);
-	put_host(o, t->busy, 8);
-	put_host(o, t->period_ns, 8);
+	callers_totals(t, &h.samples, &h.truncated);
+	put_record(o, GMF_TAG_CALLERS, gmf_callers_size(t->len));
+	gmf_callers_head_put(b, &h);
+	put_bytes(o, b, GMF_CALLERS_FIXED);
 	/* Merged nodes, like the records', come after their parents. */
 	for (i = 0; i < t->len; i++) {
 		const struct caller_node *n = &t->node[i];
+		const struct gmf_caller_node node = {
+			.parent = n->parent == CALLER_NONE ? GMF_CALLER_TOP :
+				  n->parent,
+			.module = n->module == CALLER_ABSOLUTE ?
+				  GMF_NO_MODULE :
+				  extracted ? 0 : file_module(n->module),
+			.pc = n->pc,
+			.count = n->count,
+		};
 
-		put_host(o, n->parent == CALLER_NONE ? GMF_CALLER_TOP :
-			 n->parent, 4);
-		put_host(o, n->module == CALLER_ABSOLUTE ? GMF_NO_MODULE :
-			 extracted ? 0 : file_module(n->module), 4);
-		put_host(o, n->pc, 8);
-		put_host(o, n->count, 8);
+		gmf_caller_node_put(b, &node);
+		put_bytes(o, b, GMF_CALLER_NODE_SIZE);
 	}
 }
 
 /* Tag 5: the threads of a per-thread profile, after its callers. */
 static void put_threads(struct out *o)
 {
-	static const char zero[16];
+	unsigned char b[GMF_THREAD_SIZE];
 	uint32_t t;
 
-	put_host(o, GMF_TAG_THREADS, 4);
-	put_host(o, GMF_THREADS_FIXED + GMF_THREAD_SIZE * (uint64_t)nthreads, 8);
-	put_host(o, nthreads, 8);
+	put_record(o, GMF_TAG_THREADS, gmf_threads_size(nthreads));
+	gmf_threads_head_put(b, nthreads);
+	put_bytes(o, b, GMF_THREADS_FIXED);
 	for (t = 0; t < nthreads; t++) {
-		size_t len = strlen(threads[t].name);
+		struct gmf_thread th = {
+			.tid = threads[t].tid,
+			.flags = threads[t].cpu_known ? GMF_THREAD_CPU : 0,
+			.cpu_ns = threads[t].cpu_ns,
+		};
 
-		put_host(o, threads[t].tid, 4);
-		put_host(o, threads[t].cpu_known ? GMF_THREAD_CPU : 0, 4);
-		put_host(o, threads[t].cpu_ns, 8);
-		put_bytes(o, threads[t].name, len);
-		put_bytes(o, zero, sizeof(zero) - len);
+		/* At most 15 bytes and a NUL, as read (threads_parse()). */
+		memcpy(th.name, threads[t].name,
+		       strnlen(threads[t].name, GMF_THREAD_NAME - 1));
+		gmf_thread_put(b, &th);
+		put_bytes(o, b, sizeof(b));
 	}
 }
 
@@ -399,8 +405,7 @@ static void put_hist(struct out *o, const struct hist_record *r,
 	}
 	gmf_hist_choose(bins, r->num_bins, bs, NULL, &tag, &body, &nruns);
 	gmf_hist_head_put(fixed, &head);
-	put_host(o, tag, 4);
-	put_host(o, GMF_HIST_FIXED + body, 8);
+	put_record(o, tag, GMF_HIST_FIXED + body);
 	put_bytes(o, fixed, sizeof(fixed));
 	if (tag == GMF_TAG_HIST) {
 		put_bytes(o, bins, r->num_bins * bs);
@@ -419,6 +424,7 @@ static void put_hist(struct out *o, const struct hist_record *r,
  */
 static void put_extension(struct out *o)
 {
+	unsigned char b[GMF_ARC_SIZE];
 	unsigned int i;
 	size_t j, narcs = 0;
 	struct arc *a;
@@ -437,16 +443,21 @@ static void put_extension(struct out *o)
 	for (j = 0; j < symtab.len; j++)
 		for (a = symtab.base[j].cg.children; a; a = a->next_child)
 			narcs++;
-	put_host(o, GMF_TAG_ARCS, 4);
-	put_host(o, GMF_ARCS_FIXED + GMF_ARC_SIZE * narcs, 8);
-	put_host(o, narcs, 8);
+	put_record(o, GMF_TAG_ARCS, gmf_arcs_size(narcs));
+	gmf_arcs_head_put(b, narcs);
+	put_bytes(o, b, GMF_ARCS_FIXED);
 	for (j = 0; j < symtab.len; j++) {
 		for (a = symtab.base[j].cg.children; a; a = a->next_child) {
-			put_host(o, file_module(a->parent->module), 4);
-			put_host(o, file_module(a->child->module), 4);
-			put_host(o, ADDR_LINK(a->parent->addr), 8);
-			put_host(o, ADDR_LINK(a->child->addr), 8);
-			put_host(o, a->count, 8);
+			const struct gmf_arc r = {
+				.from_module = file_module(a->parent->module),
+				.self_module = file_module(a->child->module),
+				.from = ADDR_LINK(a->parent->addr),
+				.self = ADDR_LINK(a->child->addr),
+				.count = a->count,
+			};
+
+			gmf_arc_put(b, &r);
+			put_bytes(o, b, GMF_ARC_SIZE);
 		}
 	}
 	if (callers.records) {

@@ -283,13 +283,13 @@ struct caller_tree {
 };
 
 extern struct caller_tree callers;
-struct cursor;
+struct gmf_cursor;
 /*
  * Merges the tag-4 record under @c into the tree; @map gives the
  * analyzer's module of each module record of the file.  A problem
  * fails @c with one line.
  */
-void callers_parse(struct cursor *c, const unsigned int *map,
+void callers_parse(struct gmf_cursor *c, const unsigned int *map,
 		   unsigned int nmap);
 void callers_reset(void);
 /* The top node of cut chains (module absolute, pc 1, no parent). */

@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include <sprofil/callers.h>
+#include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
-#include "gmon_cursor.h"
 #include "gprof.h"
 #include "threads.h"
 
@@ -72,28 +72,18 @@ bool thread_is_selected(uint32_t t)
 	return !strcmp(threads[t].name, sel);
 }
 
-void threads_parse(struct cursor *c)
+void threads_parse(struct gmf_cursor *c)
 {
-	uint64_t n = get_uint(c, 8), i;
+	uint64_t n = gmf_threads_begin(c), i;
+	struct gmf_thread th;
 
-	if (c->failed)
-		return;
-	if (n > (uint64_t)(c->end - c->p) / GMF_THREAD_SIZE) {
-		cursor_fail(c, "threads record announces %llu threads but holds fewer",
-			    (unsigned long long)n);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		uint32_t tid = get_uint(c, 4), flags = get_uint(c, 4);
-		uint64_t cpu_ns = get_uint(c, 8);
-		const unsigned char *name;
+	for (i = 0; i < n && gmf_thread_get(c, &th); i++) {
+		const unsigned char *name = th.name;
 		struct thread_prof *t;
 		uint32_t index;
 
-		if (!take(c, 16, &name))
-			return;
 		/* Not in one expression: the array may move. */
-		index = thread_find_add(tid);
+		index = thread_find_add(th.tid);
 		t = &threads[index];
 		/* A name is the kernel's comm: printable, at most 15 bytes. */
 		if (name[0] && memchr(name, '\0', 16)) {
@@ -104,10 +94,10 @@ void threads_parse(struct cursor *c)
 					     (char)name[k] : '?';
 			t->name[len] = '\0';
 		}
-		if (flags & GMF_THREAD_CPU) {
+		if (th.flags & GMF_THREAD_CPU) {
 			t->cpu_known = true;
-			t->cpu_ns = t->cpu_ns > UINT64_MAX - cpu_ns ?
-				    UINT64_MAX : t->cpu_ns + cpu_ns;
+			t->cpu_ns = t->cpu_ns > UINT64_MAX - th.cpu_ns ?
+				    UINT64_MAX : t->cpu_ns + th.cpu_ns;
 		}
 	}
 }

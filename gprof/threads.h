@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct cursor;
+struct gmf_cursor;
 struct caller_tree;
 
 #define THREAD_NONE UINT32_MAX
@@ -37,7 +37,7 @@ extern bool threads_report;
 extern const char *thread_selection;
 
 /* Merges the tag-5 record under @c; a problem fails @c with one line. */
-void threads_parse(struct cursor *c);
+void threads_parse(struct gmf_cursor *c);
 
 /* The thread of id @tid, added (with no name) if new. */
 uint32_t thread_find_add(uint32_t tid);

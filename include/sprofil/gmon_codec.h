@@ -5,14 +5,31 @@
  * library's dumps (libsprofil/pg/gmon_write.c), the analyzer's reader and
  * writer (gprof/gmon_read.c, gmon_write.c), gmon-dump and the tests.
  * gmon_format.h holds the constants; this header the code over them.
- * Today it covers the version check and the histogram records, dense
- * (tag 2) and sparse (tag 6); the other records are to gather here too.
+ * It covers the header, the record framing and every record: module
+ * (tag 1), histogram, dense (tag 2) and sparse (tag 6), arcs (tag 3),
+ * callers (tag 4) and threads (tag 5).  The GNU format's records stay
+ * with their two writers and one reader, as glibc lays them out.
  *
- * Pure code over byte buffers: no allocation, no I/O.  A writer asks for
- * the encoded bytes a chunk at a time, so it streams a histogram of any
- * size through a small buffer; a reader gets the nonzero buckets one at
- * a time.  A decoder's first problem sticks, as one line in its err[],
- * and every later call fails, so a reader checks once per record.
+ * Rules, so that every user reads and writes the same bytes:
+ *  - Pure code over byte buffers: no allocation, no I/O.
+ *  - Every integer is stored and loaded byte by byte, never through a
+ *    struct or a cast: little-endian, or big-endian with swap.  Writers
+ *    write their host's order (GMF_HOST_SWAP); readers take either.
+ *  - An encoder writes a record's fixed part, or one element of it, into
+ *    an array of exactly the format's size; a writer puts the record
+ *    head (gmf_record_head_put) with the body size its *_size() gives.
+ *  - A decoder reads through a struct gmf_cursor: every read is checked
+ *    against the end of the record, the first problem sticks as one
+ *    line in the caller's buffer and every later read fails, so a reader
+ *    checks once per record.  A count a record announces is checked
+ *    against the bytes it holds before anything is read or allocated.
+ *    Bytes of a known record past the fields decoded are ignored (fields
+ *    are only ever appended).
+ *  - Only the format is checked here; what the numbers mean to a reader
+ *    (a module index defined, a depth in range) is the reader's.
+ * A histogram writer asks for the encoded bytes a chunk at a time, so it
+ * streams a histogram of any size through a small buffer; a reader gets
+ * the nonzero buckets one at a time.
  */
 #ifndef SPROFIL_GMON_CODEC_H
 #define SPROFIL_GMON_CODEC_H
@@ -27,8 +44,9 @@
 
 /*
  * The revision of the extension a header's version field names (1 or 2,
- * the ones this code reads), *swap set when the file was written on the
- * other byte order; 0 when the version is not one of them.
+ * the ones this code reads); 0 when the version is not one of them.
+ * @version is the field loaded little-endian (gmf_load(b, 4, false)),
+ * so *swap is set when the file is big-endian: a cursor's swap.
  */
 static inline unsigned int gmf_ext_revision(uint32_t version, bool *swap)
 {
@@ -59,6 +77,116 @@ static inline uint64_t gmf_load(const unsigned char *b, unsigned int n,
 	for (i = 0; i < n; i++)
 		v = v << 8 | b[swap ? i : n - 1 - i];
 	return v;
+}
+
+/* Writers write their host's byte order: swap for a big-endian one. */
+#define GMF_HOST_SWAP	(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
+/* @v as @n bytes at @b, little-endian, or big-endian with @swap. */
+static inline void gmf_store(unsigned char *b, unsigned int n, uint64_t v,
+			     bool swap)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++, v >>= 8)
+		b[swap ? n - 1 - i : i] = (unsigned char)v;
+}
+
+/* The 20-byte header of either format: cookie, version, zeros. */
+static inline void gmf_header_put(unsigned char out[GMF_HEADER_SIZE],
+				  uint32_t version)
+{
+	memset(out, 0, GMF_HEADER_SIZE);
+	memcpy(out, GMF_COOKIE, 4);
+	gmf_store(out + 4, 4, version, GMF_HOST_SWAP);
+}
+
+/* ---- the cursor the decoders read through ---- */
+
+struct gmf_cursor {
+	const unsigned char *p, *end;
+	bool swap;		/* the file's order is big-endian */
+	bool failed;
+	char *err;		/* the first problem, one line */
+	size_t errlen;
+};
+
+static inline void gmf_fail(struct gmf_cursor *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static inline void gmf_fail(struct gmf_cursor *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->failed)
+		return;
+	c->failed = true;
+	if (!c->errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->err, c->errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* The bytes left before the end. */
+static inline uint64_t gmf_left(const struct gmf_cursor *c)
+{
+	return (uint64_t)(c->end - c->p);
+}
+
+/* The next @n bytes in *out; false (failed) when fewer are left. */
+static inline bool gmf_take(struct gmf_cursor *c, uint64_t n,
+			    const unsigned char **out)
+{
+	if (c->failed)
+		return false;
+	if (gmf_left(c) < n) {
+		gmf_fail(c, "unexpected end of file");
+		return false;
+	}
+	*out = c->p;
+	c->p += n;
+	return true;
+}
+
+/* The next @n-byte unsigned integer (0 after a failure). */
+static inline uint64_t gmf_get(struct gmf_cursor *c, unsigned int n)
+{
+	const unsigned char *b;
+
+	return gmf_take(c, n, &b) ? gmf_load(b, n, c->swap) : 0;
+}
+
+/* ---- records: u32 tag, u64 body size, the body ---- */
+
+static inline void gmf_record_head_put(unsigned char out[GMF_EXT_RECORD_HEAD],
+				       uint32_t tag, uint64_t size)
+{
+	gmf_store(out, 4, tag, GMF_HOST_SWAP);
+	gmf_store(out + 4, 8, size, GMF_HOST_SWAP);
+}
+
+/*
+ * The next record at @c: its tag, and a cursor @body over its body that
+ * shares @c's message buffer.  False at the end, or when the record runs
+ * past the end (@c failed then).
+ */
+static inline bool gmf_record_next(struct gmf_cursor *c, uint32_t *tag,
+				   struct gmf_cursor *body)
+{
+	const unsigned char *b;
+	uint64_t size;
+
+	if (c->failed || c->p >= c->end)
+		return false;
+	*tag = gmf_get(c, 4);
+	size = gmf_get(c, 8);
+	if (!gmf_take(c, size, &b))
+		return false;
+	*body = *c;
+	body->p = b;
+	body->end = b + size;
+	return true;
 }
 
 /* ---- varints: unsigned LEB128, 7 bits a byte, low bits first ---- */
@@ -103,16 +231,16 @@ struct gmf_hist_head {
 static inline void gmf_hist_head_put(unsigned char out[GMF_HIST_FIXED],
 				     const struct gmf_hist_head *h)
 {
-	static const uint32_t reserved;
+	const bool s = GMF_HOST_SWAP;
 
-	memcpy(out, &h->module, 4);
-	memcpy(out + 4, &h->bucket_size, 4);
-	memcpy(out + 8, &h->scale, 4);
-	memcpy(out + 12, &reserved, 4);
-	memcpy(out + 16, &h->period_ns, 8);
-	memcpy(out + 24, &h->low_pc, 8);
-	memcpy(out + 32, &h->high_pc, 8);
-	memcpy(out + 40, &h->nbuckets, 8);
+	gmf_store(out, 4, h->module, s);
+	gmf_store(out + 4, 4, h->bucket_size, s);
+	gmf_store(out + 8, 4, h->scale, s);
+	gmf_store(out + 12, 4, 0, s);	/* reserved */
+	gmf_store(out + 16, 8, h->period_ns, s);
+	gmf_store(out + 24, 8, h->low_pc, s);
+	gmf_store(out + 32, 8, h->high_pc, s);
+	gmf_store(out + 40, 8, h->nbuckets, s);
 }
 
 /* The fixed part of a record body of @len bytes; false if it is shorter. */
@@ -489,6 +617,271 @@ static inline bool gmf_hist_dec_next(struct gmf_hist_dec *d, uint64_t *index,
 	d->run_left--;
 	*index = d->next++;
 	*count = c;
+	return true;
+}
+
+/* ---- tag 1, module ---- */
+
+struct gmf_module {
+	uint32_t index;		/* 0, 1, 2... in the order written */
+	uint32_t flags;		/* GMF_MODULE_MAIN */
+	uint64_t bias;		/* runtime address minus link-time address */
+	const unsigned char *name;	/* not NUL-terminated */
+	uint32_t name_len;
+	const unsigned char *build_id;
+	uint32_t build_id_len;
+};
+
+static inline uint64_t gmf_module_size(const struct gmf_module *m)
+{
+	return GMF_MODULE_FIXED + (uint64_t)m->name_len + m->build_id_len;
+}
+
+/* The fixed part; name_len bytes of name and the build-id follow it. */
+static inline void gmf_module_put(unsigned char out[GMF_MODULE_FIXED],
+				  const struct gmf_module *m)
+{
+	const bool s = GMF_HOST_SWAP;
+
+	gmf_store(out, 4, m->index, s);
+	gmf_store(out + 4, 4, m->flags, s);
+	gmf_store(out + 8, 8, m->bias, s);
+	gmf_store(out + 16, 4, m->name_len, s);
+	gmf_store(out + 20, 4, m->build_id_len, s);
+}
+
+/* A module record's body; name and build_id point into it. */
+static inline bool gmf_module_get(struct gmf_cursor *b, struct gmf_module *m)
+{
+	const unsigned char *f = b->p;
+
+	memset(m, 0, sizeof(*m));
+	if (b->failed)
+		return false;
+	if (gmf_left(b) >= 4)
+		m->index = gmf_load(f, 4, b->swap);
+	if (gmf_left(b) < GMF_MODULE_FIXED) {
+		gmf_fail(b, "module record %u is truncated", m->index);
+		return false;
+	}
+	m->flags = gmf_load(f + 4, 4, b->swap);
+	m->bias = gmf_load(f + 8, 8, b->swap);
+	m->name_len = gmf_load(f + 16, 4, b->swap);
+	m->build_id_len = gmf_load(f + 20, 4, b->swap);
+	if (gmf_module_size(m) > gmf_left(b)) {
+		gmf_fail(b, "module record %u is truncated", m->index);
+		return false;
+	}
+	b->p += GMF_MODULE_FIXED;
+	m->name = b->p;
+	b->p += m->name_len;
+	m->build_id = b->p;
+	b->p += m->build_id_len;
+	return true;
+}
+
+/* ---- tag 3, arcs: u64 narcs, then the arcs ---- */
+
+struct gmf_arc {
+	uint32_t from_module, self_module;	/* or GMF_NO_MODULE */
+	uint64_t from, self;	/* link-time: the call site, the callee */
+	uint64_t count;
+};
+
+static inline uint64_t gmf_arcs_size(uint64_t narcs)
+{
+	return GMF_ARCS_FIXED + GMF_ARC_SIZE * narcs;
+}
+
+static inline void gmf_arcs_head_put(unsigned char out[GMF_ARCS_FIXED],
+				     uint64_t narcs)
+{
+	gmf_store(out, 8, narcs, GMF_HOST_SWAP);
+}
+
+static inline void gmf_arc_put(unsigned char out[GMF_ARC_SIZE],
+			       const struct gmf_arc *a)
+{
+	const bool s = GMF_HOST_SWAP;
+
+	gmf_store(out, 4, a->from_module, s);
+	gmf_store(out + 4, 4, a->self_module, s);
+	gmf_store(out + 8, 8, a->from, s);
+	gmf_store(out + 16, 8, a->self, s);
+	gmf_store(out + 24, 8, a->count, s);
+}
+
+/* The number of arcs, which the body holds (0 and failed if not). */
+static inline uint64_t gmf_arcs_begin(struct gmf_cursor *b)
+{
+	uint64_t n = gmf_get(b, 8);
+
+	if (!b->failed && n > gmf_left(b) / GMF_ARC_SIZE) {
+		gmf_fail(b, "arc record announces %llu arcs but holds fewer",
+			 (unsigned long long)n);
+		return 0;
+	}
+	return n;
+}
+
+static inline bool gmf_arc_get(struct gmf_cursor *b, struct gmf_arc *a)
+{
+	const unsigned char *f;
+
+	if (!gmf_take(b, GMF_ARC_SIZE, &f))
+		return false;
+	a->from_module = gmf_load(f, 4, b->swap);
+	a->self_module = gmf_load(f + 4, 4, b->swap);
+	a->from = gmf_load(f + 8, 8, b->swap);
+	a->self = gmf_load(f + 16, 8, b->swap);
+	a->count = gmf_load(f + 24, 8, b->swap);
+	return true;
+}
+
+/* ---- tag 4, callers: the fixed part, then the nodes ---- */
+
+struct gmf_callers_head {
+	uint64_t nnodes;
+	uint32_t depth;		/* most frames kept per chain */
+	uint64_t samples, truncated, lost, busy;
+	uint64_t period_ns;
+};
+
+struct gmf_caller_node {
+	uint32_t parent;	/* an earlier node, or GMF_CALLER_TOP */
+	uint32_t module;	/* or GMF_NO_MODULE */
+	uint64_t pc, count;
+};
+
+static inline uint64_t gmf_callers_size(uint64_t nnodes)
+{
+	return GMF_CALLERS_FIXED + GMF_CALLER_NODE_SIZE * nnodes;
+}
+
+static inline void gmf_callers_head_put(unsigned char out[GMF_CALLERS_FIXED],
+					const struct gmf_callers_head *h)
+{
+	const bool s = GMF_HOST_SWAP;
+
+	gmf_store(out, 8, h->nnodes, s);
+	gmf_store(out + 8, 4, h->depth, s);
+	gmf_store(out + 12, 4, 0, s);	/* reserved */
+	gmf_store(out + 16, 8, h->samples, s);
+	gmf_store(out + 24, 8, h->truncated, s);
+	gmf_store(out + 32, 8, h->lost, s);
+	gmf_store(out + 40, 8, h->busy, s);
+	gmf_store(out + 48, 8, h->period_ns, s);
+}
+
+static inline void gmf_caller_node_put(unsigned char out[GMF_CALLER_NODE_SIZE],
+				       const struct gmf_caller_node *n)
+{
+	const bool s = GMF_HOST_SWAP;
+
+	gmf_store(out, 4, n->parent, s);
+	gmf_store(out + 4, 4, n->module, s);
+	gmf_store(out + 8, 8, n->pc, s);
+	gmf_store(out + 16, 8, n->count, s);
+}
+
+/* The fixed part, its nnodes checked against the bytes that follow. */
+static inline bool gmf_callers_head_get(struct gmf_cursor *b,
+					struct gmf_callers_head *h)
+{
+	const unsigned char *f;
+
+	memset(h, 0, sizeof(*h));
+	if (b->failed)
+		return false;
+	if (gmf_left(b) < GMF_CALLERS_FIXED) {
+		gmf_fail(b, "callers record shorter than its %d-byte fixed part",
+			 GMF_CALLERS_FIXED);
+		return false;
+	}
+	gmf_take(b, GMF_CALLERS_FIXED, &f);
+	h->nnodes = gmf_load(f, 8, b->swap);
+	h->depth = gmf_load(f + 8, 4, b->swap);
+	h->samples = gmf_load(f + 16, 8, b->swap);
+	h->truncated = gmf_load(f + 24, 8, b->swap);
+	h->lost = gmf_load(f + 32, 8, b->swap);
+	h->busy = gmf_load(f + 40, 8, b->swap);
+	h->period_ns = gmf_load(f + 48, 8, b->swap);
+	if (h->nnodes > gmf_left(b) / GMF_CALLER_NODE_SIZE) {
+		gmf_fail(b, "callers record announces %llu nodes but holds fewer",
+			 (unsigned long long)h->nnodes);
+		return false;
+	}
+	return true;
+}
+
+static inline bool gmf_caller_node_get(struct gmf_cursor *b,
+				       struct gmf_caller_node *n)
+{
+	const unsigned char *f;
+
+	if (!gmf_take(b, GMF_CALLER_NODE_SIZE, &f))
+		return false;
+	n->parent = gmf_load(f, 4, b->swap);
+	n->module = gmf_load(f + 4, 4, b->swap);
+	n->pc = gmf_load(f + 8, 8, b->swap);
+	n->count = gmf_load(f + 16, 8, b->swap);
+	return true;
+}
+
+/* ---- tag 5, threads: u64 nthreads, then the threads ---- */
+
+#define GMF_THREAD_NAME		16
+
+struct gmf_thread {
+	uint32_t tid;
+	uint32_t flags;		/* GMF_THREAD_* */
+	uint64_t cpu_ns;
+	unsigned char name[GMF_THREAD_NAME];	/* NUL-padded, maybe not ended */
+};
+
+static inline uint64_t gmf_threads_size(uint64_t nthreads)
+{
+	return GMF_THREADS_FIXED + GMF_THREAD_SIZE * nthreads;
+}
+
+static inline void gmf_threads_head_put(unsigned char out[GMF_THREADS_FIXED],
+					uint64_t nthreads)
+{
+	gmf_store(out, 8, nthreads, GMF_HOST_SWAP);
+}
+
+static inline void gmf_thread_put(unsigned char out[GMF_THREAD_SIZE],
+				  const struct gmf_thread *t)
+{
+	gmf_store(out, 4, t->tid, GMF_HOST_SWAP);
+	gmf_store(out + 4, 4, t->flags, GMF_HOST_SWAP);
+	gmf_store(out + 8, 8, t->cpu_ns, GMF_HOST_SWAP);
+	memcpy(out + 16, t->name, GMF_THREAD_NAME);
+}
+
+/* The number of threads, which the body holds (0 and failed if not). */
+static inline uint64_t gmf_threads_begin(struct gmf_cursor *b)
+{
+	uint64_t n = gmf_get(b, 8);
+
+	if (!b->failed && n > gmf_left(b) / GMF_THREAD_SIZE) {
+		gmf_fail(b, "threads record announces %llu threads but holds fewer",
+			 (unsigned long long)n);
+		return 0;
+	}
+	return n;
+}
+
+static inline bool gmf_thread_get(struct gmf_cursor *b, struct gmf_thread *t)
+{
+	const unsigned char *f;
+
+	if (!gmf_take(b, GMF_THREAD_SIZE, &f))
+		return false;
+	t->tid = gmf_load(f, 4, b->swap);
+	t->flags = gmf_load(f + 4, 4, b->swap);
+	t->cpu_ns = gmf_load(f + 8, 8, b->swap);
+	memcpy(t->name, f + 16, GMF_THREAD_NAME);
 	return true;
 }
 

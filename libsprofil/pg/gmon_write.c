@@ -544,19 +544,13 @@ static void put_u32(struct sp_out *o, uint32_t v)
 	put(o, &v, sizeof(v));
 }
 
-static void put_u64(struct sp_out *o, uint64_t v)
-{
-	put(o, &v, sizeof(v));
-}
-
 /* The 20-byte header both formats share: magic, version, 12 spare. */
 static void put_header(struct sp_out *o, uint32_t version)
 {
-	static const char spare[GMF_HEADER_SIZE - 8];
+	unsigned char b[GMF_HEADER_SIZE];
 
-	put(o, GMF_COOKIE, 4);
-	put_u32(o, version);
-	put(o, spare, sizeof(spare));
+	gmf_header_put(b, version);
+	put(o, b, sizeof(b));
 }
 
 /* GNU gmon.out: one GMON_TAG_TIME_HIST record per histogram. */
@@ -600,8 +594,10 @@ static void put_gnu(struct sp_out *o, const struct sp_profile *p,
 
 static void put_record(struct sp_out *o, uint32_t tag, uint64_t size)
 {
-	put_u32(o, tag);
-	put_u64(o, size);
+	unsigned char b[GMF_EXT_RECORD_HEAD];
+
+	gmf_record_head_put(b, tag, size);
+	put(o, b, sizeof(b));
 }
 
 /* The name of a module as its record carries it. */
@@ -641,9 +637,10 @@ struct sp_modtab {
 static uint32_t ext_module(struct sp_out *o, struct sp_modtab *t,
 			   const struct sp_module *m)
 {
+	struct gmf_module r = { 0 };
+	unsigned char b[GMF_MODULE_FIXED];
 	const char *name;
 	uint32_t i;
-	size_t len;
 
 	if (!m->found)
 		return GMF_NO_MODULE;
@@ -657,15 +654,15 @@ static uint32_t ext_module(struct sp_out *o, struct sp_modtab *t,
 			return i;
 	t->mod[t->n] = m;
 	name = module_name(m, t->exe, sizeof(t->exe));
-	len = strlen(name);
-	put_record(o, GMF_TAG_MODULE,
-		   GMF_MODULE_FIXED + len + m->build_id_len);
-	put_u32(o, t->n);
-	put_u32(o, m->main ? GMF_MODULE_MAIN : 0);
-	put_u64(o, m->load_bias);
-	put_u32(o, len);
-	put_u32(o, m->build_id_len);
-	put(o, name, len);
+	r.index = t->n;
+	r.flags = m->main ? GMF_MODULE_MAIN : 0;
+	r.bias = m->load_bias;
+	r.name_len = strlen(name);
+	r.build_id_len = m->build_id_len;
+	put_record(o, GMF_TAG_MODULE, gmf_module_size(&r));
+	gmf_module_put(b, &r);
+	put(o, b, sizeof(b));
+	put(o, name, r.name_len);
 	put(o, m->build_id, m->build_id_len);
 	return t->n++;
 }
@@ -680,6 +677,16 @@ static void put_callers(struct sp_out *o, struct sp_modtab *t,
 			const struct sp_module *cmod, uint64_t period_ns)
 {
 	uint32_t *index = malloc((c->n ? c->n : 1) * sizeof(*index));
+	const struct gmf_callers_head head = {
+		.nnodes = c->n,
+		.depth = c->depth,
+		.samples = c->samples,
+		.truncated = c->truncated,
+		.lost = c->lost,
+		.busy = c->busy,
+		.period_ns = period_ns,
+	};
+	unsigned char b[GMF_CALLERS_FIXED];
 	size_t i;
 
 	if (!index) {
@@ -689,24 +696,21 @@ static void put_callers(struct sp_out *o, struct sp_modtab *t,
 	}
 	for (i = 0; i < c->n; i++)
 		index[i] = ext_module(o, t, &cmod[i]);
-	put_record(o, GMF_TAG_CALLERS, GMF_CALLERS_FIXED +
-		   GMF_CALLER_NODE_SIZE * (uint64_t)c->n);
-	put_u64(o, c->n);
-	put_u32(o, c->depth);
-	put_u32(o, 0);
-	put_u64(o, c->samples);
-	put_u64(o, c->truncated);
-	put_u64(o, c->lost);
-	put_u64(o, c->busy);
-	put_u64(o, period_ns);
+	put_record(o, GMF_TAG_CALLERS, gmf_callers_size(c->n));
+	gmf_callers_head_put(b, &head);
+	put(o, b, sizeof(b));
 	for (i = 0; i < c->n; i++) {
 		const struct sp_cnode *n = &c->node[i];
+		const struct gmf_caller_node node = {
+			.parent = n->parent == SP_CNODE_TOP ? GMF_CALLER_TOP :
+				  n->parent,
+			.module = index[i],
+			.pc = n->pc - cmod[i].bias,
+			.count = n->count,
+		};
 
-		put_u32(o, n->parent == SP_CNODE_TOP ? GMF_CALLER_TOP :
-			n->parent);
-		put_u32(o, index[i]);
-		put_u64(o, n->pc - cmod[i].bias);
-		put_u64(o, n->count);
+		gmf_caller_node_put(b, &node);
+		put(o, b, GMF_CALLER_NODE_SIZE);
 	}
 	free(index);
 }
@@ -720,6 +724,8 @@ static void put_threads(struct sp_out *o, const struct sp_callers_data *c,
 			const struct sp_profile *p)
 {
 	const struct sp_thread_rec *r = p->threads;
+	unsigned char b[GMF_THREAD_SIZE];
+	struct gmf_thread t;
 	size_t i, n = p->nthreads;
 	uint32_t tid;
 
@@ -729,14 +735,18 @@ static void put_threads(struct sp_out *o, const struct sp_callers_data *c,
 			break;
 	if (i == c->n || !r)
 		return;
-	put_record(o, GMF_TAG_THREADS,
-		   GMF_THREADS_FIXED + GMF_THREAD_SIZE * (uint64_t)n);
-	put_u64(o, n);
+	put_record(o, GMF_TAG_THREADS, gmf_threads_size(n));
+	gmf_threads_head_put(b, n);
+	put(o, b, GMF_THREADS_FIXED);
 	for (i = 0; i < n; i++) {
-		put_u32(o, r[i].tid);
-		put_u32(o, r[i].flags);
-		put_u64(o, r[i].cpu_ns);
-		put(o, r[i].name, sizeof(r[i].name));
+		_Static_assert(sizeof(r[i].name) == GMF_THREAD_NAME,
+			       "a thread's name is the record's");
+		t.tid = r[i].tid;
+		t.flags = r[i].flags;
+		t.cpu_ns = r[i].cpu_ns;
+		memcpy(t.name, r[i].name, GMF_THREAD_NAME);
+		gmf_thread_put(b, &t);
+		put(o, b, sizeof(b));
 	}
 }
 
@@ -807,6 +817,7 @@ static void put_ext(struct sp_out *o, const struct sp_profile *p,
 		    const struct sp_module *cmod)
 {
 	const struct sp_callers_data *c = p->callers;
+	unsigned char arc[GMF_ARC_SIZE];
 	struct sp_modtab *t;
 	uint32_t *index = NULL;
 	size_t i;
@@ -836,15 +847,20 @@ static void put_ext(struct sp_out *o, const struct sp_profile *p,
 	/* The modules the arcs name come before the record that names them. */
 	for (i = 0; i < 2 * narcs; i++)
 		index[i] = ext_module(o, t, &amod[i]);
-	put_record(o, GMF_TAG_ARCS,
-		   GMF_ARCS_FIXED + GMF_ARC_SIZE * (uint64_t)narcs);
-	put_u64(o, narcs);
+	put_record(o, GMF_TAG_ARCS, gmf_arcs_size(narcs));
+	gmf_arcs_head_put(arc, narcs);
+	put(o, arc, GMF_ARCS_FIXED);
 	for (i = 0; i < narcs; i++) {
-		put_u32(o, index[2 * i]);
-		put_u32(o, index[2 * i + 1]);
-		put_u64(o, arcs[i].from - amod[2 * i].bias);
-		put_u64(o, arcs[i].self - amod[2 * i + 1].bias);
-		put_u64(o, arcs[i].count);
+		const struct gmf_arc a = {
+			.from_module = index[2 * i],
+			.self_module = index[2 * i + 1],
+			.from = arcs[i].from - amod[2 * i].bias,
+			.self = arcs[i].self - amod[2 * i + 1].bias,
+			.count = arcs[i].count,
+		};
+
+		gmf_arc_put(arc, &a);
+		put(o, arc, sizeof(arc));
 	}
 callers:
 	if (c) {

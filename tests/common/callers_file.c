@@ -7,22 +7,6 @@
 #include <sprofil/gmon_format.h>
 #include "callers_file.h"
 
-static uint32_t u32_at(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t u64_at(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 static int bad(const char *path, const char *why)
 {
 	fprintf(stderr, "%s: %s\n", path, why);
@@ -51,23 +35,25 @@ static unsigned char *slurp(const char *path, size_t *len)
 }
 
 static int read_callers(struct ct_tree *t, struct ct_file *f,
-			const unsigned char *b, uint64_t size,
-			const char *path)
+			struct gmf_cursor *b, const char *path)
 {
-	uint64_t n = u64_at(b), sum = 0, cut = 0;
+	struct gmf_callers_head h;
+	struct gmf_caller_node node;
+	uint64_t n, sum = 0, cut = 0;
 	int *under_cut;
 
-	if (size < GMF_CALLERS_FIXED ||
-	    (size - GMF_CALLERS_FIXED) / GMF_CALLER_NODE_SIZE != n ||
-	    (size - GMF_CALLERS_FIXED) % GMF_CALLER_NODE_SIZE)
+	if (!gmf_callers_head_get(b, &h))
+		return bad(path, b->err);
+	if (gmf_left(b) != gmf_callers_size(h.nnodes) - GMF_CALLERS_FIXED)
 		return bad(path, "callers record: size does not match nnodes");
+	n = h.nnodes;
 	f->has_callers = 1;
-	f->depth = u32_at(b + 8);
-	t->samples = u64_at(b + 16);
-	t->truncated = u64_at(b + 24);
-	t->lost = u64_at(b + 32);
-	t->busy = u64_at(b + 40);
-	f->period_ns = u64_at(b + 48);
+	f->depth = h.depth;
+	t->samples = h.samples;
+	t->truncated = h.truncated;
+	t->lost = h.lost;
+	t->busy = h.busy;
+	f->period_ns = h.period_ns;
 	t->n = n;
 	t->pc = calloc(n + 1, sizeof(*t->pc));
 	t->parent = calloc(n + 1, sizeof(*t->parent));
@@ -77,11 +63,9 @@ static int read_callers(struct ct_tree *t, struct ct_file *f,
 		free(under_cut);
 		return bad(path, "out of memory");
 	}
-	for (uint64_t i = 0; i < n; i++) {
-		const unsigned char *p = b + GMF_CALLERS_FIXED +
-					 i * GMF_CALLER_NODE_SIZE;
-		uint32_t parent = u32_at(p), mod = u32_at(p + 4), tid;
-		uint64_t pc = u64_at(p + 8);
+	for (uint64_t i = 0; i < n && gmf_caller_node_get(b, &node); i++) {
+		uint32_t parent = node.parent, mod = node.module, tid;
+		uint64_t pc = node.pc;
 
 		if (parent != GMF_CALLER_TOP && parent >= i) {
 			free(under_cut);
@@ -93,7 +77,7 @@ static int read_callers(struct ct_tree *t, struct ct_file *f,
 		}
 		t->parent[i] = parent == GMF_CALLER_TOP ? CT_TOP : parent;
 		t->pc[i] = mod == GMF_NO_MODULE ? pc : CT_PC(mod, pc);
-		t->count[i] = u64_at(p + 16);
+		t->count[i] = node.count;
 		/* The truncated node: at the top, or below a thread's. */
 		if (mod == GMF_NO_MODULE && pc == SPC_PC_TRUNCATED &&
 		    (parent == GMF_CALLER_TOP ||
@@ -108,6 +92,8 @@ static int read_callers(struct ct_tree *t, struct ct_file *f,
 			cut += t->count[i];
 	}
 	free(under_cut);
+	if (b->failed)
+		return bad(path, b->err);
 	if (sum != t->samples || cut != t->truncated)
 		return bad(path, "callers record: counts do not sum to samples / truncated");
 	return 0;
@@ -115,9 +101,12 @@ static int read_callers(struct ct_tree *t, struct ct_file *f,
 
 int ct_from_file(struct ct_tree *t, struct ct_file *f, const char *path)
 {
-	size_t len = 0, at = GMF_HEADER_SIZE;
+	size_t len = 0;
 	unsigned char *b = slurp(path, &len);
-	bool swap;
+	char err[160] = "";
+	struct gmf_cursor c = { .err = err, .errlen = sizeof(err) }, body;
+	struct gmf_module m;
+	uint32_t tag;
 	int ret = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -128,50 +117,37 @@ int ct_from_file(struct ct_tree *t, struct ct_file *f, const char *path)
 		free(b);
 		return bad(path, "not a gmon file");
 	}
-	f->version = u32_at(b + 4);
-	if (!gmf_ext_revision(f->version, &swap) || swap) {
+	f->version = gmf_load(b + 4, 4, false);
+	if (!gmf_ext_revision(f->version, &c.swap) || c.swap) {
 		free(b);
 		return 0;	/* GNU: no callers record */
 	}
-	while (!ret && at < len) {
-		uint32_t tag;
-		uint64_t size;
-		const unsigned char *body;
-
-		if (len - at < GMF_EXT_RECORD_HEAD) {
-			ret = bad(path, "truncated record head");
-			break;
-		}
-		tag = u32_at(b + at);
-		size = u64_at(b + at + 4);
-		body = b + at + GMF_EXT_RECORD_HEAD;
-		if (size > len - at - GMF_EXT_RECORD_HEAD) {
-			ret = bad(path, "record runs past the end");
-			break;
-		}
+	c.p = b + GMF_HEADER_SIZE;
+	c.end = b + len;
+	while (!ret && gmf_record_next(&c, &tag, &body)) {
 		if (tag == GMF_TAG_MODULE) {
-			uint32_t nl = u32_at(body + 16);
-			uint32_t i = u32_at(body);
-
-			if (i != f->nmodules || i >= CT_MAX_MODULES ||
-			    GMF_MODULE_FIXED + (uint64_t)nl > size) {
+			if (!gmf_module_get(&body, &m) ||
+			    m.index != f->nmodules ||
+			    m.index >= CT_MAX_MODULES) {
 				ret = bad(path, "bad module record");
 				break;
 			}
-			f->module[i].flags = u32_at(body + 4);
-			f->module[i].load_bias = u64_at(body + 8);
-			snprintf(f->module[i].name, sizeof(f->module[i].name),
-				 "%.*s", (int)nl, body + GMF_MODULE_FIXED);
+			f->module[m.index].flags = m.flags;
+			f->module[m.index].load_bias = m.bias;
+			snprintf(f->module[m.index].name,
+				 sizeof(f->module[m.index].name), "%.*s",
+				 (int)m.name_len, m.name);
 			f->nmodules++;
 		} else if (tag == GMF_TAG_CALLERS) {
 			if (f->has_callers) {
 				ret = bad(path, "two callers records");
 				break;
 			}
-			ret = read_callers(t, f, body, size, path);
+			ret = read_callers(t, f, &body, path);
 		}
-		at += GMF_EXT_RECORD_HEAD + size;
 	}
+	if (!ret && c.failed)
+		ret = bad(path, err);
 	free(b);
 	if (ret)
 		ct_free(t);

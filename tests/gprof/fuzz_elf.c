@@ -29,6 +29,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <sprofil/gmon_codec.h>
+
 #include "gprof.h"
 
 #ifndef FUZZ_EXE
@@ -117,23 +119,35 @@ static void put_bytes(struct buf *o, const void *p, size_t n)
 
 static void ext_header(struct buf *o)
 {
-	put_bytes(o, "gmon", 4);
-	put(o, 0x53500001u, 4, false);
-	put(o, 0, 8, false);
-	put(o, 0, 4, false);
+	unsigned char b[GMF_HEADER_SIZE];
+
+	gmf_header_put(b, GMF_EXT_VERSION_1);
+	put_bytes(o, b, sizeof(b));
+}
+
+static void ext_record(struct buf *o, uint32_t tag, uint64_t size)
+{
+	unsigned char b[GMF_EXT_RECORD_HEAD];
+
+	gmf_record_head_put(b, tag, size);
+	put_bytes(o, b, sizeof(b));
 }
 
 static void ext_module(struct buf *o, uint32_t index, bool is_main,
 		       const char *path)
 {
-	put(o, 1, 4, false);
-	put(o, 24 + strlen(path), 8, false);
-	put(o, index, 4, false);
-	put(o, is_main, 4, false);
-	put(o, is_main ? 0x555555554000 : 0x7f0000000000, 8, false);
-	put(o, strlen(path), 4, false);
-	put(o, 0, 4, false);
-	put_bytes(o, path, strlen(path));
+	const struct gmf_module m = {
+		.index = index,
+		.flags = is_main ? GMF_MODULE_MAIN : 0,
+		.bias = is_main ? 0x555555554000 : 0x7f0000000000,
+		.name_len = strlen(path),
+	};
+	unsigned char b[GMF_MODULE_FIXED];
+
+	ext_record(o, GMF_TAG_MODULE, gmf_module_size(&m));
+	gmf_module_put(b, &m);
+	put_bytes(o, b, sizeof(b));
+	put_bytes(o, path, m.name_len);
 }
 
 /* Some symbols' addresses, spread over the table (0 when none). */
@@ -147,36 +161,44 @@ static void ext_profile(struct buf *o)
 {
 	const struct module *mod = &modules[1];
 	uint64_t lo = ADDR_LINK(mod->text_low), hi = ADDR_LINK(mod->text_high);
+	unsigned char b[GMF_HIST_FIXED];
 	uint64_t bins = 32, i;
 
 	ext_header(o);
 	ext_module(o, 0, true, exe);
 	ext_module(o, 1, false, elf_path);
 	if (mod->loaded && hi > lo) {
-		put(o, 2, 4, false);
-		put(o, 48 + 4 * bins, 8, false);
-		put(o, 1, 4, false);
-		put(o, 4, 4, false);
-		put(o, 0x10000, 4, false);
-		put(o, 0, 4, false);
-		put(o, 10000000, 8, false);
-		put(o, lo, 8, false);
-		put(o, hi, 8, false);
-		put(o, bins, 8, false);
+		const struct gmf_hist_head h = {
+			.module = 1,
+			.bucket_size = 4,
+			.scale = 0x10000,
+			.period_ns = 10000000,
+			.low_pc = lo,
+			.high_pc = hi,
+			.nbuckets = bins,
+		};
+
+		ext_record(o, GMF_TAG_HIST, GMF_HIST_FIXED + 4 * bins);
+		gmf_hist_head_put(b, &h);
+		put_bytes(o, b, GMF_HIST_FIXED);
 		for (i = 0; i < bins; i++)
 			put(o, i * 3 + 1, 4, false);
 	}
-	put(o, 3, 4, false);
-	put(o, 8 + 16 * 32, 8, false);
-	put(o, 16, 8, false);
+	ext_record(o, GMF_TAG_ARCS, gmf_arcs_size(16));
+	gmf_arcs_head_put(b, 16);
+	put_bytes(o, b, GMF_ARCS_FIXED);
 	for (i = 0; i < 16; i++) {
 		uint64_t from = pick(i), self = pick(i * 5 + 1);
+		const struct gmf_arc a = {
+			.from_module = ADDR_MODULE(from) == 1,
+			.self_module = ADDR_MODULE(self) == 1,
+			.from = ADDR_LINK(from) + 1,
+			.self = ADDR_LINK(self),
+			.count = i + 1,
+		};
 
-		put(o, ADDR_MODULE(from) == 1, 4, false);
-		put(o, ADDR_MODULE(self) == 1, 4, false);
-		put(o, ADDR_LINK(from) + 1, 8, false);
-		put(o, ADDR_LINK(self), 8, false);
-		put(o, i + 1, 8, false);
+		gmf_arc_put(b, &a);
+		put_bytes(o, b, GMF_ARC_SIZE);
 	}
 }
 

@@ -143,7 +143,7 @@ GPT_RT_SRCS := $(GPT_SRC)/callers_roundtrip.c tests/common/callers_file.c \
 	tests/common/callers_tree.c
 $(GPT_DIR)/callers_roundtrip: $(GPT_RT_SRCS) tests/common/callers_file.h \
 		tests/common/callers_tree.h include/sprofil/callers.h \
-		$(LIB_DIR)/libsprofil.a
+		include/sprofil/gmon_codec.h $(LIB_DIR)/libsprofil.a
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(CPPFLAGS) -Ilibsprofil -Itests/common $(CFLAGS) -o $@ \
 		$(GPT_RT_SRCS) $(LIB_DIR)/libsprofil.a $(LIB_LDLIBS)
@@ -196,7 +196,8 @@ $(GPT_FUZZ_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 # fuzz_gmon: the profile reader; fuzz_elf: the ELF and DWARF readers
 # and the multi-module reader (run-fuzz runs both).
 $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
-		$(GPT_SRC)/fuzz_%.c $(GPT_FUZZ_OBJS) gprof/gprof.h
+		$(GPT_SRC)/fuzz_%.c $(GPT_FUZZ_OBJS) gprof/gprof.h \
+		include/sprofil/gmon_codec.h
 	clang $(CPPFLAGS) -Igprof -std=gnu11 -D_GNU_SOURCE \
 		-DFUZZ_EXE='"$(abspath $(GPT_DIR)/recur)"' \
 		-O1 -g -fsanitize=fuzzer,address,undefined -o $@ \

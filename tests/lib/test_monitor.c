@@ -123,8 +123,8 @@ static uint32_t file_version(const char *path)
 
 	buf = slurp(path, &size);
 	assert_true(size >= 20);
-	assert_memory_equal(buf, "gmon", 4);
-	memcpy(&v, buf + 4, 4);
+	assert_memory_equal(buf, GMF_COOKIE, 4);
+	v = gmf_load(buf + 4, 4, GMF_HOST_SWAP);
 	free(buf);
 	return v;
 }
@@ -193,48 +193,51 @@ struct ext_file {
 	size_t nhist, nmod;
 };
 
-/* Parses an extension file strictly: every byte accounted for. */
+/*
+ * Parses an extension file strictly, through gmon_codec.h: every byte
+ * accounted for.
+ */
 static void ext_read(const char *path, struct ext_file *f)
 {
-	size_t size, pos = 20;
-	uint32_t v, tag;
-	uint64_t len;
-	unsigned char *b;
+	char err[160] = "";
+	struct gmf_cursor c = { .err = err, .errlen = sizeof(err) }, b;
+	size_t size;
+	uint32_t tag;
+	bool swap;
 
 	memset(f, 0, sizeof(*f));
-	f->buf = b = slurp(path, &size);
-	assert_memory_equal(b, "gmon", 4);
-	memcpy(&v, b + 4, 4);
-	assert_int_equal(v, GMF_EXT_VERSION);
-	while (pos < size) {
-		assert_true(size - pos >= 12);
-		memcpy(&tag, b + pos, 4);
-		memcpy(&len, b + pos + 4, 8);
-		pos += 12;
-		assert_true(len <= size - pos);
+	f->buf = slurp(path, &size);
+	assert_true(size >= GMF_HEADER_SIZE);
+	assert_memory_equal(f->buf, GMF_COOKIE, 4);
+	assert_int_equal(gmf_ext_revision(gmf_load(f->buf + 4, 4, false),
+					  &swap), GMF_EXT_VERSION & 0xffff);
+	c.swap = swap;
+	c.p = f->buf + GMF_HEADER_SIZE;
+	c.end = f->buf + size;
+	while (gmf_record_next(&c, &tag, &b)) {
 		if (tag == GMF_TAG_MODULE) {
 			struct ext_module *m = &f->mod[f->nmod++];
-			uint32_t nlen, blen;
+			struct gmf_module r;
 
-			assert_true(f->nmod <= 8 && len >= 24);
-			memcpy(&m->index, b + pos, 4);
-			memcpy(&m->flags, b + pos + 4, 4);
-			memcpy(&m->bias, b + pos + 8, 8);
-			memcpy(&nlen, b + pos + 16, 4);
-			memcpy(&blen, b + pos + 20, 4);
-			assert_int_equal(len, 24 + (uint64_t)nlen + blen);
-			assert_true(nlen < sizeof(m->name));
-			memcpy(m->name, b + pos + 24, nlen);
+			assert_true(f->nmod <= 8);
+			if (!gmf_module_get(&b, &r))
+				fail_msg("%s: %s", path, err);
+			assert_ptr_equal(b.p, b.end);
+			assert_true(r.name_len < sizeof(m->name));
+			m->index = r.index;
+			m->flags = r.flags;
+			m->bias = r.bias;
+			memcpy(m->name, r.name, r.name_len);
 			assert_int_equal(m->index, f->nmod - 1);
 		} else if (tag == GMF_TAG_HIST ||
 			   tag == GMF_TAG_HIST_SPARSE) {
 			struct ext_hist *h = &f->hist[f->nhist++];
 			struct gmf_hist_head head = { 0 };
 			struct gmf_hist_dec d;
-			uint64_t i, c;
+			uint64_t i, n;
 
 			assert_true(f->nhist <= 8);
-			assert_true(gmf_hist_head_get(b + pos, len, false,
+			assert_true(gmf_hist_head_get(b.p, gmf_left(&b), b.swap,
 						      &head));
 			h->module = head.module;
 			h->bucket_size = head.bucket_size;
@@ -244,27 +247,27 @@ static void ext_read(const char *path, struct ext_file *f)
 			h->high = head.high_pc;
 			h->nbuckets = head.nbuckets;
 			if (tag == GMF_TAG_HIST)
-				assert_int_equal(len, GMF_HIST_FIXED +
+				assert_int_equal(gmf_left(&b), GMF_HIST_FIXED +
 						 h->nbuckets * h->bucket_size);
 			h->counts = calloc(h->nbuckets, sizeof(*h->counts));
 			assert_non_null(h->counts);
-			gmf_hist_dec_init(&d, tag, &head,
-					  b + pos + GMF_HIST_FIXED,
-					  b + pos + len, false);
-			while (gmf_hist_dec_next(&d, &i, &c))
-				h->counts[i] = c;
+			gmf_hist_dec_init(&d, tag, &head, b.p + GMF_HIST_FIXED,
+					  b.end, b.swap);
+			while (gmf_hist_dec_next(&d, &i, &n))
+				h->counts[i] = n;
 			if (d.failed)
 				fail_msg("%s: %s", path, d.err);
 			/* A sparse record ends with its last run. */
 			if (tag == GMF_TAG_HIST_SPARSE)
-				assert_ptr_equal(d.p, b + pos + len);
+				assert_ptr_equal(d.p, b.end);
 			assert_true(h->module < f->nmod);
 			assert_true(h->low < h->high);
 			assert_true(h->period_ns > 0);
 		}
-		pos += len;
 	}
-	assert_int_equal(pos, size);
+	if (c.failed)
+		fail_msg("%s: %s", path, err);
+	assert_ptr_equal(c.p, c.end);
 }
 
 static uint64_t ext_count(const struct ext_hist *h, uint64_t i)

@@ -7,6 +7,7 @@ LT_TESTS := $(patsubst tests/lib/%.c,$(LT_DIR)/%,$(wildcard tests/lib/test_*.c))
 LT_HELPERS := $(patsubst tests/lib/%.c,$(LT_DIR)/%,$(wildcard tests/lib/helper_*.c))
 LT_COMMON_SRC := tests/lib/lib_test.c tests/common/workload.c
 LT_COMMON := $(LT_COMMON_SRC) $(wildcard tests/lib/*.h) tests/common/workload.h \
+	include/sprofil/gmon_codec.h include/sprofil/gmon_format.h \
 	$(LIB_DIR)/libsprofil.so $(LT_DIR)/liblt_spin.so
 # $ORIGIN finds the libraries both here and in the VM payload, where they
 # sit next to the binaries.

@@ -103,7 +103,8 @@ PG_CALLERS_DRIVER := $(PG_DIR)/pg-test_pg_callers
 $(PG_CALLERS_DRIVER): tests/pg/test_pg_callers.c tests/common/workload.c \
 		tests/common/workload.h tests/common/callers_tree.c \
 		tests/common/callers_tree.h tests/common/callers_file.c \
-		tests/common/callers_file.h $(PG_RUN_SRC)
+		tests/common/callers_file.h include/sprofil/gmon_codec.h \
+		$(PG_RUN_SRC)
 	@mkdir -p $(PG_DIR)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -o $@ $< tests/common/workload.c \
 		tests/common/callers_tree.c tests/common/callers_file.c \
