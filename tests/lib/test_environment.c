@@ -83,7 +83,13 @@ static void hz_500_is_honoured(void **state)
 	print_message("# %llu samples in %.3f s of CPU: %.3f of expected\n",
 		      (unsigned long long)i.samples, cpu,
 		      i.samples * 0.002 / cpu);
-	assert_true(fabs(i.samples * 0.002 / cpu - 1) <= 0.1);
+	/*
+	 * Under qemu TCG (SPROFIL_TEST_TCG), no accuracy oracle, 20 %: the
+	 * period is what this tests (0.897 seen on 6.12 with two VMs and
+	 * other jobs on two host CPUs); a wrong period is off by 5 times.
+	 */
+	assert_true(fabs(i.samples * 0.002 / cpu - 1) <=
+		    (getenv("SPROFIL_TEST_TCG") ? 0.2 : 0.1));
 	free(p.pr_base);
 }
 
