@@ -34,20 +34,13 @@
 #include "common/fork.h"
 #include "gmon.h"
 #include "gmon_callers.h"
+#include "gmon_modules.h"
 #include "pages_in_use.h"
 #include "common/settings.h"
 #include "thread_table.h"
 
 /* Set in a fork child, so that it does not write over its parent's file. */
 static bool sp_forked;
-
-/*
- * A profile of another process (sp_gmon_set_target()): its modules, and
- * the file it goes to.
- */
-static const struct sp_target_module *wr_tmod;
-static size_t wr_ntmod;
-static const char *wr_tpath;
 
 /*
  * The files this process has written (device and inode of what each
@@ -61,18 +54,19 @@ static struct sp_written {
 } *written;
 static size_t nwritten, maxwritten;
 
-static pthread_mutex_t gone_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* fork.c: wr_lock, then gone_lock, which a dump takes inside wr_lock. */
+/*
+ * fork.c: wr_lock, then the modules' lock (gmon_modules.h), which a dump
+ * takes inside wr_lock.
+ */
 void sp_writer_fork_prepare(void)
 {
 	pthread_mutex_lock(&wr_lock);
-	pthread_mutex_lock(&gone_lock);
+	sp_modules_fork_prepare();
 }
 
 void sp_writer_fork_parent(void)
 {
-	pthread_mutex_unlock(&gone_lock);
+	sp_modules_fork_parent();
 	pthread_mutex_unlock(&wr_lock);
 }
 
@@ -81,7 +75,7 @@ void sp_writer_fork_child(void)
 	sp_forked = true;
 	/* The parent's files are not the child's (whose names differ). */
 	nwritten = 0;
-	pthread_mutex_unlock(&gone_lock);
+	sp_modules_fork_child();
 	pthread_mutex_unlock(&wr_lock);
 }
 
@@ -157,8 +151,9 @@ static int sp_gmon_path_free(char *buf, size_t size, unsigned int seq)
 {
 	int ret;
 
-	if (wr_tpath)
-		return snprintf(buf, size, "%s", wr_tpath) >= (int)size ?
+	if (sp_gmon_target_path())
+		return snprintf(buf, size, "%s", sp_gmon_target_path()) >=
+		       (int)size ?
 		       -ENAMETOOLONG : 0;
 	for (;;) {
 		/* `sprofil record` names every process image's file itself. */
@@ -170,265 +165,6 @@ static int sp_gmon_path_free(char *buf, size_t size, unsigned int seq)
 			return ret;
 		seq++;
 	}
-}
-
-/* The load module holding one address, as dl_iterate_phdr() sees it. */
-struct sp_module {
-	uintptr_t addr;			/* in: the address looked up */
-	bool found;
-	bool main;			/* the main executable */
-	uintptr_t bias;			/* what its addresses are relative to */
-	uintptr_t load_bias;		/* the runtime bias the file records */
-	uintptr_t low, high;		/* runtime range of the module */
-	const char *name;
-	const void *build_id;
-	size_t build_id_len;
-};
-
-/* The NT_GNU_BUILD_ID note of a loaded module, if it has one. */
-static void find_build_id(struct dl_phdr_info *info, struct sp_module *m)
-{
-	const ElfW(Phdr) *ph;
-	const char *p, *end;
-	size_t align, i;
-
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		/* Notes are 4-aligned, except in 8-aligned note segments. */
-		align = ph->p_align == 8 ? 8 : 4;
-		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		end = p + ph->p_memsz;
-		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
-			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
-			size_t name = (n->n_namesz + align - 1) & ~(align - 1);
-			size_t desc = (n->n_descsz + align - 1) & ~(align - 1);
-
-			p += sizeof(*n);
-			if (name > (size_t)(end - p) ||
-			    desc > (size_t)(end - p - name))
-				break;
-			if (n->n_type == NT_GNU_BUILD_ID &&
-			    n->n_namesz == 4 && !memcmp(p, "GNU", 4)) {
-				m->build_id = p + name;
-				m->build_id_len = n->n_descsz;
-				return;
-			}
-			p += name + desc;
-		}
-	}
-}
-
-/*
- * A module holds the addresses from its first PT_LOAD to the end of its
- * last, gaps included: a region may start between two segments.
- */
-static int module_of(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct sp_module *m = data;
-	uintptr_t low = UINTPTR_MAX, high = 0;
-	size_t i;
-
-	(void)size;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type != PT_LOAD)
-			continue;
-		if (ph->p_vaddr < low)
-			low = ph->p_vaddr;
-		if (ph->p_vaddr + ph->p_memsz > high)
-			high = ph->p_vaddr + ph->p_memsz;
-	}
-	if (low < high && m->addr - info->dlpi_addr >= low &&
-	    m->addr - info->dlpi_addr < high) {
-		m->found = true;
-		m->bias = info->dlpi_addr;
-		m->load_bias = info->dlpi_addr;
-		m->low = info->dlpi_addr + low;
-		m->high = info->dlpi_addr + high;
-		m->name = info->dlpi_name;
-		find_build_id(info, m);
-		return 1;
-	}
-	/* The first module dl_iterate_phdr() reports is the executable. */
-	m->main = false;
-	return 0;
-}
-
-/*
- * Modules dlclose() took away: their profiled addresses still map, at
- * each place the module had (caller chains keep those addresses) and at
- * its place among the gone modules (histograms and arcs, gmon.h).
- */
-struct sp_gone {
-	char *name;
-	uintptr_t bias, low, high;
-	uintptr_t tag;			/* its moved bias, or 0 */
-	void *build_id;
-	size_t build_id_len;
-};
-static struct sp_gone *gone;
-static size_t ngone;
-static uintptr_t next_tag = SP_GONE_BASE;
-
-/* Whether @g is a load of the same file as the module described. */
-static bool gone_same_file(const struct sp_gone *g, const char *name,
-			   uintptr_t bias, uintptr_t low, uintptr_t high,
-			   const void *build_id, size_t len)
-{
-	return g->low - g->bias == low - bias &&
-	       g->high - g->bias == high - bias && g->build_id_len == len &&
-	       !strcmp(g->name, name) &&
-	       (!len || !memcmp(g->build_id, build_id, len));
-}
-
-uintptr_t sp_gmon_module_gone(const char *name, uintptr_t bias,
-			      uintptr_t low, uintptr_t high,
-			      const void *build_id, size_t len)
-{
-	struct sp_gone *g;
-	uintptr_t tag = 0;
-	size_t i;
-
-	pthread_mutex_lock(&gone_lock);
-	for (i = 0; i < ngone && !tag; i++)
-		if (gone_same_file(&gone[i], name, bias, low, high, build_id,
-				   len))
-			tag = gone[i].tag;
-	/* A dlopen() loop unloads the same module at the same place. */
-	for (i = 0; i < ngone; i++)
-		if (gone[i].bias == bias &&
-		    gone_same_file(&gone[i], name, bias, low, high, build_id,
-				   len))
-			goto out;
-	if (!tag && high - bias <= SP_GONE_STRIDE &&
-	    next_tag - SP_GONE_BASE < 0 - SP_GONE_BASE - SP_GONE_STRIDE)
-		tag = next_tag;
-	g = realloc(gone, (ngone + 1) * sizeof(*g));
-	if (!g) {
-		tag = 0;
-		goto out;
-	}
-	gone = g;
-	g = &gone[ngone];
-	g->name = strdup(name);
-	g->build_id = malloc(len ? len : 1);
-	if (!g->name || !g->build_id) {
-		free(g->name);
-		free(g->build_id);
-		tag = 0;
-		goto out;
-	}
-	if (len)
-		memcpy(g->build_id, build_id, len);
-	g->bias = bias;
-	g->low = low;
-	g->high = high;
-	g->tag = tag;
-	g->build_id_len = len;
-	ngone++;
-	if (tag == next_tag)
-		next_tag += SP_GONE_STRIDE;
-out:
-	pthread_mutex_unlock(&gone_lock);
-	return tag;
-}
-
-/* The live modules first: a gone module's range may have been reused. */
-static void find_gone(uintptr_t addr, struct sp_module *m)
-{
-	const struct sp_gone *g;
-	uintptr_t bias;
-	size_t i;
-
-	pthread_mutex_lock(&gone_lock);
-	for (i = ngone; i-- > 0; ) {
-		g = &gone[i];
-		bias = addr >= SP_GONE_BASE ? g->tag : g->bias;
-		if (!bias || addr < g->low - g->bias + bias ||
-		    addr >= g->high - g->bias + bias)
-			continue;
-		m->found = true;
-		m->bias = bias;
-		m->load_bias = g->bias;
-		m->low = g->low - g->bias + bias;
-		m->high = g->high - g->bias + bias;
-		m->name = g->name;
-		m->build_id = g->build_id;
-		m->build_id_len = g->build_id_len;
-		break;
-	}
-	pthread_mutex_unlock(&gone_lock);
-}
-
-void sp_gmon_set_target(const struct sp_target_module *mods, size_t n,
-			const char *path)
-{
-	wr_tmod = mods;
-	wr_ntmod = n;
-	wr_tpath = path;
-}
-
-static void find_target_module(uintptr_t addr, struct sp_module *m)
-{
-	const struct sp_target_module *t;
-	size_t i;
-
-	for (i = 0; i < wr_ntmod; i++) {
-		t = &wr_tmod[i];
-		if (addr < t->low || addr >= t->high)
-			continue;
-		m->found = true;
-		m->main = t->main;
-		m->bias = t->bias;
-		m->load_bias = t->bias;
-		m->low = t->low;
-		m->high = t->high;
-		m->name = t->name;
-		m->build_id = t->build_id;
-		m->build_id_len = t->build_id_len;
-		return;
-	}
-	m->name = "";
-}
-
-static void find_module(uintptr_t addr, struct sp_module *m)
-{
-	memset(m, 0, sizeof(*m));
-	m->addr = addr;
-	if (wr_tpath) {
-		find_target_module(addr, m);
-		return;
-	}
-	m->main = true;
-	dl_iterate_phdr(module_of, m);
-	if (!m->found) {
-		m->main = false;
-		find_gone(addr, m);
-	}
-	if (!m->found) {
-		/* Anonymous text (a JIT, say): absolute addresses. */
-		m->main = false;
-		m->name = "";
-	}
-}
-
-/*
- * find_module() for many addresses, mostly in the same few modules:
- * @last remembers the previous answer (zeroed at first).
- */
-static void find_module_cached(uintptr_t addr, struct sp_module *m,
-			       struct sp_module *last)
-{
-	if (last->found && addr >= last->low && addr < last->high) {
-		*m = *last;
-		m->addr = addr;
-		return;
-	}
-	find_module(addr, m);
-	*last = *m;
 }
 
 /* The runtime end of the text the buckets of @h cover. */
@@ -607,7 +343,7 @@ static const char *module_name(const struct sp_module *m, char *buf,
 	ssize_t n;
 
 	/* Another process's modules are named by their paths. */
-	if (!m->main || wr_tpath)
+	if (!m->main || sp_gmon_target_path())
 		return m->name;
 	/* The loader names the executable "": ask the kernel instead. */
 	n = readlink("/proc/self/exe", buf, size - 1);
@@ -1046,13 +782,13 @@ static int sp_gmon_dump_locked(const struct sp_profile *p,
 		goto out;
 	}
 	for (i = 0; i < p->nhist; i++)
-		find_module(p->hist[i].low_pc, &mod[i]);
+		sp_module_find(p->hist[i].low_pc, &mod[i]);
 	for (i = 0; i < narcs; i++) {
-		find_module_cached(arcs[i].from, &amod[2 * i], &last);
-		find_module_cached(arcs[i].self, &amod[2 * i + 1], &last);
+		sp_module_find_cached(arcs[i].from, &amod[2 * i], &last);
+		sp_module_find_cached(arcs[i].self, &amod[2 * i + 1], &last);
 	}
 	for (i = 0; c && i < c->n; i++)
-		find_module_cached(c->node[i].pc, &cmod[i], &last);
+		sp_module_find_cached(c->node[i].pc, &cmod[i], &last);
 	f.mod = mod;
 	f.amod = amod;
 	f.cmod = cmod;
