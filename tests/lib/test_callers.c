@@ -265,15 +265,17 @@ static void session_free(struct session *s)
  * A share of @part in @whole, within @tol points of @truth_pct; under
  * qemu TCG (SPROFIL_TEST_TCG, tests/kmod/run-in-vm), which is no
  * accuracy oracle (threads there spend a fifth of their time in the
- * kernel, unevenly), within 5: the chains still say who called.
+ * kernel, unevenly), within 8: the chains still say who called (four
+ * threads on 6.12 came 5.9 points off with three guests on two host
+ * CPUs; a chain filed under the wrong caller moves a share by tens).
  */
 static void check_share(const char *name, uint64_t part, uint64_t whole,
 			double truth_pct, double tol)
 {
 	double pct = whole ? 100.0 * part / whole : 0;
 
-	if (getenv("SPROFIL_TEST_TCG") && tol < 5)
-		tol = 5;
+	if (getenv("SPROFIL_TEST_TCG") && tol < 8)
+		tol = 8;
 	print_message("#   %s: %llu of %llu samples = %.2f%% (its CPU: %.2f%%)\n",
 		      name, (unsigned long long)part,
 		      (unsigned long long)whole, pct, truth_pct);
