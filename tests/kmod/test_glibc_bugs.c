@@ -296,7 +296,7 @@ static void check_period(uint64_t asked, unsigned int flags, double seconds)
 	struct sprofil_status st0, st1;
 	uint64_t period = asked, samples;
 	int fd = kt_open();
-	double t, u, by_cpu;
+	double t, u, by_cpu, tol;
 
 	assert_non_null(buf);
 	r = kt_region(buf, (fa.size + 3) / 4 * 4, fa.start, 0x10000);
@@ -322,7 +322,14 @@ static void check_period(uint64_t asked, unsigned int flags, double seconds)
 		assert_int_equal(period, asked);
 	assert_int_equal(st1.period_ns, period);
 	assert_true(samples >= 100);
-	assert_true(by_cpu >= 0.95 && by_cpu <= 1.05);
+	/*
+	 * Within 5 %; under qemu TCG (SPROFIL_TEST_TCG), no accuracy
+	 * oracle, 15 % (0.892 seen at 1 ms on 6.1-rt with three guests on
+	 * two host CPUs): glibc's wrong tick was off by the tick's ratio to
+	 * the period asked, 4 times here.
+	 */
+	tol = getenv("SPROFIL_TEST_TCG") ? 0.15 : 0.05;
+	assert_true(by_cpu >= 1 - tol && by_cpu <= 1 + tol);
 	/* Never more samples than CPU time allows (one period of slack). */
 	assert_true(samples * (period / 1e9) <= t * 1.05 + period / 1e9);
 	close(fd);
