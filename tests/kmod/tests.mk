@@ -87,6 +87,13 @@ $(KT_DIR)/test_%: tests/kmod/test_%.c $(KT_COMMON)
 $(KT_DIR)/helper_%: tests/kmod/helper_%.c $(KT_COMMON)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -rdynamic -o $@ $< $(KT_SRC) $(KT_LIBS)
 
+# test_outside profiles a statically linked program from outside.
+vm-payload: $(KT_DIR)/static_spin
+
+$(KT_DIR)/static_spin: tests/kmod/static_spin.c
+	@mkdir -p $(KT_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ $<
+
 $(KT_DIR)/sprofil.ko: $(BUILD)/kmod/sprofil.ko
 	@mkdir -p $(KT_DIR)
 	cp $< $@
