@@ -27,6 +27,7 @@
 #include <sprofil/mapping.h>
 
 #include "kmod_test.h"
+#include "kt_callers.h"
 
 #define PERIOD_NS	1000000ull
 #define SPIN_SECONDS	1.0
@@ -49,6 +50,12 @@ struct child {
 
 static uint32_t child_buf[WORDS];
 
+/* The caller whose frame the chains sampled from outside must show. */
+static __attribute__((noinline)) uint64_t outside_caller(uint64_t n)
+{
+	return kt_callee(n) + 1;
+}
+
 static void child_reply(int fd, const void *p, size_t n)
 {
 	if (write(fd, p, n) != (ssize_t)n)
@@ -64,8 +71,8 @@ static double user_seconds(void)
 }
 
 /*
- * Commands: 'b' spins in wl_work_b and replies its user time; 's', 'p'
- * and 't' are the child's own START (over wl_work_c), STOP and STATUS on
+ * Commands: 'b' spins in wl_work_b and replies its user time, 'c' in
+ * outside_caller() and kt_callee(), replying nothing; 's', 'p' and 't' are the child's own START (over wl_work_c), STOP and STATUS on
  * its own /dev/sprofil, replying the result (and the status); 'q' exits.
  */
 static void child_main(int cmd, int reply)
@@ -85,6 +92,10 @@ static void child_main(int cmd, int reply)
 			wl_spin_cpu(wl_work_b, chunk, SPIN_SECONDS);
 			u = user_seconds() - u;
 			child_reply(reply, &u, sizeof(u));
+			break;
+		case 'c':
+			wl_spin_cpu(outside_caller, chunk, SPIN_SECONDS / 2);
+			child_reply(reply, "c", 1);
 			break;
 		case 's':
 			err = kt_start(fd, &r, 1, SPROFIL_UINT, NULL);
@@ -335,6 +346,79 @@ static void test_outside_session_ends_with_the_target(void **state)
 	close(memfd);
 	close(fd);
 	assert_int_equal(kt_module_param("sessions"), sessions);
+}
+
+struct in_caller {
+	struct wl_func f;
+	uint64_t total, in;
+};
+
+static int count_in_caller(void *arg, const struct kt_chain *c)
+{
+	struct in_caller *ic = arg;
+
+	ic->total += c->count;
+	if (kt_chain_has(c, ic->f.start, ic->f.size))
+		ic->in += c->count;
+	return 0;
+}
+
+/* The chain walk reads the target's stack, from the target's threads. */
+static void test_outside_caller_chains(void **state)
+{
+	struct in_caller ic = { .f = wl_func_extent(outside_caller) };
+	struct sprofil_status st;
+	struct sprofil_region r;
+	struct kt_table t;
+	uintptr_t start;
+	size_t size, first, last;
+	uint32_t *buf;
+	int fd, memfd;
+	struct child c;
+	char done;
+
+	(void)state;
+	kt_exec_text(&start, &size);
+	r = kt_region(NULL, 0, start, 0x4000);
+	kt_bucket_range(&r, SPROFIL_UINT, start, size, &first, &last);
+	buf = calloc(last, sizeof(*buf));
+	assert_non_null(buf);
+	r = kt_region(buf, last * sizeof(*buf), start, 0x4000);
+	assert_int_equal(kt_table_init(&t, 1 << 20, 16), 0);
+
+	child_spawn(&c);
+	memfd = open_mem(c.pid);
+	assert_true(memfd >= 0);
+	fd = kt_open();
+	{
+		struct sprofil_start a = {
+			.size = sizeof(a),
+			.flags = SPROFIL_UINT | SPROFIL_TARGET |
+				 SPROFIL_CALLERS,
+			.regions = (uintptr_t)&r,
+			.nregions = 1,
+			.period_ns = PERIOD_NS,
+			.callers = (uintptr_t)t.mem,
+			.callers_size = t.bytes,
+			.callers_depth = t.depth,
+			.target_fd = memfd,
+		};
+
+		assert_int_equal(start_args(fd, &a), 0);
+	}
+	child_ask(&c, 'c', &done, 1);
+	assert_int_equal(kt_status(fd, &st), 0);
+	assert_int_equal(kt_table_chains(&t, count_in_caller, &ic), 0);
+	print_message("# chains sampled from outside: %llu of %llu through outside_caller (%llu samples)\n",
+		      (unsigned long long)ic.in, (unsigned long long)ic.total,
+		      (unsigned long long)st.samples);
+	assert_true(st.samples > 0);
+	assert_true(ic.in >= HOT_SHARE * st.samples);
+	close(fd);
+	close(memfd);
+	child_end(&c);
+	kt_table_free(&t);
+	free(buf);
 }
 
 /* The path of static_spin, beside this program. */
@@ -613,6 +697,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_outside_samples_a_child),
 		cmocka_unit_test(test_outside_session_ends_with_the_target),
+		cmocka_unit_test(test_outside_caller_chains),
 		cmocka_unit_test(test_outside_samples_a_static_program),
 		cmocka_unit_test(test_outside_refusals),
 		cmocka_unit_test(test_outside_needs_ptrace_access),

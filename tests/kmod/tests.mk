@@ -12,8 +12,8 @@ KT_COMMON := $(KT_SRC) tests/kmod/kmod_test.h tests/common/workload.h \
 	include/sprofil/callers.h
 
 # The caller-sampling tests walk their own frames as the module does.
-$(KT_DIR)/test_callers $(KT_DIR)/test_callers_hostile $(KT_DIR)/helper_callers_cost: \
-	CFLAGS += -fno-omit-frame-pointer
+$(KT_DIR)/test_callers $(KT_DIR)/test_callers_hostile $(KT_DIR)/helper_callers_cost \
+	$(KT_DIR)/test_outside: CFLAGS += -fno-omit-frame-pointer
 
 # libsprofil's suite runs in the VM too, on the kmod and bpf backends,
 # and so does the bpf backend's own test (as bpf-test_bpf).
