@@ -144,13 +144,14 @@ struct sprofil_status {
  * and STATUS do not see this session.  Buffers the caller unmaps while
  * they are in use are not turned off (regions_off stays 0): their pages
  * stay pinned until STOP, and what is counted into them is lost.
- * Errors besides the above: EBADF (target_fd is not open), EINVAL (not a
- * /proc/PID/mem file, a kernel thread's, or a START without
- * SPROFIL_TARGET on a file that has one), ESRCH (the process's memory is
- * gone: it exited or exec'd since the open), EBUSY (the process profiles
- * itself or another file samples it, or this file samples another
- * process that is still running under it), EOPNOTSUPP (the module could
- * not learn at load how to recognize /proc/PID/mem).
+ * A file samples one process at a time: once the first is stopped or
+ * gone, a START naming another moves the file to it.  Errors besides the
+ * above: EBADF (target_fd is not open), EINVAL (not a /proc/PID/mem
+ * file, or a START without SPROFIL_TARGET on a file that has one), ESRCH
+ * (the file names no memory: a kernel thread's, or a process's that
+ * exited or exec'd), EBUSY (the process profiles itself or another file
+ * samples it, or this file still samples another process), EOPNOTSUPP
+ * (the module could not learn at load how to recognize /proc/PID/mem).
  */
 #define SPROFIL_IOC_START	_IOWR(SPROFIL_IOC_MAGIC, 1, struct sprofil_start)
 /*
