@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -151,6 +152,16 @@ static int child_int(struct child *c, char op)
 	return v;
 }
 
+/* The child's own STATUS: its result, and @st. */
+static int child_status(struct child *c, struct sprofil_status *st)
+{
+	int err;
+
+	child_ask(c, 't', &err, sizeof(err));
+	assert_int_equal(read(c->reply, st, sizeof(*st)), sizeof(*st));
+	return err;
+}
+
 static void child_end(struct child *c)
 {
 	int status;
@@ -272,8 +283,7 @@ static void test_outside_samples_a_child(void **state)
 	check_ratio("forked child", st.samples, user);
 
 	/* The child's own ioctls do not see the session, nor end it. */
-	child_ask(&c, 't', &own, sizeof(int));
-	assert_int_equal(read(c.reply, &own, sizeof(own)), sizeof(own));
+	assert_int_equal(child_status(&c, &own), 0);
 	assert_int_equal(own.state, 0);
 	assert_int_equal(own.samples, 0);
 	assert_int_equal(child_int(&c, 's'), -EBUSY);
@@ -298,8 +308,7 @@ static void test_outside_samples_a_child(void **state)
 	/* Closing the file ends it: the child may profile itself again. */
 	close(fd);
 	assert_int_equal(child_int(&c, 's'), 0);
-	child_ask(&c, 't', &own, sizeof(int));
-	assert_int_equal(read(c.reply, &own, sizeof(own)), sizeof(own));
+	assert_int_equal(child_status(&c, &own), 0);
 	assert_true(own.state & SPROFIL_STATE_ENABLED);
 	assert_int_equal(own.samples, 0);
 	/* And then it is the child's, which an outside START leaves. */
@@ -619,7 +628,9 @@ static void test_outside_needs_ptrace_access(void **state)
 		snprintf(path, sizeof(path), "/proc/%d/mem", (int)parent);
 		if (open(path, O_RDONLY) >= 0 || errno != EACCES)
 			_exit(12);
-		/* Its own is its to give. */
+		/* Its own is its to give, once setuid() left it dumpable. */
+		if (prctl(PR_SET_DUMPABLE, 1))
+			_exit(14);
 		fd = open("/proc/self/mem", O_RDONLY);
 		_exit(fd >= 0 ? 0 : 13);
 	}
