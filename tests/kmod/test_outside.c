@@ -51,8 +51,11 @@ struct child {
 
 static uint32_t child_buf[WORDS];
 
-/* The caller whose frame the chains sampled from outside must show. */
-static __attribute__((noinline)) uint64_t outside_caller(uint64_t n)
+/*
+ * The caller whose frame the chains sampled from outside must show;
+ * exported (-rdynamic), so that wl_func_extent() finds it.
+ */
+__attribute__((noinline)) uint64_t outside_caller(uint64_t n)
 {
 	return kt_callee(n) + 1;
 }
