@@ -131,12 +131,12 @@ static int chain_text_known(void *ctx, u64 pc)
 
 /*
  * Whether the interrupted thread's frame records can be read: it still
- * runs on the table's mm (an exiting thread has dropped it), and in
+ * runs on the sampled mm (an exiting thread has dropped it), and in
  * 64-bit mode (a compat task's records have 4-byte fields).
  */
 static bool frames_readable(struct sprofil_table *t, struct pt_regs *regs)
 {
-	if (current->mm != t->mm)
+	if (current->mm != t->sampled)
 		return false;
 #ifdef CONFIG_X86_64
 	return user_64bit_mode(regs);

@@ -3,8 +3,10 @@
  * sprofil.ko: /dev/sprofil, whose ioctl implements sprofil(2) for the
  * calling process.  See include/uapi/linux/sprofil.h for the ABI.
  *
- * The device only ever acts on the caller's own mm, so it is world-usable
- * (mode 0666): any user may profile their own process and nobody can make
+ * The device only ever writes into the caller's own memory, and samples
+ * another process only on the proof of an open /proc/PID/mem (the
+ * kernel's ptrace check), so it is world-usable (mode 0666): any user may
+ * profile their own process, or one they may ptrace, and nobody can make
  * the module write into another process's memory.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -12,6 +14,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include "sprofil.h"
 
@@ -20,8 +23,9 @@
 
 #define START_SIZE_VER0		32	/* first published struct sprofil_start */
 #define START_SIZE_VER1		56	/* with the caller table */
+#define START_SIZE_VER2		80	/* with the target and the event */
 #define STATUS_SIZE_VER0	48	/* first published struct sprofil_status */
-static_assert(sizeof(struct sprofil_start) == START_SIZE_VER1);
+static_assert(sizeof(struct sprofil_start) == START_SIZE_VER2);
 static_assert(sizeof(struct sprofil_status) == STATUS_SIZE_VER0);
 
 /*
@@ -40,7 +44,7 @@ static int copy_sized_arg(void *dst, size_t ksize, size_t minsize,
 	return copy_struct_from_user(dst, ksize, uarg, usize);
 }
 
-static long ioctl_start(struct sprofil_start __user *uarg)
+static long ioctl_start(struct sprofil_fd *f, struct sprofil_start __user *uarg)
 {
 	struct sprofil_start args;
 	u64 period_ns;
@@ -57,18 +61,32 @@ static long ioctl_start(struct sprofil_start __user *uarg)
 	    (args.callers || args.callers_size || args.callers_depth ||
 	     (args.flags & SPROFIL_THREADS)))
 		return -EINVAL;
+	if (args.event_type != SPROFIL_EVENT_CPU_CLOCK || args.event_config ||
+	    args.reserved3)
+		return -EINVAL;
+	/* A file that samples another process does only that. */
+	if (!(args.flags & SPROFIL_TARGET) &&
+	    (args.target_fd || READ_ONCE(f->s)))
+		return -EINVAL;
 	/* Fail on an unwritable argument before anything changes. */
 	if (put_user(args.period_ns, &uarg->period_ns))
 		return -EFAULT;
-	if (!args.nregions)
-		return sprofil_stop();
-	err = sprofil_start(&args, &period_ns);
+	if (args.flags & SPROFIL_TARGET) {
+		if (!args.nregions)
+			return sprofil_outside_stop(f);
+		err = sprofil_outside_start(f, &args, &period_ns);
+	} else {
+		if (!args.nregions)
+			return sprofil_stop();
+		err = sprofil_start(&args, &period_ns);
+	}
 	if (err)
 		return err;
 	return put_user(period_ns, &uarg->period_ns);
 }
 
-static long ioctl_status(struct sprofil_status __user *uarg)
+static long ioctl_status(struct sprofil_fd *f,
+			 struct sprofil_status __user *uarg)
 {
 	struct sprofil_status st;
 	u32 usize;
@@ -80,7 +98,8 @@ static long ioctl_status(struct sprofil_status __user *uarg)
 	usize = st.size;
 	memset(&st, 0, sizeof(st));
 	st.size = min_t(u32, usize, sizeof(st));
-	err = sprofil_status(&st);
+	err = READ_ONCE(f->s) ? sprofil_outside_status(f, &st) :
+				sprofil_status(&st);
 	if (err)
 		return err;
 	return copy_to_user(uarg, &st, st.size) ? -EFAULT : 0;
@@ -93,21 +112,47 @@ static long ioctl_status(struct sprofil_status __user *uarg)
 static long sprofil_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
+	struct sprofil_fd *f = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
 	switch (IOC_BASE(cmd)) {
 	case IOC_BASE(SPROFIL_IOC_START):
-		return ioctl_start(uarg);
+		return ioctl_start(f, uarg);
 	case IOC_BASE(SPROFIL_IOC_STOP):
-		return sprofil_stop();
+		return READ_ONCE(f->s) ? sprofil_outside_stop(f) :
+					 sprofil_stop();
 	case IOC_BASE(SPROFIL_IOC_STATUS):
-		return ioctl_status(uarg);
+		return ioctl_status(f, uarg);
 	}
 	return -ENOTTY;
 }
 
+static int sprofil_open(struct inode *inode, struct file *file)
+{
+	struct sprofil_fd *f = kzalloc(sizeof(*f), SPROFIL_GFP);
+
+	if (!f)
+		return -ENOMEM;
+	mutex_init(&f->lock);
+	file->private_data = f;
+	return 0;
+}
+
+/* Closing the file that samples another process stops that. */
+static int sprofil_release(struct inode *inode, struct file *file)
+{
+	struct sprofil_fd *f = file->private_data;
+
+	sprofil_outside_close(f);
+	mutex_destroy(&f->lock);
+	kfree(f);
+	return 0;
+}
+
 static const struct file_operations sprofil_fops = {
 	.owner = THIS_MODULE,
+	.open = sprofil_open,
+	.release = sprofil_release,
 	.unlocked_ioctl = sprofil_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
@@ -149,6 +194,7 @@ static int __init sprofil_init(void)
 
 	if (err)
 		return err;
+	sprofil_outside_init();
 	err = misc_register(&sprofil_dev);
 	if (err) {
 		pr_err("cannot register /dev/sprofil: %d\n", err);

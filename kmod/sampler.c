@@ -183,22 +183,25 @@ static bool uncovered(struct sprofil_threads *th, struct task_struct *t,
 }
 
 /*
- * Fills @batch with up to SCAN_BATCH referenced tasks of the caller's mm
+ * Fills @batch with up to SCAN_BATCH referenced tasks of the session's mm
  * not yet in @th; returns how many.  The session belongs to the mm, so
  * when the mm is shared with other processes (CLONE_VM without
  * CLONE_THREAD, vfork) their threads are profiled too: then every
- * process is scanned, which only such a START pays for.
+ * process is scanned, which only such a START pays for.  So is every
+ * process for a START from @outside, which knows the mm and not a task
+ * of it.
  */
-static int gather(struct sprofil_threads *th,
-		  struct task_struct *batch[SCAN_BATCH])
+static int gather(struct sprofil_session *s, struct sprofil_threads *th,
+		  bool outside, struct task_struct *batch[SCAN_BATCH])
 {
-	struct mm_struct *mm = current->mm;
-	bool shared = atomic_read(&mm->mm_users) > get_nr_threads(current);
+	struct mm_struct *mm = s->mn.mm;
+	bool all = outside ||
+		   atomic_read(&mm->mm_users) > get_nr_threads(current);
 	struct task_struct *p, *t;
 	int n = 0;
 
 	rcu_read_lock();
-	if (shared) {
+	if (all) {
 		for_each_process_thread(p, t)
 			if (uncovered(th, t, mm)) {
 				get_task_struct(t);
@@ -221,18 +224,18 @@ out:
 }
 
 /*
- * Gives every task of the caller's mm not yet in @th a counter of its
+ * Gives every task of the session's mm not yet in @th a counter of its
  * own.  There is no limit on the number of threads; a fatal signal ends
  * the scan.  Runs under the session's lock only.
  */
 static int cover_threads(struct sprofil_session *s, struct sprofil_threads *th,
-			 bool disabled)
+			 bool disabled, bool outside)
 {
 	struct task_struct *batch[SCAN_BATCH];
 	int passes = 0, n, i, err = 0;
 
 	while (!err && passes < SCAN_PASSES) {
-		n = gather(th, batch);
+		n = gather(s, th, outside, batch);
 		if (!n)
 			break;
 		/* A full batch is one pass's progress, not a new pass. */
@@ -286,13 +289,15 @@ bool sprofil_sampler_stop(struct sprofil_session *s)
 }
 
 /*
- * Starts sampling every thread of the caller at @period_ns, keeping the
+ * Starts sampling every thread of the session's mm (the caller's, unless
+ * @outside) at @period_ns, keeping the
  * live counters when the period is unchanged.  New counters are created
  * disabled and enabled only after the old ones are gone, so no sample is
  * taken twice.  On failure before the swap nothing changed; after it,
  * sampling is stopped.
  */
-int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns)
+int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns,
+			  bool outside)
 {
 	struct sprofil_threads *th, *old;
 	struct sprofil_thread *rec;
@@ -316,7 +321,7 @@ int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns)
 	th->attr.inherit_thread = 1;
 	th->attr.remove_on_exec = 1;
 
-	err = cover_threads(s, th, true);
+	err = cover_threads(s, th, true, outside);
 	if (err) {
 		threads_release(th);
 		return err;
@@ -327,7 +332,7 @@ int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns)
 		if (rec->event)
 			perf_event_enable(rec->event);
 	/* Threads cloned while the counters were off inherited them off. */
-	err = cover_threads(s, th, false);
+	err = cover_threads(s, th, false, outside);
 	if (err) {
 		sprofil_sampler_stop(s);
 		return err;

@@ -24,12 +24,26 @@
  * Lifetime: a listed session owns one notifier reference, dropped by
  * whoever unlists it: its mm's release, module exit, or the START that
  * created it and failed.  START and the mm's release never overlap (START
- * runs in a user of the mm), and neither do ioctls and module exit (an
- * open fd pins the module), so only release and module exit race, and the
- * spinlock makes one of them the owner.
+ * runs in a user of the mm, or holds one from outside), and neither do
+ * ioctls and module exit (an open fd pins the module), so only release
+ * and module exit race, and the spinlock makes one of them the owner.
+ *
+ * Outside sessions (SPROFIL_TARGET): another process, the collector,
+ * samples this mm into buffers of its own.  The session is still this
+ * mm's, so the sampling handler, the exit hook (leftover.c) and the chain
+ * walk, which all run in the sampled threads, work as for a process that
+ * profiles itself.  The collector's open file holds a second notifier
+ * reference (struct sprofil_fd) and is the session's holder: its STOP,
+ * STATUS and close act on the session, the sampled process's own ioctls
+ * leave it alone.  Lock order: the file's lock, then the session's.  The
+ * buffers are in the collector's mm, which this mm's notifier does not
+ * watch: their pages stay pinned, so what the collector unmaps is only
+ * written in vain until STOP.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/percpu.h>
 #include <linux/sched/mm.h>
@@ -61,7 +75,7 @@ static void session_recheck(struct work_struct *work)
 
 	mutex_lock(&s->lock);
 	t = rcu_dereference_protected(s->table, lockdep_is_held(&s->lock));
-	if (t)
+	if (t && t->mm == s->mn.mm)
 		done = sprofil_table_recheck(t, s->mn.mm);
 	mutex_unlock(&s->lock);
 	/* A cancel_delayed_work_sync() under way refuses this. */
@@ -71,15 +85,16 @@ static void session_recheck(struct work_struct *work)
 
 /*
  * The table if @range touches one of its buffers.  Callers may run in
- * non-blocking context: they only flag and queue work, under RCU.
+ * non-blocking context: they only flag and queue work, under RCU.  An
+ * outside session's buffers are in another mm than the one notifying.
  */
 static struct sprofil_table *
 table_touched(struct sprofil_session *s, const struct mmu_notifier_range *range)
 {
 	struct sprofil_table *t = rcu_dereference(s->table);
 
-	return t && sprofil_table_overlaps(t, range->start, range->end) ?
-	       t : NULL;
+	return t && t->mm == s->mn.mm &&
+	       sprofil_table_overlaps(t, range->start, range->end) ? t : NULL;
 }
 
 /* munmap and mremap: the buffer is gone, its region is off at once. */
@@ -284,27 +299,48 @@ static void stats_reset(struct sprofil_session *s)
 }
 
 /*
+ * Whether a START by @holder (NULL: the process itself) must leave @s
+ * alone: another file samples it, or the process samples itself and
+ * @holder would sample it from outside.  A stopped session is free.
+ */
+static bool session_busy(struct sprofil_session *s,
+			 const struct sprofil_fd *holder)
+{
+	lockdep_assert_held(&s->lock);
+	return s->holder != holder &&
+	       (s->holder || rcu_access_pointer(s->table));
+}
+
+/*
  * Swaps @t in under the session's lock and starts the counters; consumes
  * @t and the caller's notifier reference.  A session this START listed
  * and could not start is unlisted again, so a failed first START leaves
- * no session behind.
+ * no session behind.  @holder: the file starting it from outside, or
+ * NULL for the process itself.
  */
 static int session_start(struct sprofil_session *s, struct sprofil_table *t,
-			 u64 period_ns)
+			 u64 period_ns, const struct sprofil_fd *holder)
 {
+	const struct sprofil_fd *was;
 	struct sprofil_table *old = NULL;
 	bool fresh, published = false;
 	int err;
 
 	/* Nothing is listed or published yet: a fatal signal undoes all. */
 	err = mutex_lock_killable(&s->lock);
+	if (!err && session_busy(s, holder)) {
+		mutex_unlock(&s->lock);
+		err = -EBUSY;
+	}
 	if (err) {
 		sprofil_table_destroy(t);
 		mmu_notifier_put(&s->mn);
 		return err;
 	}
 	fresh = session_list(s);
-	err = sprofil_sampler_start(s, period_ns);
+	was = s->holder;
+	s->holder = holder;
+	err = sprofil_sampler_start(s, period_ns, holder);
 	if (err && (rcu_access_pointer(s->threads) ||
 		    !rcu_access_pointer(s->table))) {
 		/* Nothing changed: the old session (if any) goes on. */
@@ -320,6 +356,8 @@ static int session_start(struct sprofil_session *s, struct sprofil_table *t,
 		if (!err)
 			t = NULL;
 	}
+	if (err)
+		s->holder = was;
 	if (fresh && err) {
 		spin_lock(&sessions_lock);
 		session_unlist_locked(s);
@@ -370,7 +408,23 @@ int sprofil_start(const struct sprofil_start *args, u64 *period_ns)
 		sprofil_table_destroy(t);
 		return PTR_ERR(mn);
 	}
-	return session_start(to_session(mn), t, *period_ns);
+	return session_start(to_session(mn), t, *period_ns, NULL);
+}
+
+/*
+ * STOP by @holder (NULL: the process itself), with s->lock held, which it
+ * drops: only a session of @holder's that is sampling is stopped.
+ */
+static void session_stop_own_unlock(struct sprofil_session *s,
+				    const struct sprofil_fd *holder)
+{
+	/* Nothing published: no grace period to wait for. */
+	if (s->holder != holder ||
+	    (!rcu_access_pointer(s->table) && !rcu_access_pointer(s->threads))) {
+		mutex_unlock(&s->lock);
+		return;
+	}
+	session_stop_unlock(s);
 }
 
 /*
@@ -387,23 +441,25 @@ int sprofil_stop(void)
 	err = mutex_lock_killable(&s->lock);
 	if (err)
 		return err;
-	/* Nothing published: no grace period to wait for. */
-	if (!rcu_access_pointer(s->table) && !rcu_access_pointer(s->threads)) {
-		mutex_unlock(&s->lock);
-		return 0;
-	}
-	session_stop_unlock(s);
+	session_stop_own_unlock(s, NULL);
 	return 0;
 }
 
-int sprofil_status(struct sprofil_status *st)
+/* Fills @st from @s if @holder's, else leaves it empty. */
+static int session_status(struct sprofil_session *s,
+			  const struct sprofil_fd *holder,
+			  struct sprofil_status *st)
 {
-	struct sprofil_session *s = session_find(current->mm);
 	struct sprofil_table *t;
 	int cpu, err;
 
-	if (!s)
+	err = mutex_lock_killable(&s->lock);
+	if (err)
+		return err;
+	if (s->holder != holder) {
+		mutex_unlock(&s->lock);
 		return 0;
+	}
 	for_each_possible_cpu(cpu) {
 		struct sprofil_stats *c = per_cpu_ptr(s->stats, cpu);
 
@@ -411,9 +467,6 @@ int sprofil_status(struct sprofil_status *st)
 		st->misses += READ_ONCE(c->misses);
 		st->saturated += READ_ONCE(c->saturated);
 	}
-	err = mutex_lock_killable(&s->lock);
-	if (err)
-		return err;
 	t = rcu_dereference_protected(s->table, lockdep_is_held(&s->lock));
 	if (t && rcu_access_pointer(s->threads)) {
 		st->state |= SPROFIL_STATE_ENABLED;
@@ -423,6 +476,188 @@ int sprofil_status(struct sprofil_status *st)
 	}
 	mutex_unlock(&s->lock);
 	return 0;
+}
+
+int sprofil_status(struct sprofil_status *st)
+{
+	struct sprofil_session *s = session_find(current->mm);
+
+	return s ? session_status(s, NULL, st) : 0;
+}
+
+/* The file operations of /proc/PID/mem, learned at load. */
+static const struct file_operations *mem_fops;
+
+/*
+ * Learns to recognize /proc/PID/mem files: their file operations are not
+ * exported, so they are read off one the module opens, its loader's own
+ * (mm_access() lets a process open its own).  Without them SPROFIL_TARGET
+ * is refused.
+ */
+void sprofil_outside_init(void)
+{
+	struct file *f = filp_open("/proc/self/mem", O_RDONLY, 0);
+
+	if (IS_ERR(f)) {
+		pr_warn("cannot open /proc/self/mem (%ld): no sampling from outside\n",
+			PTR_ERR(f));
+		return;
+	}
+	mem_fops = f->f_op;
+	filp_close(f, NULL);
+}
+
+/*
+ * The mm of @fd, the caller's open /proc/PID/mem, with a user reference,
+ * or an ERR_PTR.  Its open made the kernel's ptrace check (mm_access(),
+ * PTRACE_MODE_ATTACH, security modules included), which a module cannot
+ * call itself, and the file keeps the mm_struct: no process that came
+ * later can take its place.  Its mm is NULL for a kernel thread or a
+ * process that had exited when it was opened.
+ */
+static struct mm_struct *target_mm(int fd)
+{
+	struct mm_struct *mm;
+	struct file *file;
+
+	if (!mem_fops)
+		return ERR_PTR(-EOPNOTSUPP);
+	file = fget(fd);
+	if (!file)
+		return ERR_PTR(-EBADF);
+	mm = file->private_data;
+	if (file->f_op != mem_fops)
+		mm = ERR_PTR(-EINVAL);
+	else if (!mm || !mmget_not_zero(mm))
+		mm = ERR_PTR(-ESRCH);
+	fput(file);
+	return mm;
+}
+
+/*
+ * Lets go of @s, the session @f held: stops it, makes it the process's
+ * own again, with no counters of ours, and drops @f's reference.
+ */
+static void outside_release(struct sprofil_fd *f, struct sprofil_session *s)
+{
+	mutex_lock(&s->lock);
+	session_stop_own_unlock(s, f);
+	mutex_lock(&s->lock);
+	if (s->holder == f) {
+		s->holder = NULL;
+		stats_reset(s);
+	}
+	mutex_unlock(&s->lock);
+	mmu_notifier_put(&s->mn);
+}
+
+/*
+ * START with SPROFIL_TARGET on the file @f.  The table is built and
+ * pinned in the caller's memory before any lock is taken, as for a
+ * process profiling itself; the target's mm is kept in use meanwhile,
+ * so its session cannot be released under us.
+ */
+int sprofil_outside_start(struct sprofil_fd *f, const struct sprofil_start *args,
+			  u64 *period_ns)
+{
+	struct mmu_notifier *mn, *ref = NULL;
+	struct sprofil_session *s, *old;
+	struct sprofil_region *regions;
+	struct sprofil_table *t;
+	struct mm_struct *mm;
+	int err;
+
+	mm = target_mm(args->target_fd);
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+	regions = memdup_user(u64_to_user_ptr(args->regions),
+			      array_size(args->nregions, sizeof(*regions)));
+	if (IS_ERR(regions)) {
+		err = PTR_ERR(regions);
+		goto out_mm;
+	}
+	*period_ns = sprofil_period_ns(args->flags, args->period_ns);
+	t = sprofil_table_create(args, regions);
+	kfree(regions);
+	if (IS_ERR(t)) {
+		err = PTR_ERR(t);
+		goto out_mm;
+	}
+	t->sampled = mm;
+	/* One reference for session_start(), one for the file to keep. */
+	mn = mmu_notifier_get(&sprofil_mn_ops, mm);
+	if (!IS_ERR(mn))
+		ref = mmu_notifier_get(&sprofil_mn_ops, mm);
+	err = IS_ERR(mn) ? PTR_ERR(mn) : PTR_ERR_OR_ZERO(ref);
+	if (!err)
+		err = mutex_lock_killable(&f->lock);
+	if (err)
+		goto out_table;
+	s = to_session(mn);
+	old = f->s;
+	/* A file samples one process at a time. */
+	if (old && old != s && rcu_access_pointer(old->table)) {
+		mutex_unlock(&f->lock);
+		err = -EBUSY;
+		goto out_table;
+	}
+	err = session_start(s, t, *period_ns, f);
+	if (!err && old != s) {
+		WRITE_ONCE(f->s, s);
+		ref = NULL;
+		if (old)
+			outside_release(f, old);
+	}
+	mutex_unlock(&f->lock);
+	if (ref)
+		mmu_notifier_put(ref);
+	goto out_mm;
+
+out_table:
+	sprofil_table_destroy(t);
+	if (!IS_ERR_OR_NULL(ref))
+		mmu_notifier_put(ref);
+	if (!IS_ERR(mn))
+		mmu_notifier_put(mn);
+out_mm:
+	/* If the target is gone meanwhile, its release runs here. */
+	mmput(mm);
+	return err;
+}
+
+int sprofil_outside_stop(struct sprofil_fd *f)
+{
+	int err = mutex_lock_killable(&f->lock);
+
+	if (err)
+		return err;
+	if (f->s) {
+		err = mutex_lock_killable(&f->s->lock);
+		if (!err)
+			session_stop_own_unlock(f->s, f);
+	}
+	mutex_unlock(&f->lock);
+	return err;
+}
+
+/* After the target's exit or exec the counters stay, not enabled. */
+int sprofil_outside_status(struct sprofil_fd *f, struct sprofil_status *st)
+{
+	int err = mutex_lock_killable(&f->lock);
+
+	if (err)
+		return err;
+	if (f->s)
+		err = session_status(f->s, f, st);
+	mutex_unlock(&f->lock);
+	return err;
+}
+
+/* The file is closed: no other thread uses @f. */
+void sprofil_outside_close(struct sprofil_fd *f)
+{
+	if (f->s)
+		outside_release(f, f->s);
 }
 
 int sprofil_session_count(void)

@@ -4,6 +4,8 @@
  *
  * A session belongs to one mm (one process) and lives from the first
  * START until the mm goes away (exit or exec) or the module is unloaded.
+ * It is started by the process itself, or from outside by another one
+ * (SPROFIL_TARGET) through an open /dev/sprofil, which then holds it.
  * It holds:
  *  - the region table: the prepared mapping plus the pinned, vmapped user
  *    buffers (the bucket arrays, and the caller table with
@@ -52,7 +54,13 @@ struct sprofil_buffer {
 /* An immutable region set; only buffer[].off changes once published. */
 struct sprofil_table {
 	struct spm_map map;
-	struct mm_struct *mm;		/* owner; kept by the session's mmgrab */
+	/*
+	 * The buffers' owner (the START's caller), charged pinned_vm and
+	 * kept by the table's mmgrab, and the sampled mm, whose stacks
+	 * chains.c walks: another process's with SPROFIL_TARGET.
+	 */
+	struct mm_struct *mm;
+	struct mm_struct *sampled;
 	struct user_struct *user;	/* charged locked_vm, or NULL */
 	unsigned long charged;		/* pages charged (pinned_vm, user) */
 	struct page **pages;		/* every pinned page, run by run */
@@ -96,10 +104,18 @@ struct sprofil_threads {
 	atomic64_t ticks_system;
 };
 
+/* An open /dev/sprofil: the outside session it started (SPROFIL_TARGET). */
+struct sprofil_fd {
+	struct mutex lock;		/* its START, STOP and STATUS */
+	struct sprofil_session *s;	/* with a notifier reference, or NULL */
+};
+
 struct sprofil_session {
 	struct mmu_notifier mn;
 	struct hlist_node node;		/* in the sessions hash */
 	struct mutex lock;		/* table and threads writers */
+	/* The file sampling this mm from outside, else NULL; under lock. */
+	const struct sprofil_fd *holder;
 	struct sprofil_table __rcu *table;
 	struct sprofil_threads __rcu *threads;	/* see sampler.c */
 	u64 period_ns;			/* period of the live counters */
@@ -124,7 +140,8 @@ long sprofil_pinned_pages(void);
 
 /* sampler.c */
 u64 sprofil_period_ns(u32 flags, u64 requested);
-int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns);
+int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns,
+			  bool outside);
 bool sprofil_sampler_stop(struct sprofil_session *s);
 void sprofil_file_samples(struct sprofil_session *s, struct pt_regs *regs,
 			  u32 n);
@@ -142,6 +159,12 @@ void sprofil_leftover_exit(void);
 int sprofil_start(const struct sprofil_start *args, u64 *period_ns);
 int sprofil_stop(void);
 int sprofil_status(struct sprofil_status *st);
+void sprofil_outside_init(void);
+int sprofil_outside_start(struct sprofil_fd *f, const struct sprofil_start *args,
+			  u64 *period_ns);
+int sprofil_outside_stop(struct sprofil_fd *f);
+int sprofil_outside_status(struct sprofil_fd *f, struct sprofil_status *st);
+void sprofil_outside_close(struct sprofil_fd *f);
 void sprofil_sessions_destroy(void);
 int sprofil_session_count(void);
 struct sprofil_session *sprofil_session_lookup_rcu(struct mm_struct *mm);

@@ -271,6 +271,8 @@ void sprofil_table_destroy(struct sprofil_table *t)
 	for (i = 0; i < t->nruns; i++)
 		run_release(&t->run[i]);
 	uncharge_pinned(t);
+	if (t->mm)
+		mmdrop(t->mm);
 	kvfree(t->pages);
 	kvfree(t->run);
 	kvfree(t->map.region);
@@ -337,7 +339,14 @@ struct sprofil_table *sprofil_table_create(const struct sprofil_start *args,
 	t = kvzalloc(struct_size(t, buffer, n), SPROFIL_GFP);
 	if (!t)
 		return ERR_PTR(-ENOMEM);
+	/*
+	 * Kept until the table goes, which may be after its owner exited:
+	 * an outside session's target outlives it, or its release runs
+	 * after the owner's exit_mm().
+	 */
 	t->mm = current->mm;
+	mmgrab(t->mm);
+	t->sampled = t->mm;
 	t->map.region = kvcalloc(n, sizeof(*t->map.region), SPROFIL_GFP);
 	t->map.segment = kvcalloc(SPM_MAX_SEGMENTS(n), sizeof(*t->map.segment),
 				  SPROFIL_GFP);

@@ -12,8 +12,8 @@ KT_COMMON := $(KT_SRC) tests/kmod/kmod_test.h tests/common/workload.h \
 	include/sprofil/callers.h
 
 # The caller-sampling tests walk their own frames as the module does.
-$(KT_DIR)/test_callers $(KT_DIR)/test_callers_hostile $(KT_DIR)/helper_callers_cost: \
-	CFLAGS += -fno-omit-frame-pointer
+$(KT_DIR)/test_callers $(KT_DIR)/test_callers_hostile $(KT_DIR)/helper_callers_cost \
+	$(KT_DIR)/test_outside: CFLAGS += -fno-omit-frame-pointer
 
 # libsprofil's suite runs in the VM too, on the kmod and bpf backends,
 # and so does the bpf backend's own test (as bpf-test_bpf).
@@ -86,6 +86,13 @@ $(KT_DIR)/test_%: tests/kmod/test_%.c $(KT_COMMON)
 
 $(KT_DIR)/helper_%: tests/kmod/helper_%.c $(KT_COMMON)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -rdynamic -o $@ $< $(KT_SRC) $(KT_LIBS)
+
+# test_outside profiles a statically linked program from outside.
+vm-payload: $(KT_DIR)/static_spin
+
+$(KT_DIR)/static_spin: tests/kmod/static_spin.c
+	@mkdir -p $(KT_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ $<
 
 $(KT_DIR)/sprofil.ko: $(BUILD)/kmod/sprofil.ko
 	@mkdir -p $(KT_DIR)

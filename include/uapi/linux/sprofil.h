@@ -5,7 +5,9 @@
  * /dev/sprofil implements sprofil(2) (IRIX, HP-UX, glibc) for the process
  * that issues the ioctl: every thread's user-mode PC is sampled once per
  * period of the process's own CPU time and counted into the caller's
- * buffers.  Bucket index for a PC inside a region:
+ * buffers.  With SPROFIL_TARGET the sampled process is another one, which
+ * the caller may ptrace (below), and the buffers are still the caller's.
+ * Bucket index for a PC inside a region:
  *
  *	((pc - offset) / bucket_size) * scale / 65536
  *
@@ -40,8 +42,17 @@
 					 * SPC_PC_THREAD + its thread id
 					 * (per-thread profiles)
 					 */
+#define SPROFIL_TARGET		0x10	/* sample the process of target_fd
+					 * rather than the caller: see
+					 * SPROFIL_IOC_START
+					 */
 #define SPROFIL_START_FLAGS	(SPROFIL_UINT | SPROFIL_FAST | SPROFIL_CALLERS | \
-				 SPROFIL_THREADS)
+				 SPROFIL_THREADS | SPROFIL_TARGET)
+
+/* struct sprofil_start.event_type: what a sampling period is made of. */
+#define SPROFIL_EVENT_CPU_CLOCK	0	/* CPU time of the sampled threads,
+					 * period_ns; event_config 0
+					 */
 
 #define SPROFIL_FAST_DIVISOR	4
 #define SPROFIL_MIN_PERIOD_NS	100000ULL	/* 10 kHz */
@@ -82,6 +93,12 @@ struct sprofil_start {
 				 * SPROFIL_MAX_DEPTH
 				 */
 	__u32 reserved2;	/* must be zero */
+	/* With SPROFIL_TARGET (else zero): */
+	__s32 target_fd;	/* an open file of /proc/PID/mem */
+	/* Room for events other than the clock; none is defined yet. */
+	__u32 event_type;	/* SPROFIL_EVENT_*, else EINVAL */
+	__u64 event_config;	/* the event's parameter: 0 */
+	__u64 reserved3;	/* must be zero */
 };
 
 /* struct sprofil_status.state bits */
@@ -110,7 +127,31 @@ struct sprofil_status {
  * the caller's writable memory), ENOMEM (RLIMIT_MEMLOCK of the user, the
  * memory cgroup's limit, or a page pinned by too many sessions), EINTR (a
  * fatal signal during the pin, the thread scan or the wait for the
- * session's lock).
+ * session's lock), EBUSY (the process is being profiled from outside).
+ *
+ * With SPROFIL_TARGET, the process whose memory target_fd opened is
+ * sampled instead, every thread of it and those it creates later, into
+ * the caller's buffers, pinned as above.  target_fd is the caller's
+ * proof of its right to: opening /proc/PID/mem takes the kernel's ptrace
+ * check (PTRACE_MODE_ATTACH, security modules included), and the file
+ * names that process's memory, not a pid that could be reused.  The
+ * session is tied to this open file of /dev/sprofil: STOP and STATUS on
+ * it act on the target's session, every later START on it must name
+ * SPROFIL_TARGET too (one with nregions 0 stops, as STOP), and closing
+ * it stops sampling.  The target's exit or exec ends the session; STATUS
+ * then still reads its counters, with SPROFIL_STATE_ENABLED clear.  The
+ * target's own START is refused with EBUSY meanwhile, and its own STOP
+ * and STATUS do not see this session.  Buffers the caller unmaps while
+ * they are in use are not turned off (regions_off stays 0): their pages
+ * stay pinned until STOP, and what is counted into them is lost.
+ * A file samples one process at a time: once the first is stopped or
+ * gone, a START naming another moves the file to it.  Errors besides the
+ * above: EBADF (target_fd is not open), EINVAL (not a /proc/PID/mem
+ * file, or a START without SPROFIL_TARGET on a file that has one), ESRCH
+ * (the file names no memory: a kernel thread's, or a process's that
+ * exited or exec'd), EBUSY (the process profiles itself or another file
+ * samples it, or this file still samples another process), EOPNOTSUPP
+ * (the module could not learn at load how to recognize /proc/PID/mem).
  */
 #define SPROFIL_IOC_START	_IOWR(SPROFIL_IOC_MAGIC, 1, struct sprofil_start)
 /*
@@ -119,7 +160,10 @@ struct sprofil_status {
  * nothing changed (so does STATUS).
  */
 #define SPROFIL_IOC_STOP	_IO(SPROFIL_IOC_MAGIC, 2)
-/* Reads the counters of the calling process's latest session. */
+/*
+ * Reads the counters of the calling process's latest session, or of the
+ * file's outside session (SPROFIL_TARGET).
+ */
 #define SPROFIL_IOC_STATUS	_IOWR(SPROFIL_IOC_MAGIC, 3, struct sprofil_status)
 
 #endif /* _UAPI_LINUX_SPROFIL_H */
