@@ -242,7 +242,11 @@ void sb_start_folder(void)
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (!sp_own_thread_create(&attr, sb_fold_loop, NULL, "fold"))
+	/*
+	 * Not waited for: a session may start in a fork child (own_threads.h);
+	 * the thread names itself as it starts folding.
+	 */
+	if (!sp_own_thread_create(&attr, sb_fold_loop, NULL, "fold", false))
 		sb_folder = true;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);

@@ -16,16 +16,19 @@
 
 /*
  * Starts one of libsprofil's own threads, named "sprofil-@what" by
- * itself before this returns: a dump from then on leaves it out of the
- * threads record, and no thread writes another's /proc/self/task/TID/comm
- * (docs/record.md says what that cost).  Through the global
- * pthread_create, so that an interposer loaded before us (the
- * sanitizers' runtimes, which must see every thread that runs
- * instrumented code) still sees the thread; only ours steps aside.
+ * itself (no thread writes another's /proc/self/task/TID/comm:
+ * docs/record.md says what that cost); with @wait_named, before this
+ * returns, so that a dump from then on leaves it out of the threads
+ * record.  Not in a fork child: there a lock another thread held at the
+ * fork (a sanitizer runtime's, which has no fork handlers) can keep the
+ * new thread from ever running (pg-sigfork under ASan hung so).
+ * Through the global pthread_create, so that an interposer loaded
+ * before us (the sanitizers' runtimes, which must see every thread that
+ * runs instrumented code) still sees the thread; only ours steps aside.
  * 0 or a positive errno.
  */
 int sp_own_thread_create(const pthread_attr_t *attr, void *(*fn)(void *),
-			 void *arg, const char *what);
+			 void *arg, const char *what, bool wait_named);
 
 /* Whether the calling thread is in sp_own_thread_create()'s create. */
 bool sp_own_thread_creating(void);

@@ -193,8 +193,11 @@ static void *sd_thread(void *unused)
 	}
 }
 
-/* The pipe and the thread of this process; 0 or a positive errno. */
-static int sd_spawn(void)
+/*
+ * The pipe and the thread of this process; 0 or a positive errno.  In a
+ * fork child (@in_child) the thread is not waited for (own_threads.h).
+ */
+static int sd_spawn(bool in_child)
 {
 	sigset_t all, old;
 	pthread_attr_t attr;
@@ -209,7 +212,8 @@ static int sd_spawn(void)
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = sp_own_thread_create(&attr, sd_thread, NULL, "sigdump");
+	err = sp_own_thread_create(&attr, sd_thread, NULL, "sigdump",
+				   !in_child);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (err) {
@@ -234,7 +238,7 @@ void sp_sigdump_fork_child(void)
 	close(sd_pipe[0]);
 	close(sd_pipe[1]);
 	sd_seq = 0;
-	err = sd_spawn();
+	err = sd_spawn(true);
 	if (err) {
 		fprintf(stderr, "libsprofil: SPROFIL_SIGDUMP: no dump thread in the child: %s\n",
 			strerror(err));
@@ -296,7 +300,7 @@ void sp_sigdump_start(void)
 	done = true;
 	env = sp_setting_secure("SPROFIL_SIGDUMP");
 	if (!env || !*env) {
-		if (sp_recording() && !(err = sd_spawn()))
+		if (sp_recording() && !(err = sd_spawn(false)))
 			sd_fatal_start();
 		else if (sp_recording())
 			fprintf(stderr, "libsprofil: no dump thread: a process killed by a signal writes no profile: %s\n",
@@ -309,7 +313,7 @@ void sp_sigdump_start(void)
 			env);
 		return;
 	}
-	err = sd_spawn();
+	err = sd_spawn(false);
 	if (err) {
 		fprintf(stderr, "libsprofil: SPROFIL_SIGDUMP: cannot start the dump thread: %s\n",
 			strerror(err));
