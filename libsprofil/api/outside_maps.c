@@ -19,6 +19,7 @@
 
 #include "api/outside.h"
 #include "common/settings.h"
+#include "pg/elf_headers.h"
 #include "pg/gmon.h"
 
 /* Program headers read per file: more is no ELF a linker makes. */
@@ -108,8 +109,9 @@ static void om_build_id(const struct om_src *src, const struct om_elf *e,
 			struct sp_target_module *m)
 {
 	unsigned char buf[1024];
+	const void *id;
 	unsigned int i;
-	size_t off, len, align, name, desc;
+	size_t len;
 	ssize_t got;
 
 	for (i = 0; i < e->nph; i++) {
@@ -120,25 +122,11 @@ static void om_build_id(const struct om_src *src, const struct om_elf *e,
 		got = om_read(src, buf, len, e->ph[i].p_offset);
 		if (got < 0)
 			continue;
-		len = (size_t)got;
-		align = e->ph[i].p_align == 8 ? 8 : 4;
-		for (off = 0; len - off >= sizeof(Elf64_Nhdr);) {
-			const Elf64_Nhdr *n = (const void *)(buf + off);
-
-			name = (n->n_namesz + align - 1) & ~(align - 1);
-			desc = (n->n_descsz + align - 1) & ~(align - 1);
-			off += sizeof(*n);
-			if (name > len - off || desc > len - off - name)
-				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    !memcmp(buf + off, "GNU", 4) &&
-			    n->n_descsz <= sizeof(m->build_id)) {
-				memcpy(m->build_id, buf + off + name,
-				       n->n_descsz);
-				m->build_id_len = n->n_descsz;
-				return;
-			}
-			off += name + desc;
+		id = sp_note_build_id(buf, (size_t)got, e->ph[i].p_align, &len);
+		if (id && len <= sizeof(m->build_id)) {
+			memcpy(m->build_id, id, len);
+			m->build_id_len = len;
+			return;
 		}
 	}
 }
@@ -193,8 +181,7 @@ static int om_module(pid_t pid, const char *path, uint64_t start,
 {
 	struct om_elf e;
 	struct om_src src = { .fd = -1 };
-	uintptr_t lo = UINTPTR_MAX, hi = 0, xlo = UINTPTR_MAX, xhi = 0;
-	unsigned int i;
+	uintptr_t lo, hi, xlo, xhi;
 	bool ok;
 	int err;
 
@@ -217,20 +204,7 @@ static int om_module(pid_t pid, const char *path, uint64_t start,
 		close(src.fd);
 	if (err)
 		return err;
-	for (i = 0; i < e.nph; i++) {
-		const Elf64_Phdr *ph = &e.ph[i];
-
-		if (ph->p_type != PT_LOAD)
-			continue;
-		lo = ph->p_vaddr < lo ? ph->p_vaddr : lo;
-		hi = ph->p_vaddr + ph->p_memsz > hi ?
-		     ph->p_vaddr + ph->p_memsz : hi;
-		if (!(ph->p_flags & PF_X))
-			continue;
-		xlo = ph->p_vaddr < xlo ? ph->p_vaddr : xlo;
-		xhi = ph->p_vaddr + ph->p_memsz > xhi ?
-		      ph->p_vaddr + ph->p_memsz : xhi;
-	}
+	sp_load_spans(e.ph, e.nph, &lo, &hi, &xlo, &xhi);
 	if (xlo >= xhi)
 		return -ENOEXEC;
 	m->low = m->bias + lo;

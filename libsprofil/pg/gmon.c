@@ -35,6 +35,7 @@
 #include <linux/sprofil.h>
 #include "backends/backend.h"
 #include "common/fork.h"
+#include "elf_headers.h"
 #include "gmon.h"
 #include "gmon_callers.h"
 #include "common/settings.h"
@@ -166,33 +167,21 @@ static bool gm_selected(const char *name)
 /* Copies the module's GNU build-id, for a writer that outlives it. */
 static void gm_build_id(struct dl_phdr_info *info, struct gm_mod *m)
 {
-	size_t i;
+	const void *id;
+	size_t i, len;
 
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		const char *p, *end;
 
 		if (ph->p_type != PT_NOTE)
 			continue;
-		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		end = p + ph->p_memsz;
-		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-			size_t al = ph->p_align == 8 ? 8 : 4;
-			size_t nl = (nh->n_namesz + al - 1) & ~(al - 1);
-			size_t dl = (nh->n_descsz + al - 1) & ~(al - 1);
-
-			p += sizeof(*nh);
-			if (nl + dl > (size_t)(end - p))
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID &&
-			    nh->n_namesz == 4 && !memcmp(p, "GNU", 4) &&
-			    nh->n_descsz <= sizeof(m->build_id)) {
-				memcpy(m->build_id, p + nl, nh->n_descsz);
-				m->build_id_len = nh->n_descsz;
-				return;
-			}
-			p += nl + dl;
+		id = sp_note_build_id((const void *)(info->dlpi_addr +
+						     ph->p_vaddr),
+				      ph->p_memsz, ph->p_align, &len);
+		if (id && len <= sizeof(m->build_id)) {
+			memcpy(m->build_id, id, len);
+			m->build_id_len = len;
+			return;
 		}
 	}
 }
@@ -241,7 +230,7 @@ struct gm_scan {
 static int gm_scan_one(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct gm_scan *s = data;
-	uintptr_t xlo = UINTPTR_MAX, xhi = 0, lo = UINTPTR_MAX, hi = 0;
+	uintptr_t xlo, xhi, lo, hi;
 	struct gm_mod *m;
 	uint64_t used;
 	uint32_t scale;
@@ -259,20 +248,7 @@ static int gm_scan_one(struct dl_phdr_info *info, size_t size, void *data)
 		if (!gm_mods[i].gone && gm_mods[i].bias == info->dlpi_addr &&
 		    !strcmp(gm_mods[i].name, info->dlpi_name))
 			return 0;
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type != PT_LOAD)
-			continue;
-		lo = ph->p_vaddr < lo ? ph->p_vaddr : lo;
-		hi = ph->p_vaddr + ph->p_memsz > hi ?
-		     ph->p_vaddr + ph->p_memsz : hi;
-		if (!(ph->p_flags & PF_X))
-			continue;
-		xlo = ph->p_vaddr < xlo ? ph->p_vaddr : xlo;
-		xhi = ph->p_vaddr + ph->p_memsz > xhi ?
-		      ph->p_vaddr + ph->p_memsz : xhi;
-	}
+	sp_load_spans(info->dlpi_phdr, info->dlpi_phnum, &lo, &hi, &xlo, &xhi);
 	if (xlo >= xhi || !gm_selected(info->dlpi_name))
 		return 0;
 	xlo &= ~3ul;

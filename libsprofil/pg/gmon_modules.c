@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "elf_headers.h"
 #include "gmon.h"
 #include "gmon_modules.h"
 
@@ -44,34 +45,18 @@ const char *sp_gmon_target_path(void)
 static void find_build_id(struct dl_phdr_info *info, struct sp_module *m)
 {
 	const ElfW(Phdr) *ph;
-	const char *p, *end;
-	size_t align, i;
+	size_t i;
 
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_NOTE)
 			continue;
-		/* Notes are 4-aligned, except in 8-aligned note segments. */
-		align = ph->p_align == 8 ? 8 : 4;
-		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		end = p + ph->p_memsz;
-		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
-			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
-			size_t name = (n->n_namesz + align - 1) & ~(align - 1);
-			size_t desc = (n->n_descsz + align - 1) & ~(align - 1);
-
-			p += sizeof(*n);
-			if (name > (size_t)(end - p) ||
-			    desc > (size_t)(end - p - name))
-				break;
-			if (n->n_type == NT_GNU_BUILD_ID &&
-			    n->n_namesz == 4 && !memcmp(p, "GNU", 4)) {
-				m->build_id = p + name;
-				m->build_id_len = n->n_descsz;
-				return;
-			}
-			p += name + desc;
-		}
+		m->build_id = sp_note_build_id((const void *)(info->dlpi_addr +
+							      ph->p_vaddr),
+					       ph->p_memsz, ph->p_align,
+					       &m->build_id_len);
+		if (m->build_id)
+			return;
 	}
 }
 
