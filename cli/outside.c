@@ -4,8 +4,9 @@
  * "Static programs and attaching"): a statically linked program, which
  * has no loader to preload the collector into, and `record -p PID`, a
  * process already running.  sprofil-outside (libexec, linked with
- * libsprofil.a) samples the process through the bpf backend's program
- * and perf events, and writes the profile when record closes its stdin.
+ * libsprofil.a) samples the process through the module (kmod) or the
+ * bpf backend's program and perf events, and writes the profile when
+ * record closes its stdin.
  *
  * A static program is started stopped: the child asks to be traced
  * (PTRACE_TRACEME) and execs, so the kernel stops it at the new image's
@@ -61,7 +62,7 @@ int cli_outside_start(struct cli_outside *c, pid_t pid, const char *path,
 		unsetenv("SPROFIL_RECORD");
 		unsetenv("SPROFIL_SIGDUMP");
 		unsetenv("SPROFIL_THREADS");
-		setenv("SPROFIL_BACKEND", "bpf", 1);
+		setenv("SPROFIL_BACKEND", c->backend, 1);
 		set_env("SPROFIL_HZ", c->hz);
 		set_env("SPROFIL_MODULES", c->modules);
 		set_env("SPROFIL_BPF_SHARE", c->share);

@@ -104,23 +104,32 @@ int cli_probe(const char *lib, const char *backend, char *chosen,
 	return ret ? -1 : 0;
 }
 
-int cli_probe_outside(const char *lib, const char *backend, const char *what)
+int cli_probe_outside(const char *lib, const char *backend, const char *what,
+		      char *chosen, size_t size)
 {
-	char msg[1024], chosen[16];
+	char msg[1024], kmsg[1024];
 	int ret;
 
 	/* The signal backend samples from inside the process only. */
-	if (backend && (!strcmp(backend, "signal") || !strcmp(backend, "kmod"))) {
-		cli_error("%s: the %s backend cannot sample it: %s; use --backend bpf (or auto)",
-			  what, backend, !strcmp(backend, "signal") ?
-			  "it samples inside the process, which needs the loader to preload the collector" :
-			  "the module samples only the process that asks it");
+	if (backend && !strcmp(backend, "signal")) {
+		cli_error("%s: the signal backend cannot sample it: it samples inside the process, which needs the loader to preload the collector; use --backend kmod, bpf or auto",
+			  what);
 		return 2;
 	}
-	ret = probe_run(lib, "bpf", chosen, sizeof(chosen), msg, sizeof(msg));
+	if (backend && strcmp(backend, "auto")) {
+		ret = probe_run(lib, backend, chosen, size, msg, sizeof(msg));
+		if (ret == -1)
+			cli_error("%s: the %s backend cannot run: %s", what,
+				  backend, msg);
+		return ret ? 1 : 0;
+	}
+	ret = probe_run(lib, "kmod", chosen, size, kmsg, sizeof(kmsg));
+	if (ret != -1)
+		return ret ? 1 : 0;
+	ret = probe_run(lib, "bpf", chosen, size, msg, sizeof(msg));
 	if (ret == -1)
-		cli_error("%s: sampling it from outside needs the bpf backend (root, or CAP_BPF and CAP_PERFMON): %s",
-			  what, msg);
+		cli_error("%s: sampling it from outside needs the kmod backend (%s) or the bpf one (root, or CAP_BPF and CAP_PERFMON: %s)",
+			  what, kmsg, msg);
 	return ret ? 1 : 0;
 }
 

@@ -524,7 +524,7 @@ static int record_outside(struct record_opts *o, const char *lib,
 	struct cli_outside c = { .hz = o->hz, .modules = o->modules,
 				 .no_callers = o->no_callers };
 	char what[PATH_MAX + 64], out[PATH_MAX * 2], pg[PATH_MAX + 64];
-	char pgfile[PATH_MAX + 96], name[NAME_MAX + 1], share[64];
+	char pgfile[PATH_MAX + 96], name[NAME_MAX + 1], share[64], chosen[16];
 	const char *base;
 	struct record_files files;
 	struct timespec start;
@@ -546,12 +546,15 @@ static int record_outside(struct record_opts *o, const char *lib,
 	} else {
 		snprintf(what, sizeof(what), "%s: statically linked", argv[0]);
 	}
-	r = cli_probe_outside(lib, o->backend, what);
+	r = cli_probe_outside(lib, o->backend, what, chosen, sizeof(chosen));
 	if (r)
 		return r;
+	c.backend = chosen;
 	if (output_prepare(o))
 		return 1;
-	server = cli_bpf_serve(share, sizeof(share), &lifeline);
+	/* The module needs no program loaded. */
+	server = strcmp(chosen, "bpf") ? -1 :
+		 cli_bpf_serve(share, sizeof(share), &lifeline);
 	c.share = server > 0 ? share : NULL;
 	clock_gettime(CLOCK_REALTIME_COARSE, &start);
 	if (o->attach) {

@@ -46,16 +46,17 @@ int cli_probe(const char *lib, const char *backend, char *chosen,
 	      size_t size);
 
 /*
- * Whether a backend that samples from outside can run for @what (the
- * start of the line that says why not): --backend @backend (NULL:
- * auto).  Returns 0, 2 for a backend that cannot (usage), or 1 when
- * none can here, after one line.
+ * Which backend samples from outside for @what (the start of the line
+ * that says why not): --backend @backend (NULL: auto, which tries kmod,
+ * then bpf), into @chosen.  Returns 0, 2 for a backend that cannot
+ * (usage), or 1 when none can here, after one line.
  */
 int cli_probe_outside(const char *lib, const char *backend,
-		      const char *what);
+		      const char *what, char *chosen, size_t size);
 
 /* A process sampled from outside (outside.c). */
 struct cli_outside {
+	const char *backend;			/* kmod or bpf */
 	const char *hz, *modules, *share;	/* NULL: the default */
 	bool no_callers;
 	pid_t collector;			/* sprofil-outside */

@@ -3,13 +3,15 @@
  * Sampling another process from outside (docs/record.md, "Static
  * programs and attaching"): what `sprofil record` does for a statically
  * linked program, which has no loader to preload the collector into,
- * and for `record -p PID`, a process already running.  The bpf backend
- * samples any process it registers: its perf events are opened on the
+ * and for `record -p PID`, a process already running, on the kmod or the
+ * bpf backend (sp_set_target(), backends/backend.h).  The module samples
+ * the process whose /proc/PID/mem we hand it, every thread of it, into
+ * our pinned buffers; the bpf backend opens its perf events on the
  * target's threads (inherited by the threads they create) and the shared
- * program counts into maps registered under the target's pid
- * (sp_bpf_set_target(), backends/backend.h).  The buffers the counts are folded into, and
- * the caller table, are ours; the target's memory is never written, and
- * when we stop, its events are closed and it runs on as before.
+ * program counts into maps registered under the target's pid.  The
+ * buffers the counts land in, and the caller table, are ours; the
+ * target's memory is never written, and when we stop, the session ends
+ * and the target runs on as before.
  *
  * The regions are the target's modules as /proc/PID/maps shows them
  * when sampling starts (outside_maps.c); one profile file, in the
@@ -250,27 +252,27 @@ int sp_outside_record(pid_t pid, const char *path, int ctl, int ready,
 		prof[i].pr_off = mods[i].xlow;
 		prof[i].pr_scale = scale;
 	}
+	/* The signal backend samples inside its own process only. */
+	if (sprofil_info(&info) || !info.backend ||
+	    !strcmp(info.backend, "signal")) {
+		fprintf(stderr, "sprofil: the %s backend cannot sample another process: it needs kmod or bpf\n",
+			info.backend ? info.backend : "chosen");
+		table = NULL;
+		goto out;
+	}
 	table = os_callers(&cbytes);
-	sp_bpf_set_target(pid);
+	sp_set_target(pid);
 	if (sprofil(prof, (int)nmods, &tv, PROF_UINT)) {
 		err = errno;
-		fprintf(stderr, "sprofil: process %d: cannot sample it: %s\n",
-			(int)pid, err == EACCES || err == EPERM ?
+		fprintf(stderr, "sprofil: process %d: cannot sample it on %s: %s\n",
+			(int)pid, info.backend, err == EACCES || err == EPERM ?
 			"not allowed to trace it (another user's, or ptrace rules)" :
 			strerror(err));
 		goto out;
 	}
-	/* Only the bpf backend samples another process. */
-	if (sprofil_info(&info) || !info.backend ||
-	    strcmp(info.backend, "bpf")) {
-		fprintf(stderr, "sprofil: the %s backend cannot sample another process: it needs bpf\n",
-			info.backend ? info.backend : "chosen");
-		sprofil(NULL, 0, NULL, 0);
-		goto out;
-	}
 	period = (uint64_t)tv.tv_sec * 1000000000ull +
 		 (uint64_t)tv.tv_usec * 1000ull;
-	if (info.period_ns)
+	if (!sprofil_info(&info) && info.period_ns)
 		period = info.period_ns;
 	if (write(ready, "ready\n", 6) != 6) {
 		sprofil(NULL, 0, NULL, 0);

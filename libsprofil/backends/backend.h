@@ -110,13 +110,16 @@ extern const struct sp_backend sp_backend_bpf;
 extern const struct sp_backend sp_backend_signal;
 
 /*
- * Sampling from outside (api/outside.c, docs/record.md): the bpf
- * backend's sessions started from now on sample process @pid, its
- * threads found in /proc/PID/task and the ones they create, instead of
- * this process; 0 goes back to this process.  Before the first
- * sprofil() only.
+ * Sampling from outside (api/outside.c, docs/record.md): the sessions
+ * started from now on sample process @pid, every thread it has and
+ * creates, instead of this process; 0 goes back to this process.
+ * Before the first sprofil() only.  The kmod backend hands the module
+ * an open /proc/PID/mem (SPROFIL_TARGET), the bpf backend opens its
+ * events on the target's threads; the signal backend samples inside
+ * its own process only and refuses a start with -EOPNOTSUPP.
  */
-void sp_bpf_set_target(pid_t pid);
+void sp_set_target(pid_t pid);
+pid_t sp_target(void);
 
 /* Every backend, in the order SPROFIL_BACKEND=auto tries them. */
 #define SP_NBACKENDS	3

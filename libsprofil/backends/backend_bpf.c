@@ -76,18 +76,12 @@ static atomic_bool sb_own_counters;
 /* Exited threads' unsampled CPU time, ns (sb_thread_exiting()). */
 static uint64_t sb_carry_ns;
 
-/* The process sampled from outside (sp_bpf_set_target()), or 0: us. */
-static pid_t sb_target;
-
-void sp_bpf_set_target(pid_t pid)
-{
-	sb_target = pid;
-}
-
 /* The process the sessions sample and register under. */
 static pid_t sb_tgid(void)
 {
-	return sb_target ? sb_target : getpid();
+	pid_t target = sp_target();
+
+	return target ? target : getpid();
 }
 
 int sb_perf_event_open(struct perf_event_attr *attr, pid_t tid)
@@ -660,7 +654,7 @@ static uint64_t sb_own_pc(const struct sb_set *set)
 	uint64_t pc = (uintptr_t)&sb_own_work;
 
 	/* From outside, our text is none of the target's. */
-	if (sb_target)
+	if (sp_target())
 		return 0;
 	return spm_lookup(&set->map, pc) < 0 ? 0 : pc;
 }

@@ -41,6 +41,8 @@ static int kmod_start(const struct sprofil_region *r, unsigned int n,
 		.nregions = n,
 		.period_ns = *period_ns,
 	};
+	char mem[40];
+	int err = 0;
 
 	/* The module walks and files each sample's chain itself. */
 	if (callers) {
@@ -49,10 +51,25 @@ static int kmod_start(const struct sprofil_region *r, unsigned int n,
 		args.callers_size = callers->bytes;
 		args.callers_depth = callers->depth;
 	}
+	/*
+	 * Another process: the module takes it from an open /proc/PID/mem,
+	 * whose opening made the kernel's ptrace access check, and keeps
+	 * its memory, not the file, for as long as this file samples it.
+	 */
+	if (sp_target()) {
+		snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)sp_target());
+		args.target_fd = open(mem, O_RDONLY | O_CLOEXEC);
+		if (args.target_fd < 0)
+			return -errno;
+		args.flags |= SPROFIL_TARGET;
+	}
 	if (ioctl(kmod_fd, SPROFIL_IOC_START, &args))
-		return -errno;
-	*period_ns = args.period_ns;
-	return 0;
+		err = -errno;
+	else
+		*period_ns = args.period_ns;
+	if (args.flags & SPROFIL_TARGET)
+		close(args.target_fd);
+	return err;
 }
 
 static int kmod_stop(void)

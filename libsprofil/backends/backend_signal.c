@@ -579,6 +579,9 @@ static int sig_start(const struct sprofil_region *r, unsigned int n,
 	struct sp_map *m;
 	int err;
 
+	/* Its timers and handler are this process's: no other's. */
+	if (sp_target())
+		return -EOPNOTSUPP;
 	err = sp_period_ns(flags, *period_ns, &period);
 	if (err)
 		return err;

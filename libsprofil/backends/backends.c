@@ -9,3 +9,16 @@
 const struct sp_backend *const sp_all_backends[SP_NBACKENDS] = {
 	&sp_backend_kmod, &sp_backend_bpf, &sp_backend_signal,
 };
+
+/* The process sampled from outside (sp_set_target()), or 0: us. */
+static pid_t sp_target_pid;
+
+void sp_set_target(pid_t pid)
+{
+	sp_target_pid = pid;
+}
+
+pid_t sp_target(void)
+{
+	return sp_target_pid;
+}

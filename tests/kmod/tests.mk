@@ -94,6 +94,31 @@ $(KT_DIR)/static_spin: tests/kmod/static_spin.c
 	@mkdir -p $(KT_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ $<
 
+# `sprofil record` on the module (record-in-vm): the command with its
+# library, helpers and analyzer in the layout it finds them by
+# (cli/locate.c), and two programs of the cli suite it samples from
+# outside: a static one, and one to attach to.
+KT_REC := $(KT_DIR)/rec
+KT_REC_FILES := $(KT_REC)/bin/sprofil $(KT_REC)/lib/libsprofil.so.0 \
+	$(KT_REC)/libexec/sprofil-probe $(KT_REC)/libexec/sprofil-outside \
+	$(KT_REC)/gprof/gprof $(KT_REC)/cli-static $(KT_REC)/cli-attach \
+	$(KT_DIR)/record-in-vm
+
+vm-payload: $(KT_REC_FILES)
+
+# (cli/cli.mk and tests/cli/tests.mk come later: their paths, as such.)
+$(KT_REC)/bin/sprofil: $(BUILD)/bin/sprofil
+$(KT_REC)/lib/libsprofil.so.0: $(LIB_DIR)/libsprofil.so
+$(KT_REC)/libexec/sprofil-probe: $(BUILD)/libexec/sprofil-probe
+$(KT_REC)/libexec/sprofil-outside: $(BUILD)/libexec/sprofil-outside
+$(KT_REC)/gprof/gprof: $(GPROF_DIR)/gprof
+$(KT_REC)/cli-static: $(BUILD)/tests/cli/cli-static
+$(KT_REC)/cli-attach: $(BUILD)/tests/cli/cli-attach
+$(KT_DIR)/record-in-vm: tests/kmod/record-in-vm
+$(KT_REC_FILES):
+	@mkdir -p $(dir $@)
+	cp $< $@
+
 $(KT_DIR)/sprofil.ko: $(BUILD)/kmod/sprofil.ko
 	@mkdir -p $(KT_DIR)
 	cp $< $@
