@@ -104,6 +104,16 @@ int cli_probe(const char *lib, const char *backend, char *chosen,
 	return ret ? -1 : 0;
 }
 
+/* @msg, libsprofil's "backend @name cannot run: WHY", as WHY. */
+static const char *reason(const char *msg, const char *name)
+{
+	char head[32];
+	size_t n = (size_t)snprintf(head, sizeof(head), "backend %s cannot run: ",
+				    name);
+
+	return strncmp(msg, head, n) ? msg : msg + n;
+}
+
 int cli_probe_outside(const char *lib, const char *backend, const char *what,
 		      char *chosen, size_t size)
 {
@@ -118,9 +128,9 @@ int cli_probe_outside(const char *lib, const char *backend, const char *what,
 	}
 	if (backend && strcmp(backend, "auto")) {
 		ret = probe_run(lib, backend, chosen, size, msg, sizeof(msg));
+		/* @msg is libsprofil's "backend NAME cannot run: WHY". */
 		if (ret == -1)
-			cli_error("%s: the %s backend cannot run: %s", what,
-				  backend, msg);
+			cli_error("%s: %s", what, msg);
 		return ret ? 1 : 0;
 	}
 	ret = probe_run(lib, "kmod", chosen, size, kmsg, sizeof(kmsg));
@@ -128,8 +138,8 @@ int cli_probe_outside(const char *lib, const char *backend, const char *what,
 		return ret ? 1 : 0;
 	ret = probe_run(lib, "bpf", chosen, size, msg, sizeof(msg));
 	if (ret == -1)
-		cli_error("%s: sampling it from outside needs the kmod backend (%s) or the bpf one (root, or CAP_BPF and CAP_PERFMON: %s)",
-			  what, kmsg, msg);
+		cli_error("%s: sampling it from outside needs the kmod backend (%s) or the bpf one (%s)",
+			  what, reason(kmsg, "kmod"), reason(msg, "bpf"));
 	return ret ? 1 : 0;
 }
 

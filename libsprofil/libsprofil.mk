@@ -63,7 +63,7 @@ $(BPF_DIR)/sprofil.skel.h: $(BPF_DIR)/sprofil.bpf.o
 	mv $@.tmp $@
 
 # The objects that include the skeleton.
-SB_OBJS := $(addprefix $(BUILD)/libsprofil/backends/,backend_bpf.o \
+SB_OBJS := $(addprefix $(BUILD)/libsprofil/backends/,backend_bpf.o backend_bpf_events.o \
 	backend_bpf_fold.o backend_bpf_program.o backend_bpf_counters.o \
 	backend_bpf_loader.o backend_bpf_probe.o) \
 	$(BUILD)/libsprofil/static/backend_bpf_program.o

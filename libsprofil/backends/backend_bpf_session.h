@@ -173,6 +173,20 @@ int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes);
 void sb_unmap(volatile void *p, size_t len);
 int sb_perf_event_open(struct perf_event_attr *attr, pid_t tid);
 
+/* backend_bpf_events.c: the events that run the program. */
+/* The process the sessions sample and register under. */
+pid_t sb_tgid(void);
+/* SPROFIL_BPF_EVENTS=cpu: per-CPU events, for measurement. */
+bool sb_percpu(void);
+/* Every thread of sb_tgid() covered; or every CPU. */
+int sb_cover_all(struct sb_session *s);
+int sb_cover_cpus(struct sb_session *s);
+/* Thread @tid's counter, attached to @prog_fd and enabled. */
+int sb_cover_thread(struct sb_session *s, pid_t tid, int prog_fd);
+void sb_uncover_thread(struct sb_session *s, pid_t tid);
+ssize_t sb_find_tid(const struct sb_session *s, pid_t tid);
+void sb_close_events(struct sb_session *s);
+
 /* sp_backend_bpf.probe (backend_bpf_probe.c). */
 int sb_probe(const char **why);
 
