@@ -32,7 +32,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 .PHONY: check-vm-matrix debug-kernel
 .DEFAULT_GOAL := all
 
-all: kmod lib lib-tests bpf-tests unit cli vm-payload
+all: kmod lib lib-tests bpf-tests unit unwind cli vm-payload
 
 deps:
 	@scripts/install-deps
@@ -64,6 +64,7 @@ $(BUILD)/tests/unit/test_settings: tests/unit/test_settings.c \
 		libsprofil/common/settings.c -lcmocka -pthread
 
 include libsprofil/libsprofil.mk
+include unwind/unwind.mk
 include tests/lib/tests.mk
 include tests/bpf/tests.mk
 include gprof/gprof.mk
