@@ -23,3 +23,19 @@ $(UNWIND_TOOL): unwind/sprofil_unwind.c $(UNWIND_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNWIND_OBJ) \
 		$(UNWIND_LDLIBS)
+
+# The oracle test (tests/unit/test_unwind_oracle.c, in check-unit): its
+# workload without frame pointers and with every call a frame of its own.
+UNWIND_WORK_CFLAGS := -fomit-frame-pointer -fno-optimize-sibling-calls
+
+$(BUILD)/tests/unit/unwind_work.o: tests/unit/unwind_work.c \
+		tests/unit/unwind_work.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(UNWIND_WORK_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/unit/test_unwind_oracle: tests/unit/test_unwind_oracle.c \
+		tests/unit/unwind_work.h $(BUILD)/tests/unit/unwind_work.o \
+		$(UNWIND_OBJ) include/sprofil/unwind_table.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/tests/unit/unwind_work.o \
+		$(UNWIND_OBJ) -lcmocka $(UNWIND_LDLIBS)

@@ -96,11 +96,11 @@ struct spu_row {
 #define SPU_CFA_SIGNAL		4u	/* a signal frame (see the rules) */
 #define SPU_CFA_MASK		7u
 
-/* Where the caller's fp is: bits 3-4 of spu_row.rule. */
-#define SPU_FP_SAME		(0u << 3)	/* this frame's fp is the caller's */
-#define SPU_FP_AT		(1u << 3)	/* saved at CFA + 8 * fp */
-#define SPU_FP_LOST		(2u << 3)	/* not known */
-#define SPU_FP_MASK		(3u << 3)
+/* Where the caller's fp is: bits 3-4 of spu_row.rule (0x18: invalid). */
+#define SPU_FP_SAME		0x00u	/* this frame's fp is the caller's */
+#define SPU_FP_AT		0x08u	/* saved at CFA + 8 * fp */
+#define SPU_FP_LOST		0x10u	/* not known */
+#define SPU_FP_MASK		0x18u
 
 /* Results of a step besides SPU_STEP_CALLER: why a chain ends. */
 #define SPU_STEP_CALLER		0	/* the caller's registers are set */
@@ -132,7 +132,7 @@ struct spu_regs {
 static inline int spu_rule_valid(__u8 rule)
 {
 	return (rule & SPU_CFA_MASK) <= SPU_CFA_SIGNAL &&
-	       (rule & SPU_FP_MASK) != (3u << 3) &&
+	       (rule & SPU_FP_MASK) != SPU_FP_MASK &&
 	       !(rule & ~(SPU_CFA_MASK | SPU_FP_MASK));
 }
 
@@ -196,8 +196,12 @@ static inline int spu_user_pc(__u64 pc)
 	return pc >= SPU_USER_PC_MIN && pc < SPU_USER_PC_END;
 }
 
+#endif /* SPROFIL_UNWIND_TABLE_H */
+
 /*
- * The step, for the includer that defines two hooks first:
+ * The step, for the includer that defines two hooks first (before its
+ * first inclusion that has them: the format above may have been
+ * included already, without them, by another header):
  *   int SPU_FIND_ROW(ctx, addr, struct spu_row *row): the row of the
  *	module mapped at @addr (its table's lookup at addr minus the load
  *	bias and hdr.base: spu_find()); 0, or nonzero if there is none;
@@ -207,7 +211,8 @@ static inline int spu_user_pc(__u64 pc)
  *	bpf_probe_read_user(); the signal handler: a bounds-checked load).
  * Neither may be called with a lock the handler could already hold.
  */
-#ifdef SPU_READ_WORD
+#if defined(SPU_READ_WORD) && !defined(SPROFIL_UNWIND_WALK_H)
+#define SPROFIL_UNWIND_WALK_H
 
 /*
  * Replaces @r by its caller's registers: SPU_STEP_CALLER; or returns
@@ -312,5 +317,3 @@ static inline int spu_walk(void *ctx, __u64 pc, __u64 sp, __u64 fp,
 	return ret == SPU_STEP_END ? 0 : ret;
 }
 #endif /* SPU_READ_WORD */
-
-#endif /* SPROFIL_UNWIND_TABLE_H */
