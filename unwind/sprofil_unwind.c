@@ -19,26 +19,42 @@
 
 #include "unwind_build.h"
 
-static void dump(const struct spu_header *h)
+static void dump(const struct spu_header *h, size_t bytes)
 {
 	static const char *const cfa[] = { "none", "sp", "fp", "end", "signal" };
-	const struct spu_row *row = (const struct spu_row *)(h + 1);
-	__u32 i;
+	struct spu_table t;
+	__u32 p, i;
 
-	for (i = 0; i < h->nrows; i++) {
-		__u64 end = i + 1 < h->nrows ? row[i + 1].start : h->span;
-		unsigned int c = row[i].rule & SPU_CFA_MASK;
-		unsigned int fp = row[i].rule & SPU_FP_MASK;
+	if (spu_table_view(h, bytes, &t)) {
+		fprintf(stderr, "sprofil-unwind: the table is not valid\n");
+		return;
+	}
+	for (p = 0; p < t.npages; p++) {
+		for (i = t.page[p]; i < t.page[p + 1]; i++) {
+			__u64 start = ((__u64)p << SPU_PAGE_SHIFT) + t.row[i].low;
+			__u64 end = h->span;
+			const struct spu_rule *r = &t.rule[t.row[i].rule];
+			unsigned int c = r->how & SPU_CFA_MASK;
+			unsigned int fp = r->how & SPU_FP_MASK;
+			__u32 q = p;
 
-		printf("%#llx-%#llx %s%+d", (unsigned long long)(h->base + row[i].start),
-		       (unsigned long long)(h->base + end),
-		       c <= SPU_CFA_SIGNAL ? cfa[c] : "?", 8 * row[i].cfa);
-		if (fp == SPU_FP_AT)
-			printf(" fp@cfa%+d\n", 8 * row[i].fp);
-		else if (c == SPU_CFA_SIGNAL)
-			printf(" fp@sp%+d\n", 8 * row[i].fp);
-		else
-			printf(" fp %s\n", fp == SPU_FP_SAME ? "same" : "lost");
+			if (i + 1 < h->nrows) {
+				while (t.page[q + 1] <= i + 1)
+					q++;
+				end = ((__u64)q << SPU_PAGE_SHIFT) +
+				      t.row[i + 1].low;
+			}
+			printf("%#llx-%#llx %s%+d",
+			       (unsigned long long)(h->base + start),
+			       (unsigned long long)(h->base + end),
+			       c <= SPU_CFA_SIGNAL ? cfa[c] : "?", 8 * r->cfa);
+			if (fp == SPU_FP_AT)
+				printf(" fp@cfa%+d\n", 8 * r->fp);
+			else if (c == SPU_CFA_SIGNAL)
+				printf(" fp@sp%+d\n", 8 * r->fp);
+			else
+				printf(" fp %s\n", fp == SPU_FP_SAME ? "same" : "lost");
+		}
 	}
 }
 
@@ -97,19 +113,20 @@ int main(int argc, char **argv)
 		}
 		for (k = 0; k < h->build_id_len; k++)
 			sprintf(id + 2 * k, "%02x", h->build_id[k]);
-		printf("%s: build-id %s, text %llu bytes, %u rows, "
+		printf("%s: build-id %s, text %llu bytes, %u rows, %u rules, "
 		       "table %zu bytes (%.0f bytes per MiB of text), "
 		       "no information for %.3f %% of the text "
 		       "(%llu bytes without FDE, %u states inexpressible), "
 		       "%u PLT entries, %u signal rows%s\n",
 		       argv[i], id, (unsigned long long)st.text_bytes, st.rows,
+		       st.rules,
 		       bytes, bytes * 1048576.0 / (double)st.text_bytes,
 		       100.0 * (double)st.none_bytes / (double)st.text_bytes,
 		       (unsigned long long)st.gap_bytes, st.unexpressed,
 		       st.plt_entries, st.signal_rows,
 		       st.debug_frame ? ", with .debug_frame" : "");
 		if (rows)
-			dump(h);
+			dump(h, bytes);
 		if (out && write_table(out, h, bytes))
 			status = 1;
 		free(h);

@@ -26,15 +26,14 @@
 #define DW_REG_RSP	7
 #define DW_REG_RIP	16
 
-/* The rules of one state before they become a row. */
-struct rules {
-	__s16 cfa;
-	__s8 fp;
-	__u8 rule;
+/* A row before the table is laid out: its start and its rule. */
+struct brow {
+	__u32 start;
+	struct spu_rule r;
 };
 
 struct builder {
-	struct spu_row *row;
+	struct brow *row;
 	size_t nrows, cap;
 	__u64 base;
 	struct spu_build_stats *st;
@@ -67,23 +66,27 @@ const char *spu_cut_name(int reason)
 	return "unknown";
 }
 
-/* A row from @addr on; merged into the last when its rules are the same. */
-static void emit(struct builder *b, __u64 addr, const struct rules *r)
+static int same_rule(const struct spu_rule *a, const struct spu_rule *b)
 {
-	struct spu_row *last = b->nrows ? &b->row[b->nrows - 1] : NULL;
+	return a->cfa == b->cfa && a->fp == b->fp && a->how == b->how;
+}
 
-	if (last && last->rule == r->rule && last->cfa == r->cfa &&
-	    last->fp == r->fp)
+/* A row from @addr on; merged into the last when its rules are the same. */
+static void emit(struct builder *b, __u64 addr, const struct spu_rule *r)
+{
+	struct brow *last = b->nrows ? &b->row[b->nrows - 1] : NULL;
+
+	if (last && same_rule(&last->r, r))
 		return;
 	if (last && last->start == addr - b->base) {
-		*last = (struct spu_row){ last->start, r->cfa, r->fp, r->rule };
-		if (b->nrows > 1 && !memcmp(&last[-1].cfa, &last->cfa, 4))
+		last->r = *r;
+		if (b->nrows > 1 && same_rule(&last[-1].r, r))
 			b->nrows--;	/* the replaced row left a twin */
 		return;
 	}
 	if (b->nrows == b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 4096;
-		struct spu_row *n = realloc(b->row, cap * sizeof(*n));
+		struct brow *n = realloc(b->row, cap * sizeof(*n));
 
 		if (!n) {
 			b->failed = 1;
@@ -92,9 +95,7 @@ static void emit(struct builder *b, __u64 addr, const struct rules *r)
 		b->row = n;
 		b->cap = cap;
 	}
-	b->row[b->nrows++] = (struct spu_row){
-		(__u32)(addr - b->base), r->cfa, r->fp, r->rule
-	};
+	b->row[b->nrows++] = (struct brow){ (__u32)(addr - b->base), *r };
 }
 
 static int is_lit(const Dwarf_Op *op, unsigned int v)
@@ -156,7 +157,7 @@ static int sp_slot(const Dwarf_Op *ops, size_t n, int *slot)
  * without information.
  */
 static int signal_rules(Dwarf_Frame *fr, Dwarf_Op *cfa, size_t ncfa,
-			struct rules *r)
+			struct spu_rule *r)
 {
 	Dwarf_Op mem[3], *ops;
 	int s, rsp, rip, rbp;
@@ -177,7 +178,7 @@ static int signal_rules(Dwarf_Frame *fr, Dwarf_Op *cfa, size_t ncfa,
 		return 0;
 	r->cfa = (__s16)s;
 	r->fp = (__s8)rbp;
-	r->rule = SPU_CFA_SIGNAL;
+	r->how = SPU_CFA_SIGNAL;
 	return 1;
 }
 
@@ -207,14 +208,14 @@ static int plt_split(const Dwarf_Op *ops, size_t n, int *slot)
  * whose CFA depends on the pc (then r->cfa is its smaller offset).
  */
 static void state_rules(struct builder *b, Dwarf_Frame *fr, bool signalp,
-			struct rules *r, int *plt_k)
+			struct spu_rule *r, int *plt_k)
 {
 	Dwarf_Op *ops;
 	size_t n;
 	int cfa, fp, ra, how;
 
 	*plt_k = 0;
-	*r = (struct rules){ 0, 0, SPU_CFA_NONE };
+	*r = (struct spu_rule){ 0, 0, SPU_CFA_NONE };
 	if (dwarf_frame_cfa(fr, &ops, &n))
 		goto none;
 	if (signalp) {
@@ -232,7 +233,7 @@ static void state_rules(struct builder *b, Dwarf_Frame *fr, bool signalp,
 
 		if (!dwarf_frame_register(fr, DW_REG_RIP, mem, &rops, &rn) &&
 		    rn == 0 && rops) {
-			r->rule = SPU_CFA_END;
+			r->how = SPU_CFA_END;
 			return;
 		}
 		goto none;
@@ -242,20 +243,20 @@ static void state_rules(struct builder *b, Dwarf_Frame *fr, bool signalp,
 	if (n == 1 && ops[0].atom == DW_OP_bregx &&
 	    (ops[0].number == DW_REG_RSP || ops[0].number == DW_REG_RBP) &&
 	    words((Dwarf_Sword)ops[0].number2, 16, &cfa)) {
-		r->rule = ops[0].number == DW_REG_RSP ? SPU_CFA_SP : SPU_CFA_FP;
+		r->how = ops[0].number == DW_REG_RSP ? SPU_CFA_SP : SPU_CFA_FP;
 	} else {
 		*plt_k = plt_split(ops, n, &cfa);
 		if (!*plt_k)
 			goto none;
-		r->rule = SPU_CFA_SP;
+		r->how = SPU_CFA_SP;
 	}
 	r->cfa = (__s16)cfa;
 	how = saved_at(fr, DW_REG_RBP, 8, &fp);
 	if (how == 1) {
-		r->rule |= SPU_FP_AT;
+		r->how |= SPU_FP_AT;
 		r->fp = (__s8)fp;
 	} else if (how == 0) {
-		r->rule |= SPU_FP_LOST;
+		r->how |= SPU_FP_LOST;
 	}
 	return;
 none:
@@ -266,20 +267,20 @@ none:
 static void emit_state(struct builder *b, Dwarf_Frame *fr, bool signalp,
 		       __u64 start, __u64 end)
 {
-	struct rules r;
+	struct spu_rule r;
 	int k;
 
 	state_rules(b, fr, signalp, &r, &k);
 	if (!k) {
 		emit(b, start, &r);
-		if ((r.rule & SPU_CFA_MASK) == SPU_CFA_NONE)
+		if ((r.how & SPU_CFA_MASK) == SPU_CFA_NONE)
 			b->st->none_bytes += end - start;
 		return;
 	}
 	/* Two rows per 16-byte entry: before the push and from it on. */
 	while (start < end) {
 		__u64 entry = start & ~15ull, split = entry + k;
-		struct rules hi = r;
+		struct spu_rule hi = r;
 
 		hi.cfa++;
 		emit(b, start, start < split ? &r : &hi);
@@ -290,7 +291,7 @@ static void emit_state(struct builder *b, Dwarf_Frame *fr, bool signalp,
 	}
 }
 
-static const struct rules no_info = { 0, 0, SPU_CFA_NONE };
+static const struct spu_rule no_info = { 0, 0, SPU_CFA_NONE };
 
 /* The rows of one executable section [@lo, @hi). */
 static void build_range(struct builder *b, Dwarf_CFI *eh, Dwarf_CFI *dbg,
@@ -353,6 +354,100 @@ static int text_span(Elf *elf, __u64 *lo, __u64 *hi)
 	return *lo < *hi;
 }
 
+#define RULE_HASH	(2 * SPU_MAX_RULES)
+
+static __u32 rule_key(const struct spu_rule *r)
+{
+	return (__u32)(__u16)r->cfa | (__u32)(__u8)r->fp << 16 |
+	       (__u32)r->how << 24;
+}
+
+/*
+ * The table of the rows collected: the distinct rules, each row's index
+ * into them, the page index.  NULL with errno and a message when the
+ * rows do not make a table (sections out of order or overlapping, too
+ * many rows or rules, no memory).
+ */
+static struct spu_header *lay_out(struct builder *b, __u32 span,
+				  size_t *bytes, char *err, size_t errlen)
+{
+	struct spu_header *h = NULL;
+	struct spu_rule *rule;
+	struct spu_row *row;
+	__u32 *slot, *page, nrules = 0, np, p;
+	__u16 *idx;
+	size_t i;
+
+	for (i = 1; i < b->nrows; i++) {
+		if (b->row[i].start <= b->row[i - 1].start) {
+			say(err, errlen, "executable sections overlap");
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	if (b->nrows > SPU_MAX_ROWS) {
+		say(err, errlen, "%zu rows: more than a table holds", b->nrows);
+		errno = EFBIG;
+		return NULL;
+	}
+	slot = calloc(RULE_HASH, sizeof(*slot));
+	idx = malloc((b->nrows + 1) * sizeof(*idx));
+	rule = malloc(SPU_MAX_RULES * sizeof(*rule));
+	if (!slot || !idx || !rule)
+		goto nomem;
+	for (i = 0; i < b->nrows; i++) {
+		__u32 key = rule_key(&b->row[i].r);
+		__u32 k = (key * 0x9e3779b1u) >> 15;	/* 17 bits */
+
+		while (slot[k] && rule_key(&rule[slot[k] - 1]) != key)
+			k = (k + 1) % RULE_HASH;
+		if (!slot[k]) {
+			if (nrules == SPU_MAX_RULES) {
+				say(err, errlen, "more than %u distinct rules",
+				    SPU_MAX_RULES);
+				errno = EFBIG;
+				goto out;
+			}
+			rule[nrules] = b->row[i].r;
+			slot[k] = ++nrules;
+		}
+		idx[i] = (__u16)(slot[k] - 1);
+	}
+	*bytes = spu_table_bytes(nrules, span, (__u32)b->nrows);
+	h = calloc(1, *bytes);
+	if (!h)
+		goto nomem;
+	h->magic = SPU_MAGIC;
+	h->version = SPU_VERSION;
+	h->machine = SPU_MACHINE_X86_64;
+	h->nrows = (__u32)b->nrows;
+	h->nrules = nrules;
+	h->span = span;
+	memcpy(h + 1, rule, nrules * sizeof(*rule));
+	np = spu_npages(span);
+	page = (__u32 *)((struct spu_rule *)(h + 1) + nrules);
+	row = (struct spu_row *)(page + np + 1);
+	for (i = 0, p = 0; p <= np; p++) {
+		while (i < b->nrows && b->row[i].start >> SPU_PAGE_SHIFT < p)
+			i++;
+		page[p] = (__u32)i;
+	}
+	page[np] = (__u32)b->nrows;
+	for (i = 0; i < b->nrows; i++) {
+		row[i].low = (__u16)b->row[i].start;
+		row[i].rule = idx[i];
+	}
+	goto out;
+nomem:
+	say(err, errlen, "out of memory for %zu rows", b->nrows);
+	errno = ENOMEM;
+out:
+	free(slot);
+	free(idx);
+	free(rule);
+	return h;
+}
+
 struct spu_header *spu_build(Elf *elf, Elf *debug, size_t *bytes,
 			     struct spu_build_stats *st, char *err,
 			     size_t errlen)
@@ -397,43 +492,18 @@ struct spu_header *spu_build(Elf *elf, Elf *debug, size_t *bytes,
 	/* The no-information row at the end of the last section. */
 	if (b.nrows && b.row[b.nrows - 1].start >= hi - lo)
 		b.nrows--;
-	if (!b.failed && b.nrows > SPU_MAX_ROWS) {
-		say(err, errlen, "%zu rows: more than a table holds", b.nrows);
-		free(b.row);
-		errno = EFBIG;
+	h = b.failed ? NULL : lay_out(&b, (__u32)(hi - lo), bytes, err, errlen);
+	free(b.row);
+	if (!h)
 		return NULL;
-	}
-	if (!b.failed)
-		h = calloc(1, spu_table_bytes((__u32)b.nrows));
-	if (!h) {
-		say(err, errlen, "out of memory for %zu rows", b.nrows);
-		free(b.row);
-		errno = ENOMEM;
-		return NULL;
-	}
-	h->magic = SPU_MAGIC;
-	h->version = SPU_VERSION;
-	h->machine = SPU_MACHINE_X86_64;
-	h->nrows = (__u32)b.nrows;
-	h->span = (__u32)(hi - lo);
 	h->base = lo;
 	idlen = dwelf_elf_gnu_build_id(elf, &id);
 	if (idlen > 0 && idlen <= SPU_BUILD_ID_MAX) {
 		h->build_id_len = (__u32)idlen;
 		memcpy(h->build_id, id, (size_t)idlen);
 	}
-	if (b.nrows)
-		memcpy(h + 1, b.row, b.nrows * sizeof(*b.row));
-	free(b.row);
-	/* Sections out of address order, or overlapping: refused. */
-	if (spu_table_check(h, spu_table_bytes(h->nrows))) {
-		say(err, errlen, "executable sections overlap");
-		free(h);
-		errno = EINVAL;
-		return NULL;
-	}
-	st->rows = (uint32_t)b.nrows;
-	*bytes = spu_table_bytes(h->nrows);
+	st->rows = h->nrows;
+	st->rules = h->nrules;
 	return h;
 }
 

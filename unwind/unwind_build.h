@@ -20,6 +20,7 @@ struct spu_build_stats {
 	uint64_t none_bytes;	/* of them, in rows without information */
 	uint64_t gap_bytes;	/* of those, with no FDE at all */
 	uint32_t rows;
+	uint32_t rules;		/* distinct rules */
 	uint32_t plt_entries;	/* PLT entries expanded from one expression */
 	uint32_t signal_rows;
 	uint32_t unexpressed;	/* CFI states no row could express */

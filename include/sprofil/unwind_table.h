@@ -16,12 +16,15 @@
  * in userland.
  *
  * Rules (docs/callers.md, "Unwind tables"):
- *  - a table is a 64-byte header and rows sorted by strictly increasing
+ *  - a table is a 64-byte header, the module's distinct rules (a few
+ *    hundred), a page index and 4-byte rows sorted by strictly increasing
  *    start; a row covers its start up to the next row's (the last row up
- *    to hdr.span); addresses are offsets from hdr.base, a link-time
- *    virtual address of the module, so one table serves every process
- *    that maps the module, whatever its load address;
- *  - a row says where the canonical frame address (CFA, the caller's sp)
+ *    to hdr.span) and names its rule; a start is its 64 KiB page (from
+ *    the index) and 16 bits within it, so a lookup is one page's binary
+ *    search; addresses are offsets from hdr.base, a link-time virtual
+ *    address of the module, so one table serves every process that maps
+ *    the module, whatever its load address;
+ *  - a rule says where the canonical frame address (CFA, the caller's sp)
  *    is: sp or fp plus 8 * cfa; the return address is at CFA - 8 (the
  *    x86-64 ABI's call; the builder writes SPU_CFA_NONE for CFI that puts
  *    it elsewhere); and where the caller's fp is: unchanged, saved at
@@ -64,10 +67,20 @@
 #define SPU_VERSION		1u
 #define SPU_MACHINE_X86_64	62u		/* EM_X86_64 */
 #define SPU_BUILD_ID_MAX	32u
-/* Rows a table may hold: 2^24 rows, 128 MiB, far beyond any module. */
+/* Rows a table may hold: 2^24, 64 MiB, far beyond any module. */
 #define SPU_MAX_ROWS		0x1000000u
+/* Distinct rules: a row names its rule with 16 bits. */
+#define SPU_MAX_RULES		0x10000u
+#define SPU_PAGE_SHIFT		16		/* 64 KiB of text per page */
 
-/* At the start of a table; 64 bytes, then hdr.nrows rows. */
+/*
+ * At the start of a table; 64 bytes.  Then, each 4-byte aligned:
+ *   struct spu_rule rule[nrules];	the distinct rules
+ *   __u32 page[npages + 1];		first row of each 64 KiB page
+ *   struct spu_row row[nrows];		sorted by start
+ * with npages = spu_npages(span).  Page p's rows are page[p] up to
+ * page[p + 1]; page[0] is 0 and page[npages] is nrows.
+ */
 struct spu_header {
 	__u32 magic;		/* SPU_MAGIC */
 	__u16 version;		/* SPU_VERSION */
@@ -76,19 +89,28 @@ struct spu_header {
 	__u32 span;		/* end of the last row, from base */
 	__u64 base;		/* link-time address row starts are from */
 	__u32 build_id_len;	/* bytes of build_id used, 0 if none */
-	__u32 reserved;
+	__u32 nrules;
 	__u8 build_id[SPU_BUILD_ID_MAX];
 };
 
-/* One address range; 8 bytes. */
-struct spu_row {
-	__u32 start;		/* first address, from hdr.base */
+/* How to find the caller's registers; 4 bytes. */
+struct spu_rule {
 	__s16 cfa;		/* CFA offset from its register, 8-byte units */
 	__s8 fp;		/* where the caller's fp is, 8-byte units */
-	__u8 rule;		/* SPU_CFA_* | SPU_FP_* */
+	__u8 how;		/* SPU_CFA_* | SPU_FP_* */
 };
 
-/* How the CFA is found: the low three bits of spu_row.rule. */
+/*
+ * One address range, from its start to the next row's (the last row's
+ * to hdr.span); 4 bytes.  Its start is page * 64 KiB + low, the page
+ * being the one whose rows it is among.
+ */
+struct spu_row {
+	__u16 low;		/* start within its page */
+	__u16 rule;		/* index into the rules */
+};
+
+/* How the CFA is found: the low three bits of spu_rule.how. */
 #define SPU_CFA_NONE		0u	/* no information: cut */
 #define SPU_CFA_SP		1u	/* CFA = sp + 8 * cfa */
 #define SPU_CFA_FP		2u	/* CFA = fp + 8 * cfa */
@@ -96,7 +118,7 @@ struct spu_row {
 #define SPU_CFA_SIGNAL		4u	/* a signal frame (see the rules) */
 #define SPU_CFA_MASK		7u
 
-/* Where the caller's fp is: bits 3-4 of spu_row.rule (0x18: invalid). */
+/* Where the caller's fp is: bits 3-4 of spu_rule.how (0x18: invalid). */
 #define SPU_FP_SAME		0x00u	/* this frame's fp is the caller's */
 #define SPU_FP_AT		0x08u	/* saved at CFA + 8 * fp */
 #define SPU_FP_LOST		0x10u	/* not known */
@@ -129,66 +151,114 @@ struct spu_regs {
 #define SPU_USER_PC_MIN		0x1000ull
 #define SPU_USER_PC_END		0x0100000000000000ull
 
-static inline int spu_rule_valid(__u8 rule)
+/* A checked table's parts (spu_table_view()). */
+struct spu_table {
+	const struct spu_header *hdr;
+	const struct spu_rule *rule;
+	const __u32 *page;
+	const struct spu_row *row;
+	__u32 npages;
+};
+
+static inline int spu_how_valid(__u8 how)
 {
-	return (rule & SPU_CFA_MASK) <= SPU_CFA_SIGNAL &&
-	       (rule & SPU_FP_MASK) != SPU_FP_MASK &&
-	       !(rule & ~(SPU_CFA_MASK | SPU_FP_MASK));
+	return (how & SPU_CFA_MASK) <= SPU_CFA_SIGNAL &&
+	       (how & SPU_FP_MASK) != SPU_FP_MASK &&
+	       !(how & ~(SPU_CFA_MASK | SPU_FP_MASK));
 }
 
-/* Bytes of a table of @nrows rows. */
-static inline __u64 spu_table_bytes(__u32 nrows)
+static inline __u32 spu_npages(__u32 span)
 {
-	return sizeof(struct spu_header) + (__u64)nrows * sizeof(struct spu_row);
+	return (__u32)(((__u64)span + (1u << SPU_PAGE_SHIFT) - 1) >>
+		       SPU_PAGE_SHIFT);
+}
+
+/* Bytes of a table of @nrules rules and @nrows rows covering @span. */
+static inline __u64 spu_table_bytes(__u32 nrules, __u32 span, __u32 nrows)
+{
+	return sizeof(struct spu_header) +
+	       (__u64)nrules * sizeof(struct spu_rule) +
+	       ((__u64)spu_npages(span) + 1) * sizeof(__u32) +
+	       (__u64)nrows * sizeof(struct spu_row);
 }
 
 /*
  * Checks a table of @bytes handed over by someone else (the module's
- * ioctl, the library's cache file) before any walk uses it: the header,
- * every row's rule, and the order of the starts, on which the binary
- * search relies.  0 or -EINVAL; reads only inside @bytes.
+ * ioctl, the library's cache file) before any walk uses it, and fills
+ * @t: the header, every rule, the pages' bounds, each row's rule index
+ * and the order of the starts, on which the binary search relies.  0 or
+ * -EINVAL; reads only inside @bytes, and @t only on success.
  */
-static inline int spu_table_check(const struct spu_header *h, __u64 bytes)
+static inline int spu_table_view(const struct spu_header *h, __u64 bytes,
+				 struct spu_table *t)
 {
-	const struct spu_row *row = (const struct spu_row *)(h + 1);
-	__u32 i;
+	const struct spu_rule *rule = (const struct spu_rule *)(h + 1);
+	const __u32 *page;
+	const struct spu_row *row;
+	__u32 np, p, i;
 
 	if (bytes < sizeof(*h) || h->magic != SPU_MAGIC ||
 	    h->version != SPU_VERSION || h->machine != SPU_MACHINE_X86_64 ||
-	    h->nrows > SPU_MAX_ROWS || bytes < spu_table_bytes(h->nrows) ||
-	    h->build_id_len > SPU_BUILD_ID_MAX || h->reserved ||
+	    h->nrows > SPU_MAX_ROWS || h->nrules > SPU_MAX_RULES ||
+	    h->build_id_len > SPU_BUILD_ID_MAX ||
+	    bytes < spu_table_bytes(h->nrules, h->span, h->nrows) ||
 	    h->base + h->span < h->base)
 		return -EINVAL;
-	for (i = 0; i < h->nrows; i++) {
-		if (!spu_rule_valid(row[i].rule) || row[i].start >= h->span ||
-		    (i && row[i].start <= row[i - 1].start))
+	np = spu_npages(h->span);
+	page = (const __u32 *)(rule + h->nrules);
+	row = (const struct spu_row *)(page + np + 1);
+	for (i = 0; i < h->nrules; i++)
+		if (!spu_how_valid(rule[i].how))
 			return -EINVAL;
+	if (page[0] != 0 || page[np] != h->nrows)
+		return -EINVAL;
+	for (p = 0; p < np; p++) {
+		if (page[p + 1] < page[p])
+			return -EINVAL;
+		for (i = page[p]; i < page[p + 1]; i++) {
+			if (row[i].rule >= h->nrules ||
+			    ((__u64)p << SPU_PAGE_SHIFT) + row[i].low >= h->span ||
+			    (i > page[p] && row[i].low <= row[i - 1].low))
+				return -EINVAL;
+		}
 	}
+	t->hdr = h;
+	t->rule = rule;
+	t->page = page;
+	t->row = row;
+	t->npages = np;
 	return 0;
 }
 
 /*
- * The row covering @off (an address minus hdr.base) among @nrows rows
- * sorted by start, the last ending at @span: its index, or -1.  At most
- * 32 halvings, a bound BPF's verifier can see.
+ * The rule covering @off (an address minus hdr.base) in a checked
+ * table: its index, or -1.  One page's rows are searched, at most 17
+ * halvings; an offset before its page's first row is covered by the
+ * row before that, from an earlier page.
  */
-static inline long spu_find(const struct spu_row *row, __u32 nrows,
-			    __u32 span, __u64 off)
+static inline long spu_find(const struct spu_table *t, __u64 off)
 {
-	__u32 lo = 0, hi = nrows;
+	__u32 p, lo, hi, first, low;
 	int i;
 
-	if (off >= span)
+	if (off >= t->hdr->span)
 		return -1;
-	for (i = 0; i < 32 && lo < hi; i++) {
+	p = (__u32)(off >> SPU_PAGE_SHIFT);
+	low = (__u32)off & ((1u << SPU_PAGE_SHIFT) - 1);
+	first = t->page[p];
+	lo = first;
+	hi = t->page[p + 1];
+	for (i = 0; i < 17 && lo < hi; i++) {
 		__u32 mid = lo + (hi - lo) / 2;
 
-		if (row[mid].start <= off)
+		if (t->row[mid].low <= low)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo ? (long)lo - 1 : -1;
+	if (lo > first)
+		return t->row[lo - 1].rule;
+	return first ? t->row[first - 1].rule : -1;
 }
 
 static inline int spu_user_pc(__u64 pc)
@@ -202,9 +272,9 @@ static inline int spu_user_pc(__u64 pc)
  * The step, for the includer that defines two hooks first (before its
  * first inclusion that has them: the format above may have been
  * included already, without them, by another header):
- *   int SPU_FIND_ROW(ctx, addr, struct spu_row *row): the row of the
- *	module mapped at @addr (its table's lookup at addr minus the load
- *	bias and hdr.base: spu_find()); 0, or nonzero if there is none;
+ *   int SPU_FIND_RULE(ctx, addr, struct spu_rule *rule): the rule of
+ *	the module mapped at @addr (its table's lookup at addr minus the
+ *	load bias and hdr.base: spu_find()); 0, or nonzero if none;
  *   int SPU_READ_WORD(ctx, addr, __u64 *val): reads the 8 bytes at a
  *	user address without faulting or sleeping; 0, or nonzero if it
  *	cannot (the module: copy_from_user_nofault(); BPF:
@@ -224,11 +294,11 @@ static inline int spu_step(void *ctx, struct spu_regs *r)
 	__u64 addr = r->flags & SPU_REGS_EXACT ? r->pc : r->pc - 1;
 	__u64 cfa, pc, fp = r->fp, sp;
 	__u32 flags = r->flags & SPU_REGS_FP_KNOWN;
-	struct spu_row row;
+	struct spu_rule row;
 
-	if (SPU_FIND_ROW(ctx, addr, &row))
+	if (SPU_FIND_RULE(ctx, addr, &row))
 		return SPU_CUT_NOROW;
-	switch (row.rule & SPU_CFA_MASK) {
+	switch (row.how & SPU_CFA_MASK) {
 	case SPU_CFA_END:
 		return SPU_STEP_END;
 	case SPU_CFA_SIGNAL:
@@ -262,7 +332,7 @@ static inline int spu_step(void *ctx, struct spu_regs *r)
 		return SPU_CUT_STACK;
 	if (SPU_READ_WORD(ctx, cfa - 8, &pc))
 		return SPU_CUT_READ;
-	switch (row.rule & SPU_FP_MASK) {
+	switch (row.how & SPU_FP_MASK) {
 	case SPU_FP_AT:
 		if (SPU_READ_WORD(ctx, cfa + 8 * (__s64)row.fp, &fp))
 			return SPU_CUT_READ;

@@ -49,6 +49,7 @@ struct module {
 	__u64 lo, hi;			/* runtime span of executable code */
 	__u64 bias;
 	struct spu_header *h;
+	struct spu_table t;
 	char name[128];
 };
 
@@ -80,28 +81,27 @@ static int read_word(__u64 addr, __u64 *val)
 	return 0;
 }
 
-static int find_row(__u64 addr, struct spu_row *row)
+static int find_rule(__u64 addr, struct spu_rule *rule)
 {
 	int i;
 
 	for (i = 0; i < nmods; i++) {
-		const struct spu_header *h = mods[i].h;
+		const struct spu_table *t = &mods[i].t;
 		long k;
 
 		if (addr < mods[i].lo || addr >= mods[i].hi)
 			continue;
-		k = spu_find((const struct spu_row *)(h + 1), h->nrows,
-			     h->span, addr - mods[i].bias - h->base);
+		k = spu_find(t, addr - mods[i].bias - t->hdr->base);
 		if (k < 0)
 			return -1;
-		*row = ((const struct spu_row *)(h + 1))[k];
+		*rule = t->rule[k];
 		return 0;
 	}
 	return -1;
 }
 
 #define SPU_READ_WORD(ctx, addr, val)	((void)(ctx), read_word((addr), (val)))
-#define SPU_FIND_ROW(ctx, addr, row)	((void)(ctx), find_row((addr), (row)))
+#define SPU_FIND_RULE(ctx, addr, rule)	((void)(ctx), find_rule((addr), (rule)))
 #include <sprofil/unwind_table.h>
 
 static long long cpu_ns(void)
@@ -233,6 +233,11 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (!m->h) {
 		print_message("no table for %s: %s\n", name, err);
+		return 0;
+	}
+	if (spu_table_view(m->h, bytes, &m->t)) {
+		print_message("%s: the builder's table is not valid\n", name);
+		free(m->h);
 		return 0;
 	}
 	snprintf(m->name, sizeof(m->name), "%s", name);

@@ -20,8 +20,7 @@
 
 struct fake {
 	__u64 word[NWORDS];
-	const struct spu_header *h;
-	const struct spu_row *row;
+	const struct spu_table *t;
 	int reads;
 };
 
@@ -36,116 +35,232 @@ static int fake_read(void *ctx, __u64 addr, __u64 *val)
 	return 0;
 }
 
-static int fake_row(void *ctx, __u64 addr, void *out);
+static int fake_rule(void *ctx, __u64 addr, void *out);
 
 #define SPU_READ_WORD(ctx, addr, val)	fake_read((ctx), (addr), (val))
-#define SPU_FIND_ROW(ctx, addr, row)	fake_row((ctx), (addr), (row))
+#define SPU_FIND_RULE(ctx, addr, rule)	fake_rule((ctx), (addr), (rule))
 #include <sprofil/unwind_table.h>
 
-static int fake_row(void *ctx, __u64 addr, void *out)
+static int fake_rule(void *ctx, __u64 addr, void *out)
 {
 	struct fake *f = ctx;
 	long i;
 
-	if (addr < f->h->base)
+	if (addr < f->t->hdr->base)
 		return -1;
-	i = spu_find(f->row, f->h->nrows, f->h->span, addr - f->h->base);
+	i = spu_find(f->t, addr - f->t->hdr->base);
 	if (i < 0)
 		return -1;
-	memcpy(out, &f->row[i], sizeof(struct spu_row));
+	memcpy(out, &f->t->rule[i], sizeof(struct spu_rule));
 	return 0;
 }
 
 _Static_assert(sizeof(struct spu_header) == 64, "header size");
-_Static_assert(sizeof(struct spu_row) == 8, "row size");
+_Static_assert(sizeof(struct spu_rule) == 4, "rule size");
+_Static_assert(sizeof(struct spu_row) == 4, "row size");
 _Static_assert(offsetof(struct spu_header, base) == 16, "base");
 _Static_assert(offsetof(struct spu_header, build_id) == 32, "build_id");
+
+/* A row as the tests write it: its start and its rule. */
+struct trow {
+	__u32 start;
+	struct spu_rule r;
+};
+
+/*
+ * Lays out a table of @n rows (sorted) covering @span at @base into
+ * @buf, one rule per row, as the builder's lay_out() does with its
+ * distinct rules; returns its bytes.
+ */
+static __u64 make_table(const struct trow *in, __u32 n, __u32 span,
+			__u64 base, void *buf)
+{
+	struct spu_header *h = buf;
+	struct spu_rule *rule = (struct spu_rule *)(h + 1);
+	__u32 *page = (__u32 *)(rule + n);
+	__u32 np = spu_npages(span), p, i = 0, k;
+	struct spu_row *row = (struct spu_row *)(page + np + 1);
+
+	memset(h, 0, sizeof(*h));
+	h->magic = SPU_MAGIC;
+	h->version = SPU_VERSION;
+	h->machine = SPU_MACHINE_X86_64;
+	h->nrows = n;
+	h->nrules = n;
+	h->span = span;
+	h->base = base;
+	for (p = 0; p <= np; p++) {
+		while (i < n && in[i].start >> SPU_PAGE_SHIFT < p)
+			i++;
+		page[p] = i;
+	}
+	page[np] = n;
+	for (k = 0; k < n; k++) {
+		rule[k] = in[k].r;
+		row[k].low = (__u16)in[k].start;
+		row[k].rule = (__u16)k;
+	}
+	return spu_table_bytes(n, span, n);
+}
 
 /*
  * The module of the tests, at 0x1000: a function 0x1000-0x1100 whose
  * body has CFA = sp + 24 and saves fp at CFA - 16; one with an fp-based
  * CFA (0x1100-0x1200, fp at CFA - 16); _start (0x1200-0x1210: end); a
  * gap (0x1210-0x1220: none); a signal trampoline (0x1220-0x1230); a
- * leaf (0x1230-0x1240: CFA = sp + 8, fp lost).  Span 0x240.
+ * leaf (0x1230-0x1240: CFA = sp + 8, fp lost); then a function of 128
+ * KiB, over pages 0, 1 and 2 (0x1240-0x21010), and one more row.
  */
-static struct {
-	struct spu_header h;
-	struct spu_row row[8];
-} tab = {
-	.h = { .magic = SPU_MAGIC, .version = SPU_VERSION,
-	       .machine = SPU_MACHINE_X86_64, .nrows = 7, .span = 0x240,
-	       .base = 0x1000 },
-	.row = {
-		{ 0x000, 1, 0, SPU_CFA_SP },		/* entry: sp + 8 */
-		{ 0x004, 3, -2, SPU_CFA_SP | SPU_FP_AT },
-		{ 0x100, 2, -2, SPU_CFA_FP | SPU_FP_AT },
-		{ 0x200, 0, 0, SPU_CFA_END },
-		{ 0x210, 0, 0, SPU_CFA_NONE },
-		{ 0x220, 20, 15, SPU_CFA_SIGNAL },
-		{ 0x230, 1, 0, SPU_CFA_SP | SPU_FP_LOST },
-	},
+static const struct trow rows[] = {
+	{ 0x000, { 1, 0, SPU_CFA_SP } },		/* entry: sp + 8 */
+	{ 0x004, { 3, -2, SPU_CFA_SP | SPU_FP_AT } },
+	{ 0x100, { 2, -2, SPU_CFA_FP | SPU_FP_AT } },
+	{ 0x200, { 0, 0, SPU_CFA_END } },
+	{ 0x210, { 0, 0, SPU_CFA_NONE } },
+	{ 0x220, { 20, 15, SPU_CFA_SIGNAL } },
+	{ 0x230, { 1, 0, SPU_CFA_SP | SPU_FP_LOST } },
+	{ 0x240, { 5, 0, SPU_CFA_SP } },
+	{ 0x20010, { 6, 0, SPU_CFA_SP } },
 };
+#define NROWS	9
+#define SPAN	0x20100
+
+static __u64 buf[256];
+static struct spu_table tab;
+static __u64 tab_bytes;
+
+static int setup_table(void **state)
+{
+	(void)state;
+	tab_bytes = make_table(rows, NROWS, SPAN, 0x1000, buf);
+	assert_true(tab_bytes <= sizeof(buf));
+	return spu_table_view((struct spu_header *)buf, tab_bytes, &tab);
+}
 
 static void setup_fake(struct fake *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->h = &tab.h;
-	f->row = tab.row;
+	f->t = &tab;
 }
 
 static void test_find(void **state)
 {
 	(void)state;
-	assert_int_equal(spu_find(tab.row, 7, 0x240, 0), 0);
-	assert_int_equal(spu_find(tab.row, 7, 0x240, 3), 0);
-	assert_int_equal(spu_find(tab.row, 7, 0x240, 4), 1);
-	assert_int_equal(spu_find(tab.row, 7, 0x240, 0xff), 1);
-	assert_int_equal(spu_find(tab.row, 7, 0x240, 0x100), 2);
-	assert_int_equal(spu_find(tab.row, 7, 0x240, 0x23f), 6);
-	assert_int_equal(spu_find(tab.row, 7, 0x240, 0x240), -1);
-	assert_int_equal(spu_find(tab.row, 0, 0x240, 0), -1);
-	/* A first row starting above 0 leaves the bytes below it out. */
-	assert_int_equal(spu_find(&tab.row[1], 6, 0x240, 3), -1);
+	assert_int_equal(tab.npages, 3);
+	assert_int_equal(spu_find(&tab, 0), 0);
+	assert_int_equal(spu_find(&tab, 3), 0);
+	assert_int_equal(spu_find(&tab, 4), 1);
+	assert_int_equal(spu_find(&tab, 0xff), 1);
+	assert_int_equal(spu_find(&tab, 0x100), 2);
+	assert_int_equal(spu_find(&tab, 0x23f), 6);
+	assert_int_equal(spu_find(&tab, 0x240), 7);
+	/* Pages without rows of their own, or before their first row. */
+	assert_int_equal(spu_find(&tab, 0xffff), 7);
+	assert_int_equal(spu_find(&tab, 0x10000), 7);
+	assert_int_equal(spu_find(&tab, 0x1ffff), 7);
+	assert_int_equal(spu_find(&tab, 0x20000), 7);
+	assert_int_equal(spu_find(&tab, 0x2000f), 7);
+	assert_int_equal(spu_find(&tab, 0x20010), 8);
+	assert_int_equal(spu_find(&tab, SPAN - 1), 8);
+	assert_int_equal(spu_find(&tab, SPAN), -1);
+	assert_int_equal(spu_find(&tab, ~0ull), -1);
 }
+
+/* Every byte of a table against a linear scan of its rows. */
+static void test_find_every_offset(void **state)
+{
+	__u32 off, k;
+
+	(void)state;
+	for (off = 0; off < SPAN + 16; off++) {
+		long want = -1;
+
+		for (k = 0; k < NROWS; k++)
+			if (rows[k].start <= off && off < SPAN)
+				want = k;
+		assert_int_equal(spu_find(&tab, off), want);
+	}
+	/* A first row above 0 leaves the bytes below it out. */
+	{
+		static __u64 b2[64];
+		struct spu_table t2;
+		__u64 n = make_table(&rows[1], 3, 0x210, 0, b2);
+
+		assert_int_equal(spu_table_view((void *)b2, n, &t2), 0);
+		assert_int_equal(spu_find(&t2, 3), -1);
+		assert_int_equal(spu_find(&t2, 4), 0);
+	}
+}
+
+/* A table made by @mutate from the good one must be refused. */
+static void refused(void (*mutate)(struct spu_header *h), __u64 bytes)
+{
+	static __u64 copy[256];
+	struct spu_table t = { 0 };
+
+	memcpy(copy, buf, sizeof(copy));
+	mutate((struct spu_header *)copy);
+	assert_int_equal(spu_table_view((void *)copy, bytes, &t), -EINVAL);
+	assert_null(t.hdr);		/* nothing filled in */
+}
+
+static struct spu_rule *rule_of(struct spu_header *h)
+{
+	return (struct spu_rule *)(h + 1);
+}
+
+static __u32 *page_of(struct spu_header *h)
+{
+	return (__u32 *)(rule_of(h) + h->nrules);
+}
+
+static struct spu_row *row_of(struct spu_header *h)
+{
+	return (struct spu_row *)(page_of(h) + spu_npages(h->span) + 1);
+}
+
+static void m_magic(struct spu_header *h) { h->magic++; }
+static void m_version(struct spu_header *h) { h->version = 2; }
+static void m_machine(struct spu_header *h) { h->machine = 183; }
+static void m_nrows(struct spu_header *h) { h->nrows = SPU_MAX_ROWS + 1; }
+static void m_nrules(struct spu_header *h) { h->nrules = SPU_MAX_RULES + 1; }
+static void m_build_id(struct spu_header *h) { h->build_id_len = 33; }
+static void m_wrap(struct spu_header *h) { h->base = ~0ull - 0x100; }
+static void m_how(struct spu_header *h) { rule_of(h)[3].how = 5; }
+static void m_fp_how(struct spu_header *h) { rule_of(h)[3].how = 0x19; }
+static void m_high_how(struct spu_header *h) { rule_of(h)[3].how = 0x81; }
+static void m_page0(struct spu_header *h) { page_of(h)[0] = 1; }
+static void m_page_end(struct spu_header *h) { page_of(h)[3] = 8; }
+static void m_page_order(struct spu_header *h) { page_of(h)[1] = 9; }
+static void m_row_rule(struct spu_header *h) { row_of(h)[2].rule = 9; }
+static void m_row_order(struct spu_header *h) { row_of(h)[3].low = 0x100; }
+static void m_row_span(struct spu_header *h) { row_of(h)[8].low = 0x100; }
 
 static void test_check(void **state)
 {
-	struct spu_header *h = &tab.h;
-	__u64 bytes = spu_table_bytes(7);
-	struct spu_row saved;
+	struct spu_table t;
 
 	(void)state;
-	assert_int_equal(spu_table_check(h, bytes), 0);
-	assert_int_equal(spu_table_check(h, bytes - 1), -EINVAL);
-	assert_int_equal(spu_table_check(h, 10), -EINVAL);
-	h->magic++;
-	assert_int_equal(spu_table_check(h, bytes), -EINVAL);
-	h->magic--;
-	h->machine = 183;	/* aarch64 rules are not these */
-	assert_int_equal(spu_table_check(h, bytes), -EINVAL);
-	h->machine = SPU_MACHINE_X86_64;
-	h->nrows = SPU_MAX_ROWS + 1;
-	assert_int_equal(spu_table_check(h, ~0ull), -EINVAL);
-	h->nrows = 7;
-	h->base = ~0ull - 0x100;	/* base + span wraps */
-	assert_int_equal(spu_table_check(h, bytes), -EINVAL);
-	h->base = 0x1000;
-	saved = tab.row[3];
-	tab.row[3].start = 0x100;	/* equal starts */
-	assert_int_equal(spu_table_check(h, bytes), -EINVAL);
-	tab.row[3] = saved;
-	tab.row[3].rule = 5;		/* no such CFA rule */
-	assert_int_equal(spu_table_check(h, bytes), -EINVAL);
-	tab.row[3].rule = SPU_CFA_SP | (3u << 3);	/* no such fp rule */
-	assert_int_equal(spu_table_check(h, bytes), -EINVAL);
-	tab.row[3].rule = SPU_CFA_SP | 0x80;
-	assert_int_equal(spu_table_check(h, bytes), -EINVAL);
-	tab.row[3] = saved;
-	saved = tab.row[6];
-	tab.row[6].start = 0x240;	/* a row at the span */
-	assert_int_equal(spu_table_check(h, bytes), -EINVAL);
-	tab.row[6] = saved;
-	assert_int_equal(spu_table_check(h, bytes), 0);
+	assert_int_equal(spu_table_view((void *)buf, tab_bytes, &t), 0);
+	assert_int_equal(spu_table_view((void *)buf, tab_bytes - 1, &t),
+			 -EINVAL);
+	assert_int_equal(spu_table_view((void *)buf, 10, &t), -EINVAL);
+	refused(m_magic, tab_bytes);
+	refused(m_version, tab_bytes);
+	refused(m_machine, tab_bytes);	/* aarch64's rules are not these */
+	refused(m_nrows, ~0ull);
+	refused(m_nrules, ~0ull);
+	refused(m_build_id, tab_bytes);
+	refused(m_wrap, tab_bytes);	/* base + span wraps */
+	refused(m_how, tab_bytes);	/* no such CFA rule */
+	refused(m_fp_how, tab_bytes);	/* no such fp rule */
+	refused(m_high_how, tab_bytes);
+	refused(m_page0, tab_bytes);
+	refused(m_page_end, tab_bytes);
+	refused(m_page_order, tab_bytes);
+	refused(m_row_rule, tab_bytes);	/* a rule beyond nrules */
+	refused(m_row_order, tab_bytes);	/* equal starts */
+	refused(m_row_span, tab_bytes);	/* a row beyond the span */
 }
 
 /* One frame of the sp-based function: [sp+8] fp, [sp+16] ra. */
@@ -236,7 +351,7 @@ static void test_step_ends(void **state)
 	assert_int_equal(f.reads, 0);
 	r.pc = 0x1215;			/* the gap */
 	assert_int_equal(spu_step(&f, &r), SPU_CUT_NOINFO);
-	r.pc = 0x1241;			/* beyond the span */
+	r.pc = 0x1000 + SPAN + 1;	/* beyond the span */
 	assert_int_equal(spu_step(&f, &r), SPU_CUT_NOROW);
 	r.pc = 0x500;			/* below the module */
 	assert_int_equal(spu_step(&f, &r), SPU_CUT_NOROW);
@@ -265,27 +380,22 @@ static void test_step_ends(void **state)
  */
 static void test_step_stack_rules(void **state)
 {
-	static struct {
-		struct spu_header h;
-		struct spu_row row[2];
-	} bad = {
-		.h = { .magic = SPU_MAGIC, .version = SPU_VERSION,
-		       .machine = SPU_MACHINE_X86_64, .nrows = 2,
-		       .span = 0x100, .base = 0x1000 },
-		.row = {
-			{ 0x00, 0, 0, SPU_CFA_SP },
-			{ 0x80, -4, 0, SPU_CFA_FP },
-		},
+	static const struct trow bad[] = {
+		{ 0x00, { 0, 0, SPU_CFA_SP } },
+		{ 0x80, { -4, 0, SPU_CFA_FP } },
 	};
+	static __u64 b[32];
+	struct spu_table t;
+	__u64 n;
 	struct spu_regs r = { .pc = 0x1010, .sp = STACK + 64,
 			      .flags = SPU_REGS_FP_KNOWN | SPU_REGS_EXACT };
 	struct fake f;
 
 	(void)state;
 	setup_fake(&f);
-	f.h = &bad.h;
-	f.row = bad.row;
-	assert_int_equal(spu_table_check(&bad.h, sizeof(bad)), 0);
+	n = make_table(bad, 2, 0x100, 0x1000, b);
+	assert_int_equal(spu_table_view((void *)b, n, &t), 0);
+	f.t = &t;
 	assert_int_equal(spu_step(&f, &r), SPU_CUT_STACK);
 	r.pc = 0x1090;
 	r.fp = STACK + 64;		/* CFA = fp - 32 < sp */
@@ -379,6 +489,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_find_every_offset),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_step_sp),
 		cmocka_unit_test(test_return_address_lookup),
@@ -389,5 +500,5 @@ int main(void)
 		cmocka_unit_test(test_walk),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, setup_table, NULL);
 }
