@@ -16,6 +16,7 @@
  * Sized by CPU time (samples at the timer's rate, up to a budget), not by
  * iterations, so it takes the same on a fast and a slow machine.
  */
+#include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <link.h>
 #include <setjmp.h>
@@ -478,13 +479,255 @@ static void test_oracle(void **state)
 	assert_true(at_entry > 0);
 	for (i = 0; i < nmods; i++)
 		free(mods[i].h);
+	nmods = 0;
 	free(arena);
+	arena = NULL;
+}
+
+/*
+ * Every rule of whole modules, one step each, against libdw: for
+ * addresses of the module's rows (each row's first and last byte and
+ * one between, in random order, as many as the CPU budget allows), the
+ * step from pc = that address (and as many addresses drawn uniformly
+ * from the module's span, which finds rows merged that should not be),
+ * sp and fp in a fake stack whose every
+ * word holds a marker of its own address, so that the caller's pc tells
+ * which slot the return address was read from.  libdw unwinds one frame
+ * from the same three registers and memory; the caller's pc, sp and
+ * (where the table knows it) fp must be equal, and where the table has
+ * no caller (end of chain, or cut), libdw must have none either.  Gaps
+ * without an FDE are left out: libdw guesses there from the frame
+ * pointer, which is no CFI.
+ */
+#define FAKE_BYTES	(64 << 10)
+#define FAKE_SP		0x7e0000000000ull
+#define MARK		0x300000000000ull
+#define STEP_BUDGET_NS	700000000ll	/* CPU per module */
+#define MIN_STEPS	1000
+
+struct frame2 {
+	__u64 pc[2], sp, fp;
+	int n, fp_ok;
+};
+
+static int on_frame2(Dwfl_Frame *state, void *arg)
+{
+	struct frame2 *f = arg;
+	Dwarf_Addr pc;
+	Dwarf_Word v;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	f->pc[f->n++] = pc;
+	if (f->n < 2)
+		return DWARF_CB_OK;
+	if (dwfl_frame_reg(state, 7, &v) == 0)
+		f->sp = v;
+	f->fp_ok = dwfl_frame_reg(state, 6, &v) == 0;
+	f->fp = v;
+	return DWARF_CB_ABORT;
+}
+
+/* Whether the module's .eh_frame or .debug_frame has an FDE for @pc. */
+static int dwarf_cfi_addrframe_ok(Dwfl_Module *dm, __u64 pc)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi[2];
+	int i;
+
+	cfi[0] = dwfl_module_eh_cfi(dm, &bias);
+	cfi[1] = dwfl_module_dwarf_cfi(dm, &bias);
+	for (i = 0; i < 2; i++) {
+		Dwarf_Frame *fr;
+
+		if (cfi[i] && !dwarf_cfi_addrframe(cfi[i], pc - bias, &fr)) {
+			free(fr);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static __u64 rnd_state = 0x9e3779b97f4a7c15ull;
+
+static __u64 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* The row starts of a table, in order, and its span at the end. */
+static __u32 *row_starts(const struct spu_table *t)
+{
+	__u32 *start = malloc((t->hdr->nrows + 1) * sizeof(*start)), p, i;
+
+	assert_non_null(start);
+	for (p = 0; p < t->npages; p++)
+		for (i = t->page[p]; i < t->page[p + 1]; i++)
+			start[i] = (p << SPU_PAGE_SHIFT) + t->row[i].low;
+	start[t->hdr->nrows] = t->hdr->span;
+	return start;
+}
+
+static void check_module(const char *path)
+{
+	static const Dwfl_Callbacks cbs = {
+		.find_elf = dwfl_linux_proc_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+	};
+	struct spu_build_stats st;
+	struct module *m = &mods[0];
+	struct sample fake = { .hsp = FAKE_SP, .len = FAKE_BYTES };
+	int steps = 0, callers = 0, ends = 0, cuts = 0, gaps = 0, bad = 0;
+	__u32 *start, *cand, ncand = 0, i;
+	long long stop;
+	char err[256];
+	size_t bytes;
+	Dwfl *dwfl;
+	GElf_Addr bias;
+	Dwfl_Module *dm;
+	Dwarf_Addr dbias;
+
+	m->h = spu_build_file(path, &bytes, &st, err, sizeof(err));
+	if (!m->h)
+		fail_msg("%s", err);
+	assert_int_equal(spu_table_view(m->h, bytes, &m->t), 0);
+	dwfl = dwfl_begin(&cbs);
+	assert_non_null(dwfl);
+	/* A shared object anywhere; an executable where it was linked. */
+	dm = dwfl_report_elf(dwfl, path, path, -1, 0x100000000000ull, false);
+	assert_non_null(dm);
+	dwfl_module_info(dm, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	assert_int_equal(dwfl_report_end(dwfl, NULL, NULL), 0);
+	assert_true(dwfl_attach_state(dwfl, NULL, getpid(), &thread_cbs,
+				      NULL));
+	assert_non_null(dwfl_module_getelf(dm, &dbias));
+	bias = dbias;
+	m->bias = bias;
+	m->lo = m->h->base + bias;
+	m->hi = m->lo + m->h->span;
+	nmods = 1;
+
+	/* The fake stack: each word holds MARK plus its own offset. */
+	arena = malloc(FAKE_BYTES);
+	assert_non_null(arena);
+	for (i = 0; i < FAKE_BYTES / 8; i++)
+		((__u64 *)arena)[i] = MARK + 8ull * i;
+	cur = &fake;
+
+	start = row_starts(&m->t);
+	cand = malloc(4 * (size_t)m->h->nrows * sizeof(*cand));
+	assert_non_null(cand);
+	for (i = 0; i < m->h->nrows; i++) {
+		__u32 len = start[i + 1] - start[i];
+
+		cand[ncand++] = start[i];
+		if (len > 1)
+			cand[ncand++] = start[i + 1] - 1;
+		if (len > 2)
+			cand[ncand++] = start[i] + 1 + (__u32)(rnd() % (len - 2));
+		cand[ncand++] = (__u32)(rnd() % m->h->span);
+	}
+	for (i = ncand - 1; i > 0; i--) {
+		__u32 j = (__u32)(rnd() % (i + 1)), x = cand[i];
+
+		cand[i] = cand[j];
+		cand[j] = x;
+	}
+	stop = cpu_ns() + STEP_BUDGET_NS;
+	for (i = 0; i < ncand && (steps < MIN_STEPS || cpu_ns() < stop); i++) {
+		__u64 pc = m->lo + cand[i];
+		struct spu_regs r = { .pc = pc, .sp = FAKE_SP + 4096,
+				      .fp = FAKE_SP + 8192,
+				      .flags = SPU_REGS_FP_KNOWN |
+					       SPU_REGS_EXACT };
+		struct frame2 f = { .n = 0 };
+		long k = spu_find(&m->t, cand[i]);
+		int ret, ok;
+
+		start_regs[0] = r.pc;
+		start_regs[1] = r.sp;
+		start_regs[2] = r.fp;
+		ret = dwfl_getthread_frames(dwfl, getpid(), on_frame2, &f);
+		if (k >= 0 && (m->t.rule[k].how & SPU_CFA_MASK) == SPU_CFA_NONE &&
+		    !dwarf_cfi_addrframe_ok(dm, pc)) {
+			gaps++;
+			continue;
+		}
+		steps++;
+		switch (spu_step(NULL, &r)) {
+		case SPU_STEP_CALLER:
+			callers++;
+			ok = f.n == 2 && f.pc[1] == r.pc && f.sp == r.sp &&
+			     (!(r.flags & SPU_REGS_FP_KNOWN) ||
+			      (f.fp_ok && f.fp == r.fp));
+			break;
+		case SPU_STEP_END:
+			ends++;
+			ok = f.n == 1 && ret == 0;
+			break;
+		default:
+			cuts++;
+			ok = f.n == 1;
+			break;
+		}
+		if (!ok && bad++ < 5)
+			print_message("%s: pc %#llx (link %#llx): table pc %#llx "
+				      "sp %#llx fp %#llx flags %u; libdw %d "
+				      "frames (%d), pc %#llx sp %#llx fp %#llx\n",
+				      path, (unsigned long long)pc,
+				      (unsigned long long)(pc - bias),
+				      (unsigned long long)r.pc,
+				      (unsigned long long)r.sp,
+				      (unsigned long long)r.fp, r.flags, f.n,
+				      ret, (unsigned long long)f.pc[1],
+				      (unsigned long long)f.sp,
+				      (unsigned long long)f.fp);
+	}
+	print_message("%s: %d of %u addresses stepped like libdw "
+		      "(%d callers, %d ends, %d cuts), %d in gaps left out, "
+		      "%d differ\n", path, steps - bad, ncand, callers, ends,
+		      cuts, gaps, bad);
+	free(cand);
+	free(start);
+	free(arena);
+	arena = NULL;
+	nmods = 0;
+	free(m->h);
+	dwfl_end(dwfl);
+	assert_int_equal(bad, 0);
+	assert_true(steps >= MIN_STEPS);
+	assert_true(callers > steps / 2);
+}
+
+/* The modules of Debian 12 the issue names, where they are installed. */
+static void test_every_rule(void **state)
+{
+	static const char *const more[] = {
+		"/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0",
+		"/usr/lib/gcc/x86_64-linux-gnu/12/cc1",
+	};
+	Dl_info info;
+	unsigned int i;
+
+	(void)state;
+	/* libc, wherever this program found it: present everywhere. */
+	assert_true(dladdr((void *)qsort, &info) && info.dli_fname);
+	check_module(info.dli_fname);
+	check_module("/proc/self/exe");
+	for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		if (access(more[i], R_OK) == 0)
+			check_module(more[i]);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oracle),
+		cmocka_unit_test(test_every_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
