@@ -3,13 +3,15 @@
  * sprofil-unwind: builds the unwind table (include/sprofil/unwind_table.h)
  * of each module named, says how large it is, and writes it with -o.
  *
- *   sprofil-unwind [-d] [-o TABLE] MODULE...
+ *   sprofil-unwind [-d] [-o TABLE | -O DIR] MODULE...
  *
  * One line per module: its build-id, its text bytes, the table's rows
  * and bytes, bytes per MiB of text, and how much text has no usable
  * information (no FDE, or CFI no row can express).  Exits 1 if any
  * module failed.  -d lists the rows too: address range (link-time),
- * CFA rule, where the caller's fp is.
+ * CFA rule, where the caller's fp is.  -O writes each module's table
+ * into DIR as <build-id>.spu, where the signal backend looks for it
+ * (SPROFIL_UNWIND_DIR, docs/callers.md).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -79,22 +81,23 @@ static int write_table(const char *path, const void *t, size_t bytes)
 
 int main(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *dir = NULL;
 	int opt, i, status = 0, rows = 0;
 
-	while ((opt = getopt(argc, argv, "do:")) != -1) {
+	while ((opt = getopt(argc, argv, "do:O:")) != -1) {
 		if (opt == 'd') {
 			rows = 1;
-			continue;
-		}
-		if (opt != 'o') {
-			fprintf(stderr, "usage: sprofil-unwind [-d] [-o TABLE] MODULE...\n");
+		} else if (opt == 'o') {
+			out = optarg;
+		} else if (opt == 'O') {
+			dir = optarg;
+		} else {
+			fprintf(stderr, "usage: sprofil-unwind [-d] [-o TABLE | -O DIR] MODULE...\n");
 			return 2;
 		}
-		out = optarg;
 	}
-	if (optind >= argc || (out && argc - optind != 1)) {
-		fprintf(stderr, "usage: sprofil-unwind [-d] [-o TABLE] MODULE...\n"
+	if (optind >= argc || (out && argc - optind != 1) || (out && dir)) {
+		fprintf(stderr, "usage: sprofil-unwind [-d] [-o TABLE | -O DIR] MODULE...\n"
 			"(-o with one module only)\n");
 		return 2;
 	}
@@ -129,6 +132,17 @@ int main(int argc, char **argv)
 			dump(h, bytes);
 		if (out && write_table(out, h, bytes))
 			status = 1;
+		if (dir && !h->build_id_len) {
+			fprintf(stderr, "sprofil-unwind: %s: no build-id to name its table by\n",
+				argv[i]);
+			status = 1;
+		} else if (dir) {
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/%s.spu", dir, id);
+			if (write_table(path, h, bytes))
+				status = 1;
+		}
 		free(h);
 	}
 	return status;
