@@ -487,6 +487,9 @@ struct spu_header *spu_build(Elf *elf, Elf *debug, size_t *bytes,
 		emit(&b, sh.sh_addr + sh.sh_size, &no_info);
 		st->text_bytes += sh.sh_size;
 	}
+	/* .eh_frame's CFI is the caller's to end; .debug_frame's is dw's. */
+	if (eh)
+		dwarf_cfi_end(eh);
 	if (dw)
 		dwarf_end(dw);
 	/* The no-information row at the end of the last section. */
