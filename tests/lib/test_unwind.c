@@ -10,7 +10,9 @@
  * directory, read by this program run again with SPROFIL_UNWIND_DIR
  * set, since the library reads its settings once), chains are complete
  * down to _start and each caller's measured share is within 2 points of
- * its CPU time.  The tables are the signal backend's only (kmod and bpf
+ * its CPU time.  Tables that are not the program's, or writable by
+ * others, are not used, and a hostile one that passes the checks cuts
+ * chains without a fault.  The tables are the signal backend's only (kmod and bpf
  * do not read them yet): elsewhere the tests skip.
  */
 #include <dirent.h>
@@ -18,17 +20,22 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/profil.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include <sprofil.h>
+#include <sprofil/unwind_table.h>
+
+#include "../../libsprofil/pg/elf_headers.h"
 
 #include "callers_tree.h"
 #include "lib_test.h"
@@ -128,7 +135,8 @@ static int signal_backend(void)
  * Profiles the four callers for about 2,000 samples of CPU, with a
  * caller table, and returns the tree and each caller's CPU time.
  */
-static void profile(struct ct_tree *tree, double *cpu, void **table)
+static void profile(struct ct_tree *tree, double *cpu, void **table,
+		    double samples)
 {
 	struct text t = { .addr = (uintptr_t)uw_leaf };
 	struct prof p;
@@ -145,7 +153,7 @@ static void profile(struct ct_tree *tree, double *cpu, void **table)
 	assert_non_null(*table);
 	assert_int_equal(sprofil_callers(*table, TABLE_BYTES, DEPTH), 0);
 	assert_int_equal(sprofil(&p, 1, NULL, PROF_UINT | PROF_FAST), 0);
-	seconds = lt_seconds_for(2000);
+	seconds = lt_seconds_for(samples);
 	chunk = (uint64_t)(iters_per_sec * lt_seconds_for(1)) / 4 + 1;
 	for (int k = 0; k < NCALLERS; k++) {
 		wsum += weight4[k];
@@ -176,7 +184,7 @@ static void without_tables_chains_are_cut(void **state)
 	(void)state;
 	if (!signal_backend())
 		skip();
-	profile(&tree, cpu, &table);
+	profile(&tree, cpu, &table, 2000);
 	leaf = ct_leaf(&tree, span_of((void *)uw_leaf), &cut);
 	print_message("# %llu samples in the callee, %llu cut\n",
 		      (unsigned long long)leaf, (unsigned long long)cut);
@@ -196,7 +204,7 @@ static void with_tables_chains_are_whole(void **state)
 	void *table;
 
 	(void)state;
-	profile(&tree, cpu, &table);
+	profile(&tree, cpu, &table, 2000);
 	leaf = ct_leaf(&tree, span_of((void *)uw_leaf), &cut);
 	print_message("# %llu samples in the callee, %llu cut\n",
 		      (unsigned long long)leaf, (unsigned long long)cut);
@@ -220,6 +228,51 @@ static void with_tables_chains_are_whole(void **state)
 	}
 	ct_free(&tree);
 	free(table);
+}
+
+/*
+ * In the child, with tables that must not be used, or a hostile one:
+ * no fault, and the callee's chains cut.  Without a table the leaf's
+ * samples are walked by frame records, whose leaf rule still finds its
+ * caller, the middle function; a hostile table's first step runs off
+ * the stack, so no sample has a caller.  Which of the two is told by
+ * @hostile.
+ */
+static void bad_tables_cut_chains(bool hostile)
+{
+	struct ct_span mid = span_of((void *)uw_middle);
+	struct ct_span leaf_span = span_of((void *)uw_leaf);
+	struct ct_tree tree;
+	double cpu[NCALLERS];
+	uint64_t cut, leaf, arc;
+	void *table;
+
+	profile(&tree, cpu, &table, 500);
+	leaf = ct_leaf(&tree, leaf_span, &cut);
+	arc = ct_arc(&tree, mid, leaf_span);
+	print_message("# %llu samples in the callee, %llu cut, %llu below the middle function\n",
+		      (unsigned long long)leaf, (unsigned long long)cut,
+		      (unsigned long long)arc);
+	assert_true(leaf >= 100);
+	assert_true(cut >= 0.95 * leaf);
+	if (hostile)
+		assert_int_equal(arc, 0);
+	else
+		assert_true(arc >= 0.9 * leaf);
+	ct_free(&tree);
+	free(table);
+}
+
+static void refused_tables_are_not_used(void **state)
+{
+	(void)state;
+	bad_tables_cut_chains(false);
+}
+
+static void hostile_table_cuts_without_fault(void **state)
+{
+	(void)state;
+	bad_tables_cut_chains(true);
 }
 
 /*
@@ -269,28 +322,144 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* This program's build-id in hex, from its PT_NOTE. */
+static int exe_build_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	char *hex = arg;
+
+	(void)size;
+	if (*info->dlpi_name)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const unsigned char *id;
+		size_t len;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		id = sp_note_build_id((const void *)(info->dlpi_addr +
+						     ph->p_vaddr),
+				      ph->p_memsz, ph->p_align, &len);
+		if (!id || len > 32)
+			continue;
+		for (size_t k = 0; k < len; k++)
+			sprintf(hex + 2 * k, "%02x", id[k]);
+		return 1;
+	}
+	return 0;
+}
+
+/* The tables of every module loaded into @dir; 0 or the tool's status. */
+static int build_tables(const char *dir)
+{
+	static char cmd[8192];
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "%s -O %s", UNWIND_TOOL, dir);
+	dl_iterate_phdr(add_module, cmd);
+	strcat(cmd, " >&2");
+	status = system(cmd);
+	if (status)
+		print_message("# %s: status %d\n", cmd, status);
+	return status;
+}
+
+/* Runs this program again as @role with the tables of @dir. */
+static int run_with(const char *role, const char *dir)
+{
+	char env[256];
+	const char *const envs[] = { env, NULL };
+
+	snprintf(env, sizeof(env), "SPROFIL_UNWIND_DIR=%s", dir);
+	return lt_run_self(role, envs);
+}
+
 static void tables_give_whole_chains(void **state)
 {
-	char dir[] = "/tmp/sprofil-unwind-XXXXXX", env[256];
-	const char *const envs[] = { env, NULL };
-	static char cmd[8192];
+	char dir[] = "/tmp/sprofil-unwind-XXXXXX";
 	int status;
 
 	(void)state;
 	if (!signal_backend() || access(UNWIND_TOOL, X_OK))
 		skip();
 	assert_non_null(mkdtemp(dir));
-	snprintf(cmd, sizeof(cmd), "%s -O %s", UNWIND_TOOL, dir);
-	dl_iterate_phdr(add_module, cmd);
-	strcat(cmd, " >&2");
-	status = system(cmd);
-	snprintf(env, sizeof(env), "SPROFIL_UNWIND_DIR=%s", dir);
+	status = build_tables(dir);
 	if (status == 0)
-		status = lt_run_self("with-tables", envs);
-	else
-		print_message("# %s: status %d\n", cmd, status);
+		status = run_with("with-tables", dir);
 	remove_dir(dir);
 	assert_int_equal(status, 0);
+}
+
+/*
+ * The program's own table replaced: by another module's (its build-id
+ * is not the program's), by its own made writable by others, and by a
+ * hostile one that passes every check (every rule claims a 256 KiB
+ * frame and the fp saved 1 KiB below it).  The first two are not used;
+ * the third is, and its walks run off the stack.  No fault in any.
+ */
+static void bad_tables_are_refused_or_harmless(void **state)
+{
+	char dir[] = "/tmp/sprofil-unwind-XXXXXX", hex[65] = "";
+	char own[4096], other[4096];
+	struct spu_header *h;
+	struct spu_table t;
+	struct stat st;
+	FILE *f;
+	void *buf;
+
+	(void)state;
+	if (!signal_backend() || access(UNWIND_TOOL, X_OK))
+		skip();
+	assert_true(dl_iterate_phdr(exe_build_id, hex));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(build_tables(dir), 0);
+	snprintf(own, sizeof(own), "%s/%s.spu", dir, hex);
+	assert_int_equal(stat(own, &st), 0);
+	buf = malloc(st.st_size);
+	assert_non_null(buf);
+	f = fopen(own, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, st.st_size, f), st.st_size);
+	fclose(f);
+
+	/* Another module's table under the program's name. */
+	snprintf(other, sizeof(other), "%s/moved.spu", dir);
+	assert_int_equal(rename(own, other), 0);
+	{
+		char cmd[8192];
+		Dl_info d;
+
+		assert_true(dladdr((void *)qsort, &d));
+		snprintf(cmd, sizeof(cmd), "%s -o %s '%s' >/dev/null",
+			 UNWIND_TOOL, own, d.dli_fname);
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_int_equal(run_with("bad-tables", dir), 0);
+
+	/* Its own table, writable by the group. */
+	f = fopen(own, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, st.st_size, f), st.st_size);
+	fclose(f);
+	assert_int_equal(chmod(own, 0664), 0);
+	assert_int_equal(run_with("bad-tables", dir), 0);
+
+	/* Hostile but valid: huge frames everywhere. */
+	h = buf;
+	assert_int_equal(spu_table_view(h, st.st_size, &t), 0);
+	for (uint32_t i = 0; i < h->nrules; i++)
+		((struct spu_rule *)t.rule)[i] = (struct spu_rule){
+			32767, -128, SPU_CFA_SP | SPU_FP_AT };
+	assert_int_equal(spu_table_view(h, st.st_size, &t), 0);
+	assert_int_equal(unlink(own), 0);
+	f = fopen(own, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, st.st_size, f), st.st_size);
+	fclose(f);
+	assert_int_equal(chmod(own, 0644), 0);
+	assert_int_equal(run_with("hostile-table", dir), 0);
+	free(buf);
+	remove_dir(dir);
 }
 
 static int group_setup(void **state)
@@ -305,12 +474,23 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(without_tables_chains_are_cut),
 		cmocka_unit_test(tables_give_whole_chains),
+		cmocka_unit_test(bad_tables_are_refused_or_harmless),
 	};
 	const struct CMUnitTest child[] = {
 		cmocka_unit_test(with_tables_chains_are_whole),
 	};
+	const struct CMUnitTest refused[] = {
+		cmocka_unit_test(refused_tables_are_not_used),
+	};
+	const struct CMUnitTest hostile[] = {
+		cmocka_unit_test(hostile_table_cuts_without_fault),
+	};
 
 	if (argc == 2 && !strcmp(argv[1], "with-tables"))
 		return cmocka_run_group_tests(child, group_setup, NULL);
+	if (argc == 2 && !strcmp(argv[1], "bad-tables"))
+		return cmocka_run_group_tests(refused, group_setup, NULL);
+	if (argc == 2 && !strcmp(argv[1], "hostile-table"))
+		return cmocka_run_group_tests(hostile, group_setup, NULL);
 	return cmocka_run_group_tests(tests, group_setup, NULL);
 }
