@@ -72,6 +72,8 @@
 /* Distinct rules: a row names its rule with 16 bits. */
 #define SPU_MAX_RULES		0x10000u
 #define SPU_PAGE_SHIFT		16		/* 64 KiB of text per page */
+/* Frames a walk keeps at most: SPROFIL_MAX_DEPTH, a power of two. */
+#define SPU_MAX_DEPTH		128
 
 /*
  * At the start of a table; 64 bytes.  Then, each 4-byte aligned:
@@ -356,12 +358,13 @@ static inline int spu_step(void *ctx, struct spu_regs *r)
 
 /*
  * The walk: from an interrupted thread's @pc, @sp and @fp, fills @chain
- * (room for @depth, at least 1) with the pc and then one return address
- * (or signal-interrupted pc) per frame, innermost first, and *@len.
- * Returns 0 when the chain is complete (it reached the outermost frame),
- * or the SPU_CUT_* reason it was cut for (SPU_CUT_DEPTH when the frame
- * beyond the last one kept is not the outermost).  Bounded by @depth
- * steps plus one.
+ * (room for @depth, 1 to SPU_MAX_DEPTH) with the pc and then one return
+ * address (or signal-interrupted pc) per frame, innermost first, and
+ * *@len.  Returns 0 when the chain is complete (it reached the outermost
+ * frame), or the SPU_CUT_* reason it was cut for (SPU_CUT_DEPTH when
+ * the frame beyond the last one kept is not the outermost).  At most
+ * @depth steps; the loop's constant bound and the index mask are for
+ * BPF's verifier, which cannot see @depth's.
  */
 static inline int spu_walk(void *ctx, __u64 pc, __u64 sp, __u64 fp,
 			   __u32 depth, __u64 *chain, __u32 *len)
@@ -371,17 +374,17 @@ static inline int spu_walk(void *ctx, __u64 pc, __u64 sp, __u64 fp,
 		.flags = SPU_REGS_FP_KNOWN | SPU_REGS_EXACT,
 	};
 	__u32 n = 1;
-	int ret = SPU_CUT_DEPTH;
+	int i, ret = SPU_CUT_DEPTH;
 
 	chain[0] = pc;
-	while (n <= depth) {
+	for (i = 0; i < SPU_MAX_DEPTH && n <= depth; i++) {
 		ret = spu_step(ctx, &r);
 		if (ret != SPU_STEP_CALLER)
 			break;
 		ret = SPU_CUT_DEPTH;
-		if (n == depth)
+		if (n >= depth)
 			break;
-		chain[n++] = r.pc;
+		chain[n++ & (SPU_MAX_DEPTH - 1)] = r.pc;
 	}
 	*len = n;
 	return ret == SPU_STEP_END ? 0 : ret;
