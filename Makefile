@@ -32,7 +32,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 .PHONY: check-vm-matrix debug-kernel
 .DEFAULT_GOAL := all
 
-all: kmod lib lib-tests bpf-tests unit cli vm-payload
+all: kmod lib lib-tests bpf-tests unit unwind cli vm-payload
 
 deps:
 	@scripts/install-deps
@@ -42,7 +42,7 @@ kmod: $(BUILD)/kmod/sprofil.ko
 
 $(BUILD)/kmod/sprofil.ko: $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) VERSION \
 		include/uapi/linux/sprofil.h include/sprofil/mapping.h \
-		include/sprofil/callers.h
+		include/sprofil/callers.h include/sprofil/unwind_table.h
 	@mkdir -p $(BUILD)/kmod
 	cp kmod/*.c kmod/*.h kmod/Kbuild $(BUILD)/kmod/ 2>/dev/null || true
 	$(MAKE) -C $(KDIR) M=$(abspath $(BUILD)/kmod) \
@@ -64,6 +64,7 @@ $(BUILD)/tests/unit/test_settings: tests/unit/test_settings.c \
 		libsprofil/common/settings.c -lcmocka -pthread
 
 include libsprofil/libsprofil.mk
+include unwind/unwind.mk
 include tests/lib/tests.mk
 include tests/bpf/tests.mk
 include gprof/gprof.mk
@@ -111,7 +112,7 @@ check-style:
 	@mkdir -p $(BUILD)/results
 	@scripts/checkpatch-tap $(BUILD)/results/style.tap kmod/*.c kmod/*.h \
 		include/uapi/linux/sprofil.h include/sprofil/mapping.h \
-		include/sprofil/callers.h
+		include/sprofil/callers.h include/sprofil/unwind_table.h
 
 # The summary says how long it all took, deps included: the stamp is
 # taken before them; and, before it, how long each target took.

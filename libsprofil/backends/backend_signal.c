@@ -600,8 +600,10 @@ static int sig_start(const struct sprofil_region *r, unsigned int n,
 		goto fail;
 	pthread_mutex_lock(&sp_lock);
 	/* Before any sample: the main thread takes them on its first. */
-	if (callers)
+	if (callers) {
 		sp_callers_main_stack();
+		sp_unwind_load();
+	}
 	err = sp_install_handler();
 	if (err)
 		goto unlock;

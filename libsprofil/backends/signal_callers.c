@@ -15,6 +15,8 @@
  * whose bounds are unknown (made without pthread_create, or before the
  * library was loaded), or that runs on another stack (sigaltstack,
  * swapcontext), gets a chain of its pc alone, filed as truncated.
+ * A sample in a module with an unwind table (signal_unwind.c) is walked
+ * with the tables instead, inside the same bounds.
  *
  * Everything the handler touches is lock-free and async-signal-safe: two
  * initial-exec TLS words, plain loads inside the bounds, and the filing's
@@ -195,7 +197,15 @@ void sp_callers_file(const struct spc_table *t, const struct spm_map *map,
 	if (uc) {
 		sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 		end = sp_stack_end(sp);
-		if (end)
+		/*
+		 * A module with an unwind table is walked with it, through
+		 * code without frame pointers; others by their records.
+		 */
+		if (end && sp_unwind_covers(pc))
+			cut = sp_unwind_walk(pc, sp,
+					     (__u64)uc->uc_mcontext.gregs[REG_RBP],
+					     end, t->depth, chain, &len) != 0;
+		else if (end)
 			cut = spc_walk((void *)map, pc,
 				       (__u64)uc->uc_mcontext.gregs[REG_RBP],
 				       sp, end, t->depth, chain, &len);

@@ -45,3 +45,13 @@ check-lib: lib-tests lib
 	@cd $(LT_DIR) && SPROFIL_BACKEND=signal \
 		$(abspath scripts/run-tap) $(abspath $(BUILD)/results/lib-signal.tap) \
 		$(notdir $(LT_TESTS))
+
+# Chains without frame pointers from unwind tables (tests/lib/test_unwind.c):
+# built without them, every call a frame; the table builder runs from the
+# test, by its absolute path (absent in the VM payload: skipped there).
+$(LT_DIR)/test_unwind: tests/lib/test_unwind.c $(LT_COMMON) \
+		$(LT_CALLERS_SRC) tests/common/callers_tree.h $(UNWIND_TOOL)
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) $(UNWIND_WORK_CFLAGS) \
+		-DUNWIND_TOOL='"$(abspath $(UNWIND_TOOL))"' \
+		-rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_CALLERS_SRC) \
+		$(LT_LIBS)

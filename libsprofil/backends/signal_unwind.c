@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The signal backend's unwind tables (include/sprofil/unwind_table.h,
+ * docs/callers.md "Unwind tables"): the tables of the process's modules,
+ * built beforehand by the collector or sprofil-unwind into the directory
+ * SPROFIL_UNWIND_DIR names, one file per module named by its build-id
+ * (<hex>.spu), and the walk over them in the handler.
+ *
+ * libdw never enters the process: a table is only mapped and checked
+ * here.  At each start with a caller table (under the backend's lock,
+ * outside any handler) the loaded modules are listed with
+ * dl_iterate_phdr(); a module whose build-id has a file gets it mapped,
+ * read-only, once it passes spu_table_view() and names the same
+ * build-id.  Entries are added, never moved: the handler reads the count
+ * with acquire order and an entry's span with relaxed loads, and a
+ * module that is gone at a later start has its span emptied, so that a
+ * module mapped later at its addresses is not walked with its rules.
+ * Its table stays mapped (a handler may be reading it), at most
+ * SP_UNWIND_MAX of them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sprofil/unwind_table.h>
+
+#include "common/settings.h"
+#include "pg/elf_headers.h"
+#include "signal_internal.h"
+
+#define SP_UNWIND_MAX	256
+
+struct sp_unwind_mod {
+	_Atomic uintptr_t lo, hi;	/* runtime span of its code */
+	uintptr_t bias;
+	struct spu_table t;
+	unsigned char id[SPU_BUILD_ID_MAX];
+	size_t id_len;
+	int seen;			/* found by the current scan */
+};
+
+static struct sp_unwind_mod sp_umod[SP_UNWIND_MAX];
+static _Atomic unsigned int sp_numod;
+
+/* The entry whose code holds @pc, or NULL; async-signal-safe. */
+static const struct sp_unwind_mod *sp_unwind_mod_of(uintptr_t pc)
+{
+	unsigned int n = atomic_load_explicit(&sp_numod, memory_order_acquire);
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct sp_unwind_mod *m = &sp_umod[i];
+
+		if (pc >= atomic_load_explicit(&m->lo, memory_order_relaxed) &&
+		    pc < atomic_load_explicit(&m->hi, memory_order_relaxed))
+			return m;
+	}
+	return NULL;
+}
+
+bool sp_unwind_covers(uintptr_t pc)
+{
+	return sp_unwind_mod_of(pc) != NULL;
+}
+
+/* The table file of a module: mapped and checked, or NULL. */
+static const struct spu_header *sp_unwind_open(const char *dir,
+					       const unsigned char *id,
+					       size_t id_len, size_t *bytes)
+{
+	char path[4096], hex[2 * SPU_BUILD_ID_MAX + 1];
+	const struct spu_header *h;
+	struct spu_table t;
+	struct stat st;
+	size_t i;
+	void *p;
+	int fd;
+
+	for (i = 0; i < id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.spu", dir, hex) >=
+	    sizeof(path))
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return NULL;
+	/*
+	 * Another user's file, or one others may write, is not used: a
+	 * table cannot make the walk fault or loop, but it can make chains
+	 * lie.
+	 */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) || st.st_size < 64 ||
+	    (uint64_t)st.st_size > spu_table_bytes(SPU_MAX_RULES, ~0u,
+						   SPU_MAX_ROWS)) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	h = p;
+	if (spu_table_view(h, (uint64_t)st.st_size, &t) ||
+	    h->build_id_len != id_len || memcmp(h->build_id, id, id_len)) {
+		fprintf(stderr, "libsprofil: %s: not the unwind table of the module with that build-id; not used\n",
+			path);
+		munmap(p, (size_t)st.st_size);
+		return NULL;
+	}
+	*bytes = (size_t)st.st_size;
+	return h;
+}
+
+static int sp_unwind_scan(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *dir = arg;
+	uintptr_t lo, hi, xlo, xhi;
+	const struct spu_header *h = NULL;
+	struct sp_unwind_mod *m;
+	const void *id = NULL;
+	size_t id_len = 0, bytes, i;
+	unsigned int n = atomic_load(&sp_numod);
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum && !id; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_NOTE)
+			id = sp_note_build_id((const void *)(info->dlpi_addr +
+							     ph->p_vaddr),
+					      ph->p_memsz, ph->p_align,
+					      &id_len);
+	}
+	if (!id || !id_len || id_len > SPU_BUILD_ID_MAX)
+		return 0;
+	sp_load_spans(info->dlpi_phdr, info->dlpi_phnum, &lo, &hi, &xlo, &xhi);
+	if (xlo >= xhi)
+		return 0;
+	for (i = 0; i < n; i++) {
+		m = &sp_umod[i];
+		if (m->bias == info->dlpi_addr && m->id_len == id_len &&
+		    !memcmp(m->id, id, id_len) && atomic_load(&m->hi)) {
+			m->seen = 1;
+			return 0;
+		}
+	}
+	if (n == SP_UNWIND_MAX)
+		return 0;
+	h = sp_unwind_open(dir, id, id_len, &bytes);
+	if (!h)
+		return 0;
+	m = &sp_umod[n];
+	spu_table_view(h, bytes, &m->t);
+	m->bias = info->dlpi_addr;
+	memcpy(m->id, id, id_len);
+	m->id_len = id_len;
+	m->seen = 1;
+	/* The rows cover [base, base + span) of the link-time addresses. */
+	atomic_store_explicit(&m->lo, info->dlpi_addr + h->base,
+			      memory_order_relaxed);
+	atomic_store_explicit(&m->hi, info->dlpi_addr + h->base + h->span,
+			      memory_order_relaxed);
+	atomic_store_explicit(&sp_numod, n + 1, memory_order_release);
+	return 0;
+}
+
+void sp_unwind_load(void)
+{
+	const char *dir = sp_setting("SPROFIL_UNWIND_DIR");
+	unsigned int n = atomic_load(&sp_numod), i;
+
+	if (!dir || !*dir)
+		return;
+	for (i = 0; i < n; i++)
+		sp_umod[i].seen = 0;
+	dl_iterate_phdr(sp_unwind_scan, (void *)dir);
+	/* Modules gone since the last scan: their spans are emptied. */
+	for (i = 0; i < n; i++)
+		if (!sp_umod[i].seen)
+			atomic_store(&sp_umod[i].hi, 0);
+}
+
+/* The walk's hooks: rules from the entries, words inside the stack. */
+struct sp_unwind_ctx {
+	uintptr_t lo, hi;		/* the readable stack */
+};
+
+static int sp_unwind_rule(uintptr_t addr, struct spu_rule *rule)
+{
+	const struct sp_unwind_mod *m = sp_unwind_mod_of(addr);
+	long k;
+
+	if (!m)
+		return -1;
+	k = spu_find(&m->t, addr - m->bias - m->t.hdr->base);
+	if (k < 0)
+		return -1;
+	*rule = m->t.rule[k];
+	return 0;
+}
+
+/*
+ * Inside the interrupted thread's stack only: the handler has no load
+ * that fails instead of faulting.  Saved registers and return addresses,
+ * never a sanitizer's redzone.
+ */
+__attribute__((no_sanitize_address))
+static int sp_unwind_read(const struct sp_unwind_ctx *c, uintptr_t addr,
+			  __u64 *val)
+{
+	if (addr < c->lo || addr > c->hi - 8 || (addr & 7))
+		return -1;
+	*val = *(const __u64 *)addr;
+	return 0;
+}
+
+#define SPU_FIND_RULE(ctx, addr, rule)	sp_unwind_rule((addr), (rule))
+#define SPU_READ_WORD(ctx, addr, val) \
+	sp_unwind_read((const struct sp_unwind_ctx *)(ctx), (addr), (val))
+#include <sprofil/unwind_table.h>
+
+int sp_unwind_walk(__u64 pc, uintptr_t sp, __u64 fp, uintptr_t stack_end,
+		   __u32 depth, __u64 *chain, __u32 *len)
+{
+	struct sp_unwind_ctx c = { .lo = sp, .hi = stack_end };
+
+	return spu_walk(&c, pc, sp, fp, depth, chain, len);
+}

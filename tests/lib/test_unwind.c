@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Caller chains without frame pointers on the signal backend, from the
+ * unwind tables of SPROFIL_UNWIND_DIR (docs/callers.md "Unwind tables").
+ * This program is built -O2 -fomit-frame-pointer
+ * -fno-optimize-sibling-calls: four callers do 40/30/20/10 % of one
+ * callee's work through a shared middle function, and the callee is a
+ * frameless leaf.  Without tables every chain is cut; with the tables
+ * sprofil-unwind builds of every module loaded (written to a fresh
+ * directory, read by this program run again with SPROFIL_UNWIND_DIR
+ * set, since the library reads its settings once), chains are complete
+ * down to _start and each caller's measured share is within 2 points of
+ * its CPU time.  Tables that are not the program's, or writable by
+ * others, are not used, and a hostile one that passes the checks cuts
+ * chains without a fault.  The tables are the signal backend's only (kmod and bpf
+ * do not read them yet): elsewhere the tests skip.
+ */
+#include <dirent.h>
+#include <link.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/profil.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <sprofil.h>
+#include <sprofil/unwind_table.h>
+
+#include "../../libsprofil/pg/elf_headers.h"
+
+#include "callers_tree.h"
+#include "lib_test.h"
+#include "workload.h"
+
+#define TABLE_BYTES	(4u << 20)
+#define DEPTH		64
+#define NCALLERS	4
+
+static uint64_t iters_per_sec;
+
+/* The callee: a leaf without a frame. */
+__attribute__((noipa)) uint64_t uw_leaf(uint64_t n)
+{
+	uint64_t x = n;
+
+	for (uint64_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+/* The shared middle, with a frame of its own and saved registers. */
+__attribute__((noipa)) uint64_t uw_middle(uint64_t n)
+{
+	uint64_t a = uw_leaf(n / 2), b = uw_leaf(n - n / 2);
+
+	return a ^ (b >> 3);
+}
+
+__attribute__((noipa)) uint64_t uw_caller_a(uint64_t n)
+{
+	return uw_middle(n) + 1;
+}
+
+__attribute__((noipa)) uint64_t uw_caller_b(uint64_t n)
+{
+	return uw_middle(n) + 2;
+}
+
+__attribute__((noipa)) uint64_t uw_caller_c(uint64_t n)
+{
+	return uw_middle(n) + 3;
+}
+
+__attribute__((noipa)) uint64_t uw_caller_d(uint64_t n)
+{
+	return uw_middle(n) + 4;
+}
+
+static uint64_t (*const callers4[NCALLERS])(uint64_t) = {
+	uw_caller_a, uw_caller_b, uw_caller_c, uw_caller_d,
+};
+static const double weight4[NCALLERS] = { 4, 3, 2, 1 };
+
+static struct ct_span span_of(void *fn)
+{
+	struct wl_func f = wl_func_extent(fn);
+
+	return (struct ct_span){ f.start, f.start + f.size };
+}
+
+struct text {
+	uintptr_t addr;
+	struct ct_span span;
+};
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct text *t = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (t->addr >= start && t->addr < start + ph->p_memsz) {
+			t->span.start = start;
+			t->span.end = start + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int signal_backend(void)
+{
+	struct sprofil_info i;
+
+	return !sprofil_info(&i) && !strcmp(i.backend, "signal");
+}
+
+/*
+ * Profiles the four callers for about 2,000 samples of CPU, with a
+ * caller table, and returns the tree and each caller's CPU time.
+ */
+static void profile(struct ct_tree *tree, double *cpu, void **table,
+		    double samples)
+{
+	struct text t = { .addr = (uintptr_t)uw_leaf };
+	struct prof p;
+	double wsum = 0, seconds;
+	uint64_t chunk;
+
+	assert_true(dl_iterate_phdr(find_text, &t));
+	p.pr_size = (t.span.end - t.span.start + 3) & ~3ul;
+	p.pr_base = calloc(1, p.pr_size);
+	assert_non_null(p.pr_base);
+	p.pr_off = t.span.start;
+	p.pr_scale = 0x10000;
+	*table = malloc(TABLE_BYTES);
+	assert_non_null(*table);
+	assert_int_equal(sprofil_callers(*table, TABLE_BYTES, DEPTH), 0);
+	assert_int_equal(sprofil(&p, 1, NULL, PROF_UINT | PROF_FAST), 0);
+	seconds = lt_seconds_for(samples);
+	chunk = (uint64_t)(iters_per_sec * lt_seconds_for(1)) / 4 + 1;
+	for (int k = 0; k < NCALLERS; k++) {
+		wsum += weight4[k];
+		cpu[k] = 0;
+	}
+	for (int r = 0; r < 10; r++)
+		for (int k = 0; k < NCALLERS; k++)
+			cpu[k] += wl_spin_cpu(callers4[k], chunk,
+					      seconds * weight4[k] / wsum / 10);
+	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
+	sprofil_callers(NULL, 0, 0);
+	assert_int_equal(ct_from_table(tree, *table), 0);
+	free(p.pr_base);
+	print_message("# %llu samples, %llu truncated, %llu lost\n",
+		      (unsigned long long)tree->samples,
+		      (unsigned long long)tree->truncated,
+		      (unsigned long long)tree->lost);
+}
+
+/* Without tables: every sample in the callee has a cut chain. */
+static void without_tables_chains_are_cut(void **state)
+{
+	struct ct_tree tree;
+	double cpu[NCALLERS];
+	uint64_t cut, leaf;
+	void *table;
+
+	(void)state;
+	if (!signal_backend())
+		skip();
+	profile(&tree, cpu, &table, 2000);
+	leaf = ct_leaf(&tree, span_of((void *)uw_leaf), &cut);
+	print_message("# %llu samples in the callee, %llu cut\n",
+		      (unsigned long long)leaf, (unsigned long long)cut);
+	assert_true(leaf >= 500);
+	assert_true(cut >= 0.95 * leaf);
+	ct_free(&tree);
+	free(table);
+}
+
+/* In the child, with SPROFIL_UNWIND_DIR: complete chains, right shares. */
+static void with_tables_chains_are_whole(void **state)
+{
+	struct ct_span mid = span_of((void *)uw_middle);
+	struct ct_tree tree;
+	double cpu[NCALLERS], cpu_sum = 0;
+	uint64_t arc[NCALLERS], sum = 0, cut, leaf;
+	void *table;
+
+	(void)state;
+	profile(&tree, cpu, &table, 2000);
+	leaf = ct_leaf(&tree, span_of((void *)uw_leaf), &cut);
+	print_message("# %llu samples in the callee, %llu cut\n",
+		      (unsigned long long)leaf, (unsigned long long)cut);
+	assert_true(leaf >= 500);
+	assert_true(cut <= 0.02 * leaf);
+	assert_true(tree.truncated <= 0.05 * tree.samples);
+	for (int k = 0; k < NCALLERS; k++) {
+		arc[k] = ct_arc(&tree, span_of((void *)callers4[k]), mid);
+		sum += arc[k];
+		cpu_sum += cpu[k];
+	}
+	assert_true(sum >= 0.95 * leaf);
+	for (int k = 0; k < NCALLERS; k++) {
+		double pct = 100.0 * arc[k] / sum;
+		double truth = 100 * cpu[k] / cpu_sum;
+
+		print_message("#   uw_caller_%c -> uw_middle: %llu of %llu samples = %.2f%% (its CPU: %.2f%%)\n",
+			      'a' + k, (unsigned long long)arc[k],
+			      (unsigned long long)sum, pct, truth);
+		assert_true(fabs(pct - truth) <= 2);
+	}
+	ct_free(&tree);
+	free(table);
+}
+
+/*
+ * In the child, with tables that must not be used, or a hostile one:
+ * no fault, and the callee's chains cut.  Without a table the leaf's
+ * samples are walked by frame records, whose leaf rule still finds its
+ * caller, the middle function; a hostile table's first step runs off
+ * the stack, so no sample has a caller.  Which of the two is told by
+ * @hostile.
+ */
+static void bad_tables_cut_chains(bool hostile)
+{
+	struct ct_span mid = span_of((void *)uw_middle);
+	struct ct_span leaf_span = span_of((void *)uw_leaf);
+	struct ct_tree tree;
+	double cpu[NCALLERS];
+	uint64_t cut, leaf, arc;
+	void *table;
+
+	profile(&tree, cpu, &table, 500);
+	leaf = ct_leaf(&tree, leaf_span, &cut);
+	arc = ct_arc(&tree, mid, leaf_span);
+	print_message("# %llu samples in the callee, %llu cut, %llu below the middle function\n",
+		      (unsigned long long)leaf, (unsigned long long)cut,
+		      (unsigned long long)arc);
+	assert_true(leaf >= 100);
+	assert_true(cut >= 0.95 * leaf);
+	if (hostile)
+		assert_int_equal(arc, 0);
+	else
+		assert_true(arc >= 0.9 * leaf);
+	ct_free(&tree);
+	free(table);
+}
+
+static void refused_tables_are_not_used(void **state)
+{
+	(void)state;
+	bad_tables_cut_chains(false);
+}
+
+static void hostile_table_cuts_without_fault(void **state)
+{
+	(void)state;
+	bad_tables_cut_chains(true);
+}
+
+/*
+ * Every module loaded: its file, and the executable's (by its path: the
+ * builder runs under a shell, whose /proc/self/exe is the shell).
+ */
+static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	static char exe[4096];
+	char *cmd = arg;
+	const char *name = info->dlpi_name;
+	ssize_t n;
+
+	(void)size;
+	if (!*name) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0)
+			return 0;
+		exe[n] = 0;
+		name = exe;
+	}
+	if (strstr(name, "linux-vdso") || access(name, R_OK))
+		return 0;
+	if (strlen(cmd) + strlen(name) + 4 < 8192) {
+		strcat(cmd, " '");
+		strcat(cmd, name);
+		strcat(cmd, "'");
+	}
+	return 0;
+}
+
+static void remove_dir(const char *dir)
+{
+	char path[4096];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (d) {
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.') {
+				snprintf(path, sizeof(path), "%s/%s", dir,
+					 e->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/* This program's build-id in hex, from its PT_NOTE. */
+static int exe_build_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	char *hex = arg;
+
+	(void)size;
+	if (*info->dlpi_name)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const unsigned char *id;
+		size_t len;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		id = sp_note_build_id((const void *)(info->dlpi_addr +
+						     ph->p_vaddr),
+				      ph->p_memsz, ph->p_align, &len);
+		if (!id || len > 32)
+			continue;
+		for (size_t k = 0; k < len; k++)
+			sprintf(hex + 2 * k, "%02x", id[k]);
+		return 1;
+	}
+	return 0;
+}
+
+/* The tables of every module loaded into @dir; 0 or the tool's status. */
+static int build_tables(const char *dir)
+{
+	static char cmd[8192];
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "%s -O %s", UNWIND_TOOL, dir);
+	dl_iterate_phdr(add_module, cmd);
+	strcat(cmd, " >&2");
+	status = system(cmd);
+	if (status)
+		print_message("# %s: status %d\n", cmd, status);
+	return status;
+}
+
+/* Runs this program again as @role with the tables of @dir. */
+static int run_with(const char *role, const char *dir)
+{
+	char env[256];
+	const char *const envs[] = { env, NULL };
+
+	snprintf(env, sizeof(env), "SPROFIL_UNWIND_DIR=%s", dir);
+	return lt_run_self(role, envs);
+}
+
+static void tables_give_whole_chains(void **state)
+{
+	char dir[] = "/tmp/sprofil-unwind-XXXXXX";
+	int status;
+
+	(void)state;
+	if (!signal_backend() || access(UNWIND_TOOL, X_OK))
+		skip();
+	assert_non_null(mkdtemp(dir));
+	status = build_tables(dir);
+	if (status == 0)
+		status = run_with("with-tables", dir);
+	remove_dir(dir);
+	assert_int_equal(status, 0);
+}
+
+/*
+ * The program's own table replaced: by another module's (its build-id
+ * is not the program's), by its own made writable by others, and by a
+ * hostile one that passes every check (every rule claims a 256 KiB
+ * frame and the fp saved 1 KiB below it).  The first two are not used;
+ * the third is, and its walks run off the stack.  No fault in any.
+ */
+static void bad_tables_are_refused_or_harmless(void **state)
+{
+	char dir[] = "/tmp/sprofil-unwind-XXXXXX", hex[65] = "";
+	char own[4096], other[4096];
+	struct spu_header *h;
+	struct spu_table t;
+	struct stat st;
+	FILE *f;
+	void *buf;
+
+	(void)state;
+	if (!signal_backend() || access(UNWIND_TOOL, X_OK))
+		skip();
+	assert_true(dl_iterate_phdr(exe_build_id, hex));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(build_tables(dir), 0);
+	snprintf(own, sizeof(own), "%s/%s.spu", dir, hex);
+	assert_int_equal(stat(own, &st), 0);
+	buf = malloc(st.st_size);
+	assert_non_null(buf);
+	f = fopen(own, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, st.st_size, f), st.st_size);
+	fclose(f);
+
+	/* Another module's table under the program's name. */
+	snprintf(other, sizeof(other), "%s/moved.spu", dir);
+	assert_int_equal(rename(own, other), 0);
+	{
+		char cmd[8192];
+		Dl_info d;
+
+		assert_true(dladdr((void *)qsort, &d));
+		snprintf(cmd, sizeof(cmd), "%s -o %s '%s' >/dev/null",
+			 UNWIND_TOOL, own, d.dli_fname);
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_int_equal(run_with("bad-tables", dir), 0);
+
+	/* Its own table, writable by the group. */
+	f = fopen(own, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, st.st_size, f), st.st_size);
+	fclose(f);
+	assert_int_equal(chmod(own, 0664), 0);
+	assert_int_equal(run_with("bad-tables", dir), 0);
+
+	/* Hostile but valid: huge frames everywhere. */
+	h = buf;
+	assert_int_equal(spu_table_view(h, st.st_size, &t), 0);
+	for (uint32_t i = 0; i < h->nrules; i++)
+		((struct spu_rule *)t.rule)[i] = (struct spu_rule){
+			32767, -128, SPU_CFA_SP | SPU_FP_AT };
+	assert_int_equal(spu_table_view(h, st.st_size, &t), 0);
+	assert_int_equal(unlink(own), 0);
+	f = fopen(own, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, st.st_size, f), st.st_size);
+	fclose(f);
+	assert_int_equal(chmod(own, 0644), 0);
+	assert_int_equal(run_with("hostile-table", dir), 0);
+	free(buf);
+	remove_dir(dir);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	iters_per_sec = wl_calibrate(0.3);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(without_tables_chains_are_cut),
+		cmocka_unit_test(tables_give_whole_chains),
+		cmocka_unit_test(bad_tables_are_refused_or_harmless),
+	};
+	const struct CMUnitTest child[] = {
+		cmocka_unit_test(with_tables_chains_are_whole),
+	};
+	const struct CMUnitTest refused[] = {
+		cmocka_unit_test(refused_tables_are_not_used),
+	};
+	const struct CMUnitTest hostile[] = {
+		cmocka_unit_test(hostile_table_cuts_without_fault),
+	};
+
+	if (argc == 2 && !strcmp(argv[1], "with-tables"))
+		return cmocka_run_group_tests(child, group_setup, NULL);
+	if (argc == 2 && !strcmp(argv[1], "bad-tables"))
+		return cmocka_run_group_tests(refused, group_setup, NULL);
+	if (argc == 2 && !strcmp(argv[1], "hostile-table"))
+		return cmocka_run_group_tests(hostile, group_setup, NULL);
+	return cmocka_run_group_tests(tests, group_setup, NULL);
+}
