@@ -106,3 +106,44 @@ int lt_run_self(const char *role, const char *const *env)
 		return -1;
 	return WEXITSTATUS(status);
 }
+
+struct ct_span lt_span_of(void *fn)
+{
+	struct wl_func f = wl_func_extent(fn);
+
+	return (struct ct_span){ f.start, f.start + f.size };
+}
+
+struct lt_text {
+	uintptr_t addr;
+	struct ct_span span;
+};
+
+static int lt_find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct lt_text *t = arg;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (t->addr >= start && t->addr < start + ph->p_memsz) {
+			t->span.start = start;
+			t->span.end = start + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+struct ct_span lt_text_of(void *fn)
+{
+	struct lt_text t = { .addr = (uintptr_t)fn };
+
+	if (!dl_iterate_phdr(lt_find_text, &t))
+		abort();
+	return t.span;
+}

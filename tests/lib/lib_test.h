@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sprofil.h>
+#include "callers_tree.h"
 #include "workload.h"
 
 /* Bucket index range covering [start, start + size) of region @p. */
@@ -48,5 +49,10 @@ double lt_seconds_for(double samples);
  * stdout goes to stderr, where a nested cmocka run's lines stay comments.
  */
 int lt_run_self(const char *role, const char *const *env);
+
+/* The extent of function @fn, as a span of caller-table PCs. */
+struct ct_span lt_span_of(void *fn);
+/* The executable text of the module holding @fn (abort()s if none). */
+struct ct_span lt_text_of(void *fn);
 
 #endif /* SPROFIL_LIB_TEST_H */

@@ -15,7 +15,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -104,48 +103,6 @@ static uint64_t (*const callers4[NCALLERS])(uint64_t) = {
 };
 static const double weight4[NCALLERS] = { 4, 3, 2, 1 };
 
-static struct ct_span span_of(void *fn)
-{
-	struct wl_func f = wl_func_extent(fn);
-
-	return (struct ct_span){ f.start, f.start + f.size };
-}
-
-struct text {
-	uintptr_t addr;
-	struct ct_span span;
-};
-
-static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct text *t = arg;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		if (t->addr >= start && t->addr < start + ph->p_memsz) {
-			t->span.start = start;
-			t->span.end = start + ph->p_memsz;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* The executable text of the module holding @fn. */
-static struct ct_span text_of(void *fn)
-{
-	struct text t = { .addr = (uintptr_t)fn };
-
-	if (!dl_iterate_phdr(find_text, &t))
-		abort();
-	return t.span;
-}
-
 /*
  * A session: one 32-bit bucket per 4 bytes of the executable's text and
  * of the callback library's, and a caller table of @bytes for chains of
@@ -168,8 +125,8 @@ static void session_start_flags(struct session *s, size_t bytes,
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	s->text[0] = text_of((void *)caller_a);
-	s->text[1] = text_of((void *)lt_cb_call);
+	s->text[0] = lt_text_of((void *)caller_a);
+	s->text[1] = lt_text_of((void *)lt_cb_call);
 	for (int k = 0; k < 2; k++) {
 		size_t size = (s->text[k].end - s->text[k].start + 3) & ~3ul;
 
@@ -288,13 +245,13 @@ static void check_share(const char *name, uint64_t part, uint64_t whole,
  */
 static void check_arcs(const struct session *s, const double *cpu)
 {
-	struct ct_span callee = span_of((void *)ct_spin);
+	struct ct_span callee = lt_span_of((void *)ct_spin);
 	uint64_t arc[NCALLERS], sum = 0, leaf, cut;
 	double cpu_sum = 0;
 	char name[64];
 
 	for (int k = 0; k < NCALLERS; k++) {
-		arc[k] = ct_arc(&s->tree, span_of((void *)callers4[k]), callee);
+		arc[k] = ct_arc(&s->tree, lt_span_of((void *)callers4[k]), callee);
 		sum += arc[k];
 		cpu_sum += cpu[k];
 	}
@@ -427,8 +384,8 @@ static void four_callers_40_30_20_10_in_four_threads(void **state)
 	 * under ThreadSanitizer, whose own start routine (no frame pointer)
 	 * runs between threads.c's call and the thread's.
 	 */
-	below = ct_below(&s.tree, span_of((void *)ct_spin));
-	complete = ct_complete_below(&s.tree, span_of((void *)ct_spin));
+	below = ct_below(&s.tree, lt_span_of((void *)ct_spin));
+	complete = ct_complete_below(&s.tree, lt_span_of((void *)ct_spin));
 	print_message("#   %llu of %llu samples in ct_spin have a complete chain\n",
 		      (unsigned long long)complete, (unsigned long long)below);
 	if (!getenv("SPROFIL_TEST_TSAN"))
@@ -553,7 +510,7 @@ static void callee_cost_depends_on_its_caller(void **state)
 		caller_cheap, caller_dear,
 	};
 	static const double weight[2] = { 1, 3 };
-	struct ct_span callee = span_of((void *)ct_spin);
+	struct ct_span callee = lt_span_of((void *)ct_spin);
 	uint64_t cheap, dear;
 	struct session s;
 	double cpu[2], calls_pct;
@@ -564,8 +521,8 @@ static void callee_cost_depends_on_its_caller(void **state)
 	run_interleaved(fn, weight, 2, lt_seconds_for(2000),
 			iters_for(1) / 4 + 1, cpu);
 	session_stop(&s);
-	cheap = ct_arc(&s.tree, span_of((void *)caller_cheap), callee);
-	dear = ct_arc(&s.tree, span_of((void *)caller_dear), callee);
+	cheap = ct_arc(&s.tree, lt_span_of((void *)caller_cheap), callee);
+	dear = ct_arc(&s.tree, lt_span_of((void *)caller_dear), callee);
 	calls_pct = 100.0 * cheap_calls / (cheap_calls + dear_calls);
 	print_message("#   caller_cheap made %.1f%% of the calls: the estimate would give it that share\n",
 		      calls_pct);
@@ -615,7 +572,7 @@ static void frameless_leaf_keeps_its_caller(void **state)
 		bare_caller_big, bare_caller_small,
 	};
 	static const double weight[2] = { 3, 1 };
-	struct ct_span leaf = span_of((void *)ct_bare_leaf);
+	struct ct_span leaf = lt_span_of((void *)ct_bare_leaf);
 	uint64_t big, small, in_leaf, cut;
 	struct session s;
 	double cpu[2];
@@ -629,8 +586,8 @@ static void frameless_leaf_keeps_its_caller(void **state)
 	run_interleaved(fn, weight, 2, lt_seconds_for(1500),
 			iters_for(1) / 4 + 1, cpu);
 	session_stop(&s);
-	big = ct_arc(&s.tree, span_of((void *)bare_caller_big), leaf);
-	small = ct_arc(&s.tree, span_of((void *)bare_caller_small), leaf);
+	big = ct_arc(&s.tree, lt_span_of((void *)bare_caller_big), leaf);
+	small = ct_arc(&s.tree, lt_span_of((void *)bare_caller_small), leaf);
 	in_leaf = ct_leaf(&s.tree, leaf, &cut);
 	print_message("#   %llu samples in the frameless leaf, %llu below bare_caller_big, %llu below bare_caller_small\n",
 		      (unsigned long long)in_leaf, (unsigned long long)big,
@@ -719,11 +676,11 @@ static void recursion_is_counted_once(void **state)
 	};
 	static const double weight[3] = { 1, 1, 1 };
 	static const char *const name[3] = { "self", "mutual", "pointer" };
-	struct ct_span callee = span_of((void *)ct_spin);
+	struct ct_span callee = lt_span_of((void *)ct_spin);
 	struct ct_span rec[3][2] = {
-		{ span_of((void *)rec_self), span_of((void *)rec_self) },
-		{ span_of((void *)rec_ping), span_of((void *)rec_pong) },
-		{ span_of((void *)rec_ptr), span_of((void *)rec_ptr) },
+		{ lt_span_of((void *)rec_self), lt_span_of((void *)rec_self) },
+		{ lt_span_of((void *)rec_ping), lt_span_of((void *)rec_pong) },
+		{ lt_span_of((void *)rec_ptr), lt_span_of((void *)rec_ptr) },
 	};
 	uint64_t chain[CT_MAX_CHAIN], below[3], whole, checked = 0, skipped = 0;
 	struct session s;
@@ -785,9 +742,9 @@ static void recursion_is_counted_once(void **state)
 	whole = ct_total(&s.tree);
 	for (int k = 0; k < 3; k++)
 		cpu_sum += cpu[k];
-	below[0] = ct_below(&s.tree, span_of((void *)run_self));
-	below[1] = ct_below(&s.tree, span_of((void *)run_mutual));
-	below[2] = ct_below(&s.tree, span_of((void *)run_ptr));
+	below[0] = ct_below(&s.tree, lt_span_of((void *)run_self));
+	below[1] = ct_below(&s.tree, lt_span_of((void *)run_mutual));
+	below[2] = ct_below(&s.tree, lt_span_of((void *)run_ptr));
 	for (int k = 0; k < 3; k++) {
 		char what[64];
 
@@ -827,8 +784,8 @@ __attribute__((noipa)) uint64_t run_qsort(uint64_t n)
 
 static void qsort_callback_is_truncated_without_fault(void **state)
 {
-	struct ct_span cmp = span_of((void *)cmp_spin);
-	struct ct_span work = span_of((void *)ct_spin);
+	struct ct_span cmp = lt_span_of((void *)cmp_spin);
+	struct ct_span work = lt_span_of((void *)ct_spin);
 	uint64_t chain[CT_MAX_CHAIN], through = 0, cut_through = 0;
 	struct session s;
 	int cut;
@@ -937,10 +894,10 @@ __attribute__((noipa)) uint64_t via_library(uint64_t n)
 
 static void chain_crosses_a_shared_library(void **state)
 {
-	struct ct_span work = span_of((void *)ct_spin);
-	struct ct_span target = span_of((void *)cb_target);
-	struct ct_span lib = span_of((void *)lt_cb_call);
-	struct ct_span via = span_of((void *)via_library);
+	struct ct_span work = lt_span_of((void *)ct_spin);
+	struct ct_span target = lt_span_of((void *)cb_target);
+	struct ct_span lib = lt_span_of((void *)lt_cb_call);
+	struct ct_span via = lt_span_of((void *)via_library);
 	uint64_t chain[CT_MAX_CHAIN], leaf = 0, crossed = 0;
 	struct session s;
 	int cut;
@@ -1081,7 +1038,7 @@ static void hostile_frame_pointers_never_fault(void **state)
 static void smonitor_dump_writes_the_chains_beside_gnu_file(void **state)
 {
 	static uint16_t buf[1 << 16];
-	struct ct_span text = text_of((void *)caller_a);
+	struct ct_span text = lt_text_of((void *)caller_a);
 	struct text_region r = {
 		.text_start = text.start, .text_end = text.end,
 		.name = "test_callers",
@@ -1119,8 +1076,8 @@ static void smonitor_dump_writes_the_chains_beside_gnu_file(void **state)
 	assert_true(exe >= 0);
 	assert_non_null(dladdr((void *)caller_b, &info));
 	bias = (uintptr_t)info.dli_fbase;
-	callee = span_of((void *)ct_spin);
-	caller = span_of((void *)caller_b);
+	callee = lt_span_of((void *)ct_spin);
+	caller = lt_span_of((void *)caller_b);
 	callee = (struct ct_span){ CT_PC(exe, callee.start - bias),
 				   CT_PC(exe, callee.end - bias) };
 	caller = (struct ct_span){ CT_PC(exe, caller.start - bias),

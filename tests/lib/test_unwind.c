@@ -92,38 +92,6 @@ static uint64_t (*const callers4[NCALLERS])(uint64_t) = {
 };
 static const double weight4[NCALLERS] = { 4, 3, 2, 1 };
 
-static struct ct_span span_of(void *fn)
-{
-	struct wl_func f = wl_func_extent(fn);
-
-	return (struct ct_span){ f.start, f.start + f.size };
-}
-
-struct text {
-	uintptr_t addr;
-	struct ct_span span;
-};
-
-static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct text *t = arg;
-
-	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		if (t->addr >= start && t->addr < start + ph->p_memsz) {
-			t->span.start = start;
-			t->span.end = start + ph->p_memsz;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 static int signal_backend(void)
 {
 	struct sprofil_info i;
@@ -138,16 +106,15 @@ static int signal_backend(void)
 static void profile(struct ct_tree *tree, double *cpu, void **table,
 		    double samples)
 {
-	struct text t = { .addr = (uintptr_t)uw_leaf };
+	struct ct_span text = lt_text_of((void *)uw_leaf);
 	struct prof p;
 	double wsum = 0, seconds;
 	uint64_t chunk;
 
-	assert_true(dl_iterate_phdr(find_text, &t));
-	p.pr_size = (t.span.end - t.span.start + 3) & ~3ul;
+	p.pr_size = (text.end - text.start + 3) & ~3ul;
 	p.pr_base = calloc(1, p.pr_size);
 	assert_non_null(p.pr_base);
-	p.pr_off = t.span.start;
+	p.pr_off = text.start;
 	p.pr_scale = 0x10000;
 	*table = malloc(TABLE_BYTES);
 	assert_non_null(*table);
@@ -185,7 +152,7 @@ static void without_tables_chains_are_cut(void **state)
 	if (!signal_backend())
 		skip();
 	profile(&tree, cpu, &table, 2000);
-	leaf = ct_leaf(&tree, span_of((void *)uw_leaf), &cut);
+	leaf = ct_leaf(&tree, lt_span_of((void *)uw_leaf), &cut);
 	print_message("# %llu samples in the callee, %llu cut\n",
 		      (unsigned long long)leaf, (unsigned long long)cut);
 	assert_true(leaf >= 500);
@@ -197,7 +164,7 @@ static void without_tables_chains_are_cut(void **state)
 /* In the child, with SPROFIL_UNWIND_DIR: complete chains, right shares. */
 static void with_tables_chains_are_whole(void **state)
 {
-	struct ct_span mid = span_of((void *)uw_middle);
+	struct ct_span mid = lt_span_of((void *)uw_middle);
 	struct ct_tree tree;
 	double cpu[NCALLERS], cpu_sum = 0;
 	uint64_t arc[NCALLERS], sum = 0, cut, leaf;
@@ -205,14 +172,14 @@ static void with_tables_chains_are_whole(void **state)
 
 	(void)state;
 	profile(&tree, cpu, &table, 2000);
-	leaf = ct_leaf(&tree, span_of((void *)uw_leaf), &cut);
+	leaf = ct_leaf(&tree, lt_span_of((void *)uw_leaf), &cut);
 	print_message("# %llu samples in the callee, %llu cut\n",
 		      (unsigned long long)leaf, (unsigned long long)cut);
 	assert_true(leaf >= 500);
 	assert_true(cut <= 0.02 * leaf);
 	assert_true(tree.truncated <= 0.05 * tree.samples);
 	for (int k = 0; k < NCALLERS; k++) {
-		arc[k] = ct_arc(&tree, span_of((void *)callers4[k]), mid);
+		arc[k] = ct_arc(&tree, lt_span_of((void *)callers4[k]), mid);
 		sum += arc[k];
 		cpu_sum += cpu[k];
 	}
@@ -240,8 +207,8 @@ static void with_tables_chains_are_whole(void **state)
  */
 static void bad_tables_cut_chains(bool hostile)
 {
-	struct ct_span mid = span_of((void *)uw_middle);
-	struct ct_span leaf_span = span_of((void *)uw_leaf);
+	struct ct_span mid = lt_span_of((void *)uw_middle);
+	struct ct_span leaf_span = lt_span_of((void *)uw_leaf);
 	struct ct_tree tree;
 	double cpu[NCALLERS];
 	uint64_t cut, leaf, arc;
