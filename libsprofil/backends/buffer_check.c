@@ -78,13 +78,42 @@ struct sp_mapping {
  * per module, and rescanning the file for each (dlopen-heavy programs
  * such as ar with its plugins) cost more than their whole run.
  */
+/*
+ * One line, "lo-hi perms offset dev inode [path]", into @m.  By hand:
+ * sscanf() took half the user time of a recorded /bin/true.
+ */
+static bool sp_parse_mapping(const char *s, struct sp_mapping *m)
+{
+	char *end;
+
+	m->lo = (uintptr_t)strtoull(s, &end, 16);
+	if (end == s || *end != '-')
+		return false;
+	s = end + 1;
+	m->hi = (uintptr_t)strtoull(s, &end, 16);
+	if (end == s || *end != ' ')
+		return false;
+	s = end + 1;
+	if (strnlen(s, 5) < 5 || s[4] != ' ')
+		return false;
+	m->writable = s[1] == 'w';
+	s += 5;
+	strtoull(s, &end, 16);			/* the offset */
+	if (end == s || *end != ' ')
+		return false;
+	end = strchr(end + 1, ' ');		/* past the device */
+	if (!end)
+		return false;
+	s = end + 1;
+	m->file = strtoull(s, &end, 10) != 0;	/* the inode */
+	return end != s;
+}
+
 static int sp_read_mappings(struct sp_mapping **out, size_t *n)
 {
-	struct sp_mapping *m = NULL, *grown;
+	struct sp_mapping *m = NULL, *grown, one;
 	size_t cap = 0, k = 0;
-	unsigned long long inode;
-	char perms[8], line[512];
-	uintptr_t lo, hi;
+	char line[512];
 	FILE *maps;
 	int err = 0;
 
@@ -92,8 +121,7 @@ static int sp_read_mappings(struct sp_mapping **out, size_t *n)
 	if (!maps)
 		return -errno;
 	while (fgets(line, sizeof(line), maps)) {
-		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %*s %*s %llu",
-			   &lo, &hi, perms, &inode) != 4) {
+		if (!sp_parse_mapping(line, &one)) {
 			err = -EIO;
 			break;
 		}
@@ -109,11 +137,7 @@ static int sp_read_mappings(struct sp_mapping **out, size_t *n)
 			}
 			m = grown;
 		}
-		m[k].lo = lo;
-		m[k].hi = hi;
-		m[k].writable = perms[1] == 'w';
-		m[k].file = inode != 0;
-		k++;
+		m[k++] = one;
 	}
 	fclose(maps);
 	if (err) {
