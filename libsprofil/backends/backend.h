@@ -184,6 +184,14 @@ uint64_t sp_default_period_ns(unsigned int flags);
  */
 int sp_period_ns(unsigned int flags, uint64_t wanted, uint64_t *period);
 
+/* A line of /proc/self/maps, "lo-hi perms offset dev inode [path]". */
+struct sp_mapping {
+	uintptr_t lo, hi;
+	bool writable, file;
+};
+
+bool sp_parse_mapping(const char *line, struct sp_mapping *m);
+
 /*
  * Whether the buffers of @n entries (regions and the overflow bin) are
  * writable memory of this process, without changing them: 0 or -EFAULT.

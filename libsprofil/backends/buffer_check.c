@@ -67,22 +67,14 @@ static int sp_probe_pages(uintptr_t base, uint64_t size)
 }
 
 /* One line of /proc/self/maps, as far as the check needs it. */
-struct sp_mapping {
-	uintptr_t lo, hi;
-	bool writable, file;
-};
-
 /*
  * The mappings of /proc/self/maps, read once for all the buffers of a
  * start: a program that has loaded many modules starts with one buffer
  * per module, and rescanning the file for each (dlopen-heavy programs
  * such as ar with its plugins) cost more than their whole run.
  */
-/*
- * One line, "lo-hi perms offset dev inode [path]", into @m.  By hand:
- * sscanf() took half the user time of a recorded /bin/true.
- */
-static bool sp_parse_mapping(const char *s, struct sp_mapping *m)
+/* By hand: sscanf() took half the user time of a recorded /bin/true. */
+bool sp_parse_mapping(const char *s, struct sp_mapping *m)
 {
 	char *end;
 

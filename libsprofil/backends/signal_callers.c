@@ -34,6 +34,7 @@
 
 #include <sprofil/mapping.h>
 
+#include "backend.h"
 #include "signal_internal.h"
 
 /*
@@ -78,7 +79,8 @@ void sp_callers_thread_stack(void)
  */
 void sp_callers_main_stack(void)
 {
-	uintptr_t start, end, prev_end = 0, lo = 0, hi = 0;
+	uintptr_t prev_end = 0, lo = 0, hi = 0;
+	struct sp_mapping m;
 	struct rlimit rl;
 	char line[512];
 	FILE *f;
@@ -89,14 +91,14 @@ void sp_callers_main_stack(void)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx", &start, &end) != 2)
+		if (!sp_parse_mapping(line, &m))
 			continue;
 		if (strstr(line, "[stack]")) {
-			hi = end;
+			hi = m.hi;
 			lo = prev_end;
 			break;
 		}
-		prev_end = end;
+		prev_end = m.hi;
 	}
 	fclose(f);
 	if (!hi)
