@@ -82,7 +82,8 @@ include tests/install/tests.mk
 
 check-unit: unit
 	@mkdir -p $(BUILD)/results
-	@scripts/run-tap $(BUILD)/results/unit.tap $(UNIT_BINS)
+	@scripts/run-tap $(BUILD)/results/unit.tap $(UNIT_BINS) \
+		$(abspath tests/scripts/test_tap_summary)
 
 check-mcount: lib
 	@mkdir -p $(BUILD)/results
