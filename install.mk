@@ -3,6 +3,7 @@
 #   $(BINDIR)          sprofil, sprofil-gprof
 #   $(LIBEXECDIR)/sprofil/sprofil-probe
 #   $(LIBEXECDIR)/sprofil/sprofil-outside
+#   $(LIBEXECDIR)/sprofil/sprofil-unwind
 #   $(LIBDIR)          libsprofil.so.VERSION, .so.0 (the soname), .so, .a,
 #                      pkgconfig/sprofil.pc
 #   $(INCLUDEDIR)      sprofil.h, linux/sprofil.h, sprofil/*.h
@@ -63,6 +64,7 @@ LICENSE_FILES := $(wildcard LICENSE COPYING*)
 INST_FILES := $(BINDIR)/sprofil $(BINDIR)/sprofil-gprof \
 	$(LIBEXECDIR)/sprofil/sprofil-probe \
 	$(LIBEXECDIR)/sprofil/sprofil-outside \
+	$(LIBEXECDIR)/sprofil/sprofil-unwind \
 	$(LIBDIR)/$(LIB_REAL) $(LIBDIR)/libsprofil.so.$(LIB_SOMAJOR) \
 	$(LIBDIR)/libsprofil.so $(LIBDIR)/libsprofil.a \
 	$(LIBDIR)/sprofil/bpf-loader.so \
@@ -111,6 +113,7 @@ install: lib gprof cli $(BUILD)/sprofil.pc $(BUILD)/dkms.conf
 	$(INSTALL) -m 755 $(GPROF_DIR)/gprof $(DESTDIR)$(BINDIR)/sprofil-gprof
 	$(INSTALL) -m 755 $(CLI_PROBE) $(DESTDIR)$(LIBEXECDIR)/sprofil/sprofil-probe
 	$(INSTALL) -m 755 $(CLI_OUTSIDE) $(DESTDIR)$(LIBEXECDIR)/sprofil/sprofil-outside
+	$(INSTALL) -m 755 $(UNWIND_TOOL) $(DESTDIR)$(LIBEXECDIR)/sprofil/sprofil-unwind
 	$(INSTALL) -m 644 $(LIB_DIR)/libsprofil.so $(DESTDIR)$(LIBDIR)/$(LIB_REAL)
 	ln -sf $(LIB_REAL) $(DESTDIR)$(LIBDIR)/libsprofil.so.$(LIB_SOMAJOR)
 	ln -sf libsprofil.so.$(LIB_SOMAJOR) $(DESTDIR)$(LIBDIR)/libsprofil.so

@@ -17,7 +17,7 @@ CLI_PROBE := $(BUILD)/libexec/sprofil-probe
 CLI_OUTSIDE := $(BUILD)/libexec/sprofil-outside
 
 .PHONY: cli
-cli: $(CLI_BIN) $(CLI_PROBE) $(CLI_OUTSIDE) lib gprof
+cli: $(CLI_BIN) $(CLI_PROBE) $(CLI_OUTSIDE) $(UNWIND_TOOL) lib gprof
 
 $(CLI_DIR)/%.o: cli/%.c cli/sprofil.h include/sprofil/gmon_format.h \
 		include/sprofil/gmon_codec.h

@@ -101,3 +101,15 @@ int cli_find_outside(char *path, size_t size)
 
 	return find_or_say(rel, X_OK, path, size, "sprofil-outside");
 }
+
+int cli_find_unwind(char *path, size_t size)
+{
+	static const char *const rel[] = {
+		"../libexec/sprofil-unwind",
+		"../libexec/sprofil/sprofil-unwind",
+		NULL,
+	};
+
+	return find_or_say(rel, X_OK, path, size,
+			   "the unwind table builder (sprofil-unwind)");
+}

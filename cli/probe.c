@@ -143,26 +143,28 @@ int cli_probe_outside(const char *lib, const char *backend, const char *what,
 	return ret ? 1 : 0;
 }
 
-/*
- * The run's bpf program server (cli/bpf_share.c): sprofil-probe --serve
- * with our end of a pipe as its stdin, so that it ends when we do.
- * Fills @name (the socket's, for SPROFIL_BPF_SHARE) and returns the
- * server's pid, or -1 when it could not start: then every process loads
- * the program itself, as without record.
- */
-pid_t cli_bpf_serve(char *name, size_t size, int *lifeline)
+/* A socket name of its own for this run: @what.<pid>.<random>. */
+void cli_socket_name(const char *what, char *name, size_t size)
 {
-	char helper[PATH_MAX], ready[16] = "";
-	int in[2], out[2];
 	unsigned int r;
+
+	if (getentropy(&r, sizeof(r)))
+		r = (unsigned int)clock();
+	snprintf(name, size, "%s.%d.%08x", what, (int)getpid(), r);
+}
+
+/*
+ * One of the run's servers: @helper run with @argv and our end of a pipe
+ * as its stdin, so that it ends when we do; it says "ready" on stdout
+ * once it serves.  Returns its pid and fills @lifeline, or -1.
+ */
+pid_t cli_serve(const char *helper, char *const argv[], int *lifeline)
+{
+	char ready[16] = "";
+	int in[2], out[2];
 	ssize_t n;
 	pid_t pid;
 
-	if (cli_find_probe(helper, sizeof(helper)))
-		return -1;
-	if (getentropy(&r, sizeof(r)))
-		r = (unsigned int)clock();
-	snprintf(name, size, "sprofil-bpf.%d.%08x", (int)getpid(), r);
 	if (pipe2(in, O_CLOEXEC))
 		return -1;
 	if (pipe2(out, O_CLOEXEC)) {
@@ -176,7 +178,7 @@ pid_t cli_bpf_serve(char *name, size_t size, int *lifeline)
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		unsetenv("LD_PRELOAD");
-		execl(helper, "sprofil-probe", "--serve", name, (char *)NULL);
+		execv(helper, argv);
 		_exit(127);
 	}
 	close(in[0]);
@@ -191,4 +193,21 @@ pid_t cli_bpf_serve(char *name, size_t size, int *lifeline)
 	}
 	*lifeline = in[1];
 	return pid;
+}
+
+/*
+ * The run's bpf program server (cli/bpf_share.c): sprofil-probe --serve.
+ * Fills @name (the socket's, for SPROFIL_BPF_SHARE) and returns the
+ * server's pid, or -1 when it could not start: then every process loads
+ * the program itself, as without record.
+ */
+pid_t cli_bpf_serve(char *name, size_t size, int *lifeline)
+{
+	char helper[PATH_MAX];
+	char *argv[] = { "sprofil-probe", "--serve", name, NULL };
+
+	if (cli_find_probe(helper, sizeof(helper)))
+		return -1;
+	cli_socket_name("sprofil-bpf", name, size);
+	return cli_serve(helper, argv, lifeline);
 }

@@ -29,6 +29,7 @@ struct record_opts {
 	const char *hz, *backend, *modules, *sigdump;
 	pid_t attach;			/* -p PID, or 0 */
 	bool no_callers, threads;
+	bool no_unwind;			/* --no-unwind or SPROFIL_UNWIND=0 */
 	bool dir;			/* output is a directory */
 	char abs[PATH_MAX];		/* output, absolute ('/'-ended: dir) */
 };
@@ -138,9 +139,16 @@ static void set_env(const char *name, const char *value)
 	}
 }
 
+/* The run's servers, for its processes' environment. */
+struct record_serve {
+	const char *bpf_share;		/* SPROFIL_BPF_SHARE, or NULL */
+	const char *unwind_dir;		/* SPROFIL_UNWIND_DIR, or NULL */
+	const char *unwind_server;	/* SPROFIL_UNWIND_SERVER, or NULL */
+};
+
 static __attribute__((noreturn)) void run_child(const struct record_opts *o,
 						const char *lib,
-						const char *share,
+						const struct record_serve *sv,
 						const char *path, char **argv)
 {
 	const char *pre = getenv("LD_PRELOAD");
@@ -156,7 +164,14 @@ static __attribute__((noreturn)) void run_child(const struct record_opts *o,
 	set_env("SPROFIL_HZ", o->hz);
 	set_env("SPROFIL_BACKEND", o->backend);
 	/* Every process of the run takes the bpf program from there. */
-	set_env("SPROFIL_BPF_SHARE", share);
+	set_env("SPROFIL_BPF_SHARE", sv->bpf_share);
+	/* Tables from the run's server, or only those the user set. */
+	set_env("SPROFIL_UNWIND_DIR", sv->unwind_dir);
+	set_env("SPROFIL_UNWIND_SERVER", sv->unwind_server);
+	if (!sv->unwind_server)
+		unsetenv("SPROFIL_UNWIND_SERVER");
+	if (o->no_unwind)
+		unsetenv("SPROFIL_UNWIND_DIR");
 	set_env("SPROFIL_SIGDUMP", o->sigdump);
 	if (o->no_callers)
 		set_env("SPROFIL_CALLERS", "0");
@@ -313,7 +328,7 @@ static void on_interrupt(int sig)
 }
 
 enum { OPT_BACKEND = 256, OPT_MODULES, OPT_SIGDUMP, OPT_THREADS,
-       OPT_NO_CALLERS, OPT_HELP, OPT_VERSION };
+       OPT_NO_CALLERS, OPT_NO_UNWIND, OPT_HELP, OPT_VERSION };
 
 static int parse(int argc, char **argv, struct record_opts *o)
 {
@@ -326,6 +341,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		{ "sigdump", required_argument, NULL, OPT_SIGDUMP },
 		{ "threads", no_argument, NULL, OPT_THREADS },
 		{ "no-callers", no_argument, NULL, OPT_NO_CALLERS },
+		{ "no-unwind", no_argument, NULL, OPT_NO_UNWIND },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -333,6 +349,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 	int c;
 
 	o->output = CLI_DEFAULT_OUTPUT;
+	o->no_unwind = getenv("SPROFIL_UNWIND") &&
+		       !strcmp(getenv("SPROFIL_UNWIND"), "0");
 	/* '+': the program's own options are not ours. */
 	while ((c = getopt_long(argc, argv, "+o:F:p:h", longs, NULL)) != -1) {
 		switch (c) {
@@ -386,9 +404,12 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		case OPT_NO_CALLERS:
 			o->no_callers = true;
 			break;
+		case OPT_NO_UNWIND:
+			o->no_unwind = true;
+			break;
 		case 'h':
 		case OPT_HELP:
-			fputs("usage: sprofil record [-o FILE|DIR/] [-F HZ] [--backend NAME] [--modules LIST] [--sigdump SIG] [--threads] [--no-callers] [--] PROGRAM [ARGS...]\n"
+			fputs("usage: sprofil record [-o FILE|DIR/] [-F HZ] [--backend NAME] [--modules LIST] [--sigdump SIG] [--threads] [--no-callers] [--no-unwind] [--] PROGRAM [ARGS...]\n"
 			      "       sprofil record -p PID [-o FILE|DIR/] [-F HZ] [--backend NAME] [--modules LIST] [--no-callers] [-- COMMAND [ARGS...]]\n"
 			      "sprofil " SPROFIL_VERSION "; see sprofil(1).\n",
 			      stdout);
@@ -633,11 +654,12 @@ int cli_record(int argc, char **argv)
 {
 	struct record_opts o = { .output = NULL };
 	struct record_files files;
+	struct record_serve sv = { NULL, NULL, NULL };
 	char found[PATH_MAX], lib[PATH_MAX], path[PATH_MAX];
-	char chosen[16], share[64];
+	char chosen[16], share[64], udir[PATH_MAX], usock[64];
 	struct timespec start;
-	int first, status, ret, lifeline = -1;
-	pid_t pid, server = -1;
+	int first, status, ret, lifeline = -1, ulifeline = -1;
+	pid_t pid, server = -1, userver = -1;
 	bool outside = false;
 	size_t i;
 
@@ -660,6 +682,20 @@ int cli_record(int argc, char **argv)
 		return 1;
 	if (!strcmp(chosen, "bpf"))
 		server = cli_bpf_serve(share, sizeof(share), &lifeline);
+	if (server > 0)
+		sv.bpf_share = share;
+	/*
+	 * The signal backend walks chains through code without frame
+	 * pointers with unwind tables: built by the run's server, once per
+	 * module, as its processes ask (docs/callers.md).
+	 */
+	if (!strcmp(chosen, "signal") && !o.no_callers && !o.no_unwind)
+		userver = cli_unwind_serve(udir, sizeof(udir), usock,
+					   sizeof(usock), &ulifeline);
+	if (userver > 0) {
+		sv.unwind_dir = udir;
+		sv.unwind_server = usock;
+	}
 	clock_gettime(CLOCK_REALTIME_COARSE, &start);
 	fflush(NULL);
 	pid = fork();
@@ -668,8 +704,7 @@ int cli_record(int argc, char **argv)
 		return 1;
 	}
 	if (!pid)
-		run_child(&o, lib, server > 0 ? share : NULL, path,
-			  argv + first);
+		run_child(&o, lib, &sv, path, argv + first);
 	/* ^C and ^\ are the program's; we stay to report. */
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
@@ -678,11 +713,8 @@ int cli_record(int argc, char **argv)
 			cli_error("waitpid: %s", strerror(errno));
 			return 1;
 		}
-	if (server > 0) {
-		close(lifeline);
-		while (waitpid(server, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
+	server_end(server, lifeline);
+	server_end(userver, ulifeline);
 	find_files(&o, &start, pid, &files);
 	ret = summary(&o, &files, argv[first], status);
 	if (files.n && sync_output(&o))

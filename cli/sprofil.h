@@ -95,11 +95,24 @@ int cli_outside_allowed(pid_t pid);
  */
 pid_t cli_bpf_serve(char *name, size_t size, int *lifeline);
 
+/* The servers' common start (probe.c): a socket name, the helper run. */
+void cli_socket_name(const char *what, char *name, size_t size);
+pid_t cli_serve(const char *helper, char *const argv[], int *lifeline);
+
+/*
+ * The run's unwind tables (unwind_cache.c): @dir, the per-user cache
+ * made ready and checked, and its server started (-1: none, after a
+ * line saying why; chains then stop where frame pointers do).
+ */
+pid_t cli_unwind_serve(char *dir, size_t dsize, char *name, size_t nsize,
+		       int *lifeline);
+
 /* Paths next to our own executable; 0, or -1 after one line on stderr. */
 int cli_find_lib(char *path, size_t size);
 int cli_find_gprof(char *path, size_t size);
 int cli_find_probe(char *path, size_t size);
 int cli_find_outside(char *path, size_t size);
+int cli_find_unwind(char *path, size_t size);
 
 /*
  * The main executable a profile file names (the module record flagged

@@ -123,6 +123,7 @@ void cg_measured_arcs(bool has_counts)
 	bool *has_child;
 	size_t i;
 
+	free(caller_stats.cut_in);
 	memset(&caller_stats, 0, sizeof(caller_stats));
 	caller_stats.has_counts = has_counts;
 	caller_stats.lost = callers.lost;
@@ -269,10 +270,15 @@ void cg_measured_times(void)
 	uint64_t *stamp = xcalloc(units, sizeof(*stamp)), serial = 0;
 	struct sym *chain[SPROFIL_MAX_DEPTH + 2];
 	bool *cut = xcalloc(n ? n : 1, sizeof(*cut));
+	/* A cut chain's outermost frame: the module its walk stopped in. */
+	uint32_t *stop = xcalloc(n ? n : 1, sizeof(*stop));
 	/* Of a cut chain's caller frames down to each node (entry_of()). */
 	unsigned char *entry = xcalloc(n ? n : 1, sizeof(*entry));
 	double tick;
 
+	free(caller_stats.cut_in);
+	caller_stats.cut_in = xcalloc(nmodules + 1,
+				      sizeof(*caller_stats.cut_in));
 	if (hz <= 0)
 		hz = 1e9 / (double)callers.period_ns;
 	/* A sample stands for its period, in the histogram's ticks. */
@@ -300,6 +306,10 @@ void cg_measured_times(void)
 			 cut[c->parent];
 		if (cut[i] && c->parent != CALLER_NONE)
 			above = entry[c->parent];
+		if (cut[i])
+			stop[i] = c->parent == CALLER_NONE ? CALLER_ABSOLUTE :
+				  callers.node[c->parent].parent == CALLER_NONE ?
+				  c->module : stop[c->parent];
 		entry[i] = above != ENTRY_NONE ? above :
 			   entry_of(node_caller[i]);
 		if (!c->count)
@@ -320,10 +330,13 @@ void cg_measured_times(void)
 		 * leaves 1 in the register): complete.
 		 */
 		if (cut[i] && (above != ENTRY_NONE ? above :
-			       entry_of(node_leaf[i])) != ENTRY_MAIN)
+			       entry_of(node_leaf[i])) != ENTRY_MAIN) {
 			caller_stats.truncated += c->count;
-		else
+			caller_stats.cut_in[stop[i] < nmodules ? stop[i] :
+					    nmodules] += c->count;
+		} else {
 			caller_stats.complete += c->count;
+		}
 		/* Depths were checked when read: the walk ends in time. */
 		if (node_leaf[i])
 			chain[len++] = node_leaf[i];
@@ -346,6 +359,7 @@ void cg_measured_times(void)
 		cycle_header[i].cg.child_time = cycle_header[i].cg.prop.child;
 	free(stamp);
 	free(cut);
+	free(stop);
 	free(entry);
 	free(node_caller);
 	free(node_leaf);

@@ -169,6 +169,40 @@ static long granularity(void)
 }
 
 /*
+ * The truncated samples by the module their chain stopped in (its
+ * outermost frame: the walk found no caller there, e.g. code without
+ * frame pointers nor unwind table), largest first.
+ */
+static void print_cut_in(const struct caller_stats *cs)
+{
+	uint64_t *left, best;
+	unsigned int m, pick;
+
+	if (!cs->truncated || !cs->cut_in)
+		return;
+	left = xcalloc(nmodules + 1, sizeof(*left));
+	memcpy(left, cs->cut_in, (nmodules + 1) * sizeof(*left));
+	printf("truncated, by module stopped in:");
+	for (;;) {
+		best = 0;
+		pick = 0;
+		for (m = 0; m <= nmodules; m++)
+			if (left[m] > best) {
+				best = left[m];
+				pick = m;
+			}
+		if (!best)
+			break;
+		printf(" %s %llu", pick < nmodules ?
+		       module_basename(&modules[pick]) : "[no module]",
+		       (unsigned long long)best);
+		left[pick] = 0;
+	}
+	printf("\n");
+	free(left);
+}
+
+/*
  * What a measured graph is made of: the samples by their chains, and
  * those the recording or the symbols lost.
  */
@@ -180,6 +214,7 @@ static void print_measured_header(void)
 	       (unsigned long long)cs->complete,
 	       (unsigned long long)cs->truncated,
 	       (unsigned long long)(cs->lost + cs->busy));
+	print_cut_in(cs);
 	if (callers.dropped_chains)
 		printf("%llu samples of %llu malformed caller chains dropped when read\n",
 		       (unsigned long long)cs->dropped,

@@ -335,6 +335,8 @@ struct caller_stats {
 	uint64_t dropped;	/* samples of malformed chains, not read */
 	uint64_t unknown;	/* samples with no frame in a known function */
 	uint64_t overhead;	/* samples taken in the profiler's code */
+	/* truncated by the module the chain stopped in; [nmodules]: none */
+	uint64_t *cut_in;
 	bool has_counts;	/* the profile has call counts (-pg) */
 };
 extern struct caller_stats caller_stats;

@@ -4,6 +4,7 @@
  * of each module named, says how large it is, and writes it with -o.
  *
  *   sprofil-unwind [-d] [-o TABLE | -O DIR] MODULE...
+ *   sprofil-unwind -S NAME -O DIR
  *
  * One line per module: its build-id, its text bytes, the table's rows
  * and bytes, bytes per MiB of text, and how much text has no usable
@@ -11,7 +12,9 @@
  * module failed.  -d lists the rows too: address range (link-time),
  * CFA rule, where the caller's fp is.  -O writes each module's table
  * into DIR as <build-id>.spu, where the signal backend looks for it
- * (SPROFIL_UNWIND_DIR, docs/callers.md).
+ * (SPROFIL_UNWIND_DIR, docs/callers.md), renamed into place.  -S serves
+ * the processes of a `sprofil record` run on the abstract socket NAME,
+ * building the tables they ask for into DIR (unwind_serve.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "unwind_build.h"
+#include "unwind_serve.h"
 
 static void dump(const struct spu_header *h, size_t bytes)
 {
@@ -81,11 +85,13 @@ static int write_table(const char *path, const void *t, size_t bytes)
 
 int main(int argc, char **argv)
 {
-	const char *out = NULL, *dir = NULL;
+	const char *out = NULL, *dir = NULL, *serve = NULL;
 	int opt, i, status = 0, rows = 0;
 
-	while ((opt = getopt(argc, argv, "do:O:")) != -1) {
-		if (opt == 'd') {
+	while ((opt = getopt(argc, argv, "do:O:S:")) != -1) {
+		if (opt == 'S') {
+			serve = optarg;
+		} else if (opt == 'd') {
 			rows = 1;
 		} else if (opt == 'o') {
 			out = optarg;
@@ -95,6 +101,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: sprofil-unwind [-d] [-o TABLE | -O DIR] MODULE...\n");
 			return 2;
 		}
+	}
+	if (serve) {
+		if (!dir || out || optind < argc) {
+			fprintf(stderr, "usage: sprofil-unwind -S NAME -O DIR\n");
+			return 2;
+		}
+		return spu_serve(serve, dir);
 	}
 	if (optind >= argc || (out && argc - optind != 1) || (out && dir)) {
 		fprintf(stderr, "usage: sprofil-unwind [-d] [-o TABLE | -O DIR] MODULE...\n"
@@ -136,12 +149,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sprofil-unwind: %s: no build-id to name its table by\n",
 				argv[i]);
 			status = 1;
-		} else if (dir) {
-			char path[4096];
-
-			snprintf(path, sizeof(path), "%s/%s.spu", dir, id);
-			if (write_table(path, h, bytes))
-				status = 1;
+		} else if (dir && spu_write_named(dir, id, h, bytes, err,
+						   sizeof(err))) {
+			fprintf(stderr, "sprofil-unwind: %s\n", err);
+			status = 1;
 		}
 		free(h);
 	}

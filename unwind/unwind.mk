@@ -3,12 +3,14 @@
 # own objects and tool, linked with libdw: never into libsprofil.so or
 # libsprofil.a, which every profiled process loads.
 #
-# sprofil-unwind [-d] [-o TABLE] MODULE... builds and measures tables;
-# not installed yet (the collector will build the tables it hands out).
+# sprofil-unwind [-d] [-o TABLE | -O DIR] MODULE... builds and measures
+# tables; installed in libexec/sprofil/, where `sprofil record` starts it
+# as the table server of a run on the signal backend (-S NAME -O DIR).
 
 UNWIND_DIR := $(BUILD)/unwind
 UNWIND_OBJ := $(UNWIND_DIR)/unwind_build.o
-UNWIND_TOOL := $(UNWIND_DIR)/sprofil-unwind
+UNWIND_SERVE_OBJ := $(UNWIND_DIR)/unwind_serve.o
+UNWIND_TOOL := $(BUILD)/libexec/sprofil-unwind
 UNWIND_LDLIBS := -ldw -lelf
 
 .PHONY: unwind
@@ -19,10 +21,16 @@ $(UNWIND_OBJ): unwind/unwind_build.c unwind/unwind_build.h \
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(UNWIND_TOOL): unwind/sprofil_unwind.c $(UNWIND_OBJ)
+$(UNWIND_SERVE_OBJ): unwind/unwind_serve.c unwind/unwind_serve.h \
+		unwind/unwind_build.h include/sprofil/unwind_table.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(UNWIND_TOOL): unwind/sprofil_unwind.c unwind/unwind_serve.h $(UNWIND_OBJ) \
+		$(UNWIND_SERVE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNWIND_OBJ) \
-		$(UNWIND_LDLIBS)
+		$(UNWIND_SERVE_OBJ) $(UNWIND_LDLIBS)
 
 # The oracle test (tests/unit/test_unwind_oracle.c, in check-unit): its
 # workload without frame pointers and with every call a frame of its own.

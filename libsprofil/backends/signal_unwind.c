@@ -17,15 +17,26 @@
  * module mapped later at its addresses is not walked with its rules.
  * Its table stays mapped (a handler may be reading it), at most
  * SP_UNWIND_MAX of them.
+ *
+ * Under `sprofil record`, SPROFIL_UNWIND_SERVER names the run's table
+ * server (sprofil-unwind -S, unwind/unwind_serve.c): a module with a
+ * build-id but no table yet is asked for by its path, one request and
+ * one byte of answer each, and its table is looked for again once the
+ * server has built it.  So each module is built once for the user's
+ * cache, by the one process that links libdw, and a later run finds it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <sprofil/unwind_table.h>
@@ -35,6 +46,15 @@
 #include "signal_internal.h"
 
 #define SP_UNWIND_MAX	256
+/* How long a start waits for the server to build one module's table. */
+#define SP_UNWIND_ASK_S	30
+
+/* One scan's directory and its connection to the run's table server. */
+struct sp_unwind_scan_arg {
+	const char *dir;
+	const char *server;		/* abstract socket name, or NULL */
+	int fd;				/* -1: not yet, -2: not to be had */
+};
 
 struct sp_unwind_mod {
 	_Atomic uintptr_t lo, hi;	/* runtime span of its code */
@@ -72,7 +92,8 @@ bool sp_unwind_covers(uintptr_t pc)
 /* The table file of a module: mapped and checked, or NULL. */
 static const struct spu_header *sp_unwind_open(const char *dir,
 					       const unsigned char *id,
-					       size_t id_len, size_t *bytes)
+					       size_t id_len, size_t *bytes,
+					       bool *missing)
 {
 	char path[4096], hex[2 * SPU_BUILD_ID_MAX + 1];
 	const struct spu_header *h;
@@ -88,6 +109,7 @@ static const struct spu_header *sp_unwind_open(const char *dir,
 	    sizeof(path))
 		return NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	*missing = fd < 0 && errno == ENOENT;
 	if (fd < 0)
 		return NULL;
 	/*
@@ -119,9 +141,74 @@ static const struct spu_header *sp_unwind_open(const char *dir,
 	return h;
 }
 
+/* The server's connection, made at the first request of a scan. */
+static int sp_unwind_connect(struct sp_unwind_scan_arg *a)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = SP_UNWIND_ASK_S };
+	size_t len = strlen(a->server);
+
+	if (a->fd != -1)
+		return a->fd;
+	a->fd = -2;
+	if (!len || len + 1 > sizeof(addr.sun_path))
+		return -2;
+	memcpy(addr.sun_path + 1, a->server, len);
+	a->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (a->fd >= 0 &&
+	    (setsockopt(a->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	     connect(a->fd, (struct sockaddr *)&addr,
+		     offsetof(struct sockaddr_un, sun_path) + 1 + len))) {
+		close(a->fd);
+		a->fd = -1;
+	}
+	if (a->fd < 0) {
+		fprintf(stderr, "libsprofil: the unwind table server %s: %s; chains stop where frame pointers do\n",
+			a->server, strerror(errno));
+		a->fd = -2;
+	}
+	return a->fd;
+}
+
+/*
+ * Asks the server to build the table of the module at @name (the main
+ * program's: "" from dl_iterate_phdr); true once it says it is built.
+ */
+static bool sp_unwind_ask(struct sp_unwind_scan_arg *a, const char *name)
+{
+	char self[4096];
+	unsigned char answer;
+	ssize_t n;
+	int fd;
+
+	if (!*name) {
+		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n <= 0)
+			return false;
+		self[n] = '\0';
+		name = self;
+	}
+	/* The vDSO and others with no file of their own. */
+	if (*name != '/')
+		return false;
+	fd = sp_unwind_connect(a);
+	if (fd < 0)
+		return false;
+	if (send(fd, name, strlen(name), MSG_NOSIGNAL) < 0 ||
+	    recv(fd, &answer, 1, 0) != 1) {
+		fprintf(stderr, "libsprofil: the unwind table server %s did not answer for %s; chains stop where frame pointers do\n",
+			a->server, name);
+		close(fd);
+		a->fd = -2;
+		return false;
+	}
+	return answer == 0;
+}
+
 static int sp_unwind_scan(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	const char *dir = arg;
+	struct sp_unwind_scan_arg *a = arg;
+	bool missing;
 	uintptr_t lo, hi, xlo, xhi;
 	const struct spu_header *h = NULL;
 	struct sp_unwind_mod *m;
@@ -154,7 +241,9 @@ static int sp_unwind_scan(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (n == SP_UNWIND_MAX)
 		return 0;
-	h = sp_unwind_open(dir, id, id_len, &bytes);
+	h = sp_unwind_open(a->dir, id, id_len, &bytes, &missing);
+	if (!h && missing && a->server && sp_unwind_ask(a, info->dlpi_name))
+		h = sp_unwind_open(a->dir, id, id_len, &bytes, &missing);
 	if (!h)
 		return 0;
 	m = &sp_umod[n];
@@ -174,14 +263,21 @@ static int sp_unwind_scan(struct dl_phdr_info *info, size_t size, void *arg)
 
 void sp_unwind_load(void)
 {
-	const char *dir = sp_setting("SPROFIL_UNWIND_DIR");
+	const char *server = sp_setting("SPROFIL_UNWIND_SERVER");
+	struct sp_unwind_scan_arg a = {
+		.dir = sp_setting("SPROFIL_UNWIND_DIR"),
+		.server = server && *server ? server : NULL,
+		.fd = -1,
+	};
 	unsigned int n = atomic_load(&sp_numod), i;
 
-	if (!dir || !*dir)
+	if (!a.dir || !*a.dir)
 		return;
 	for (i = 0; i < n; i++)
 		sp_umod[i].seen = 0;
-	dl_iterate_phdr(sp_unwind_scan, (void *)dir);
+	dl_iterate_phdr(sp_unwind_scan, &a);
+	if (a.fd >= 0)
+		close(a.fd);
 	/* Modules gone since the last scan: their spans are emptied. */
 	for (i = 0; i < n; i++)
 		if (!sp_umod[i].seen)

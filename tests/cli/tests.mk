@@ -7,7 +7,7 @@ CT_DIR := $(BUILD)/tests/cli
 CT_PROGS := $(addprefix $(CT_DIR)/,cli-chains cli-chains-pg cli-tree \
 	cli-leaf cli-plt cli-static cli-vdso cli-qsort cli-calls-pg \
 	cli-threads cli-getenv cli-quick cli-attach cli-static-pg \
-	cli-static-pie-pg cli-vdso-static)
+	cli-static-pie-pg cli-vdso-static cli-unwind)
 # Frame records in every function, no sibling calls: chains are exact.
 CT_CFLAGS := $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls
@@ -25,6 +25,11 @@ $(CT_DIR)/cli-chains-pg: tests/cli/cli_chains.c tests/cli/cli_burn.h
 $(CT_DIR)/cli-calls-pg: tests/cli/cli_calls.c tests/cli/cli_burn.h
 	@mkdir -p $(CT_DIR)
 	$(CC) $(CT_CFLAGS) -pg -o $@ $<
+
+# Without frame pointers, as GCC builds at -O2: chains need unwind tables.
+$(CT_DIR)/cli-unwind: tests/cli/cli_unwind.c tests/cli/cli_burn.h
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
 
 $(CT_DIR)/cli-threads: tests/cli/cli_threads.c tests/cli/cli_burn.h
 	@mkdir -p $(CT_DIR)

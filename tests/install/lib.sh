@@ -48,6 +48,9 @@ tap_end() {
 work_dir() {
 	W=$(mktemp -d "${TMPDIR:-/tmp}/sprofil-$1.XXXXXX") || exit 2
 	trap 'if [ "$tap_failed" -eq 0 ]; then rm -rf "$W"; else echo "# files kept in $W"; fi' EXIT
+	# record's unwind table cache: the run's own, not ~/.cache.
+	XDG_CACHE_HOME=$W/cache
+	export XDG_CACHE_HOME
 }
 
 # inst_build NAME CC-ARGS...: tests/install/inst_prog.c built as NAME.
