@@ -206,7 +206,8 @@ static void drop_samples(uint64_t count, const char *why, uint64_t *dropped,
 		snprintf(first, len, "%s", why);
 }
 
-void callers_parse(struct gmf_cursor *c, const unsigned int *map,
+void callers_parse(const struct gprof_options *opt, struct gmf_cursor *c,
+		   const unsigned int *map,
 		   unsigned int nmap)
 {
 	struct gmf_callers_head h;
@@ -264,7 +265,7 @@ void callers_parse(struct gmf_cursor *c, const unsigned int *map,
 		} else if (fmod == GMF_NO_MODULE && spc_pc_thread(pc, &tid)) {
 			thread[i] = thread_find_add(tid);
 			kind[i] = NODE_THREAD;
-			if (!thread_is_selected(thread[i]))
+			if (!thread_is_selected(opt, thread[i]))
 				kind[i] |= NODE_SKIPPED;
 			depth[i] = 0;
 			/* A thread's node is no frame: no sample ends in it. */
@@ -305,7 +306,8 @@ void callers_parse(struct gmf_cursor *c, const unsigned int *map,
 		return;
 	if (*first)
 		fprintf(stderr, "%s: %s: %llu caller samples of %llu malformed chains dropped (%s)\n",
-			whoami, module_profile, (unsigned long long)dropped,
+			opt->whoami, module_profile,
+			(unsigned long long)dropped,
 			(unsigned long long)chains, first);
 	callers.dropped = add_sat(callers.dropped, dropped);
 	callers.dropped_chains = add_sat(callers.dropped_chains, chains);

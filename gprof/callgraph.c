@@ -772,7 +772,7 @@ static bool index_unprinted_fast(struct sym **sorted)
 	return true;
 }
 
-struct sym **cg_assemble(void)
+struct sym **cg_assemble(const struct gprof_options *opt)
 {
 	struct sym *p, **top, **sorted;
 	struct arc *a;
@@ -797,7 +797,7 @@ struct sym **cg_assemble(void)
 		p->cg.cyc.num = 0;
 		p->cg.cyc.head = p;
 		p->cg.cyc.next = NULL;
-		if (ignore_direct_calls)
+		if (opt->ignore_direct_calls)
 			find_call(p, p->addr, i + 1 < symtab.len ?
 				  p[1].addr : p->end_addr + 1);
 	}
@@ -818,7 +818,7 @@ struct sym **cg_assemble(void)
 
 	n = symtab.len + num_cycles;
 	sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
-	if (ignore_zeros && index_unprinted_fast(sorted))
+	if (opt->ignore_zeros && index_unprinted_fast(sorted))
 		return sorted;
 	for (i = 0; i < symtab.len; i++)
 		sorted[i] = &symtab.base[i];

@@ -37,7 +37,6 @@
 
 #include "gprof.h"
 
-bool estimated_times;
 bool measured_times;
 struct caller_stats caller_stats;
 
@@ -118,7 +117,7 @@ static void add_arc(struct sym *parent, struct sym *child)
 	arc_lookup(parent, child)->uncounted = true;
 }
 
-void cg_measured_arcs(bool has_counts)
+void cg_measured_arcs(const struct gprof_options *opt, bool has_counts)
 {
 	bool *has_child;
 	size_t i;
@@ -128,7 +127,7 @@ void cg_measured_arcs(bool has_counts)
 	caller_stats.lost = callers.lost;
 	caller_stats.busy = callers.busy;
 	caller_stats.dropped = callers.dropped;
-	measured_times = !estimated_times && (gmon_input & INPUT_CALLERS);
+	measured_times = !opt->estimated_times && (gmon_input & INPUT_CALLERS);
 	if (!measured_times)
 		return;
 	resolve_nodes();

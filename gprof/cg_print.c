@@ -195,15 +195,15 @@ static void print_measured_header(void)
 	printf("\n");
 }
 
-static void print_header(void)
+static void print_header(const struct gprof_options *opt)
 {
 	if (first_output)
 		first_output = false;
 	else
 		printf("\f\n");
 
-	if (!bsd_style_output) {
-		if (print_descriptions)
+	if (!opt->bsd_style_output) {
+		if (opt->print_descriptions)
 			printf("\t\t     Call graph (explanation follows)\n\n");
 		else
 			printf("\t\t\tCall graph\n\n");
@@ -225,7 +225,7 @@ static void print_header(void)
 	if (measured_times)
 		print_measured_header();
 
-	if (bsd_style_output) {
+	if (opt->bsd_style_output) {
 		printf("%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n",
 		       "", "", "", "", "called", "total", "parents");
 		printf("%-6.6s %5.5s %7.7s %11.11s %7.7s+%-7.7s %s%-8.8s\t%5.5s\n",
@@ -241,26 +241,29 @@ static void print_header(void)
 }
 
 /* "self children" or "self descendants" columns of two times. */
-static void print_times(double self, double child)
+static void print_times(const struct gprof_options *opt, double self,
+			double child)
 {
-	printf(bsd_style_output ? " %7.2f %11.2f" : " %7.2f %7.2f",
+	printf(opt->bsd_style_output ? " %7.2f %11.2f" : " %7.2f %7.2f",
 	       self / hz, child / hz);
 }
 
-static void print_blank_times(void)
+static void print_blank_times(const struct gprof_options *opt)
 {
-	printf(bsd_style_output ? " %7.7s %11.11s" : " %7.7s %7.7s", "", "");
+	printf(opt->bsd_style_output ? " %7.7s %11.11s" : " %7.7s %7.7s",
+	       "", "");
 }
 
 /* "[N] %time self children" of an entry's own line. */
-static void print_entry_times(const struct sym *s)
+static void print_entry_times(const struct gprof_options *opt,
+			      const struct sym *s)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "[%d]", s->cg.index);
 	printf("%-6.6s %5.1f", buf,
 	       100 * (s->cg.prop.self + s->cg.prop.child) / print_time);
-	print_times(s->cg.prop.self, s->cg.prop.child);
+	print_times(opt, s->cg.prop.self, s->cg.prop.child);
 }
 
 /* " calls+self" of a cycle or cycle member, self blank when none. */
@@ -278,9 +281,9 @@ static void print_cycle_calls(const struct sym *s)
 		printf(" %7.7s", "");
 }
 
-static void print_cycle(struct sym *cyc)
+static void print_cycle(const struct gprof_options *opt, struct sym *cyc)
 {
-	print_entry_times(cyc);
+	print_entry_times(opt, cyc);
 	print_cycle_calls(cyc);
 	printf(" ");
 	mod_blank();
@@ -331,18 +334,18 @@ static void sort_members(struct sym *cyc)
 	free(v);
 }
 
-static void print_members(struct sym *cyc)
+static void print_members(const struct gprof_options *opt, struct sym *cyc)
 {
 	struct sym *m;
 
 	sort_members(cyc);
 	for (m = cyc->cg.cyc.next; m; m = m->cg.cyc.next) {
 		printf("%6.6s %5.5s", "", "");
-		print_times(m->cg.prop.self, m->cg.prop.child);
+		print_times(opt, m->cg.prop.self, m->cg.prop.child);
 		print_cycle_calls(m);
 		printf("     ");
 		mod_col(m);
-		print_name(stdout, m);
+		print_name(opt, stdout, m);
 		printf("\n");
 	}
 }
@@ -430,37 +433,38 @@ static struct arc *sort_arcs(struct arc *list, bool parents)
 }
 
 /* A caller or callee line; @other is the symbol the line names. */
-static void print_arc_line(struct arc *a, struct sym *other, bool inside,
+static void print_arc_line(const struct gprof_options *opt, struct arc *a,
+			   struct sym *other, bool inside,
 			   uint64_t total)
 {
 	printf("%6.6s %5.5s", "", "");
 	if (a->uncounted) {
 		if (inside)
-			print_blank_times();
+			print_blank_times(opt);
 		else
-			print_times(a->time, a->child_time);
+			print_times(opt, a->time, a->child_time);
 		printf(" %7s %7.7s     ", "-", "");
 	} else if (inside) {
-		print_blank_times();
+		print_blank_times(opt);
 		printf(" %7lu %7.7s     ", (unsigned long)a->count, "");
 	} else {
-		print_times(a->time, a->child_time);
+		print_times(opt, a->time, a->child_time);
 		printf(" %7lu/%-7lu     ", (unsigned long)a->count,
 		       (unsigned long)total);
 	}
 	mod_col(other);
-	print_name(stdout, other);
+	print_name(opt, stdout, other);
 	printf("\n");
 }
 
-static void print_parents(struct sym *child)
+static void print_parents(const struct gprof_options *opt, struct sym *child)
 {
 	struct sym *head = child->cg.cyc.head ? child->cg.cyc.head : child;
 	struct arc *a;
 
 	if (!child->cg.parents) {
 		printf("%6.6s %5.5s", "", "");
-		print_blank_times();
+		print_blank_times(opt);
 		printf(" %7.7s %7.7s     ", "", "");
 		mod_blank();
 		printf("<spontaneous>\n");
@@ -468,27 +472,27 @@ static void print_parents(struct sym *child)
 	}
 	child->cg.parents = sort_arcs(child->cg.parents, true);
 	for (a = child->cg.parents; a; a = a->next_parent)
-		print_arc_line(a, a->parent,
+		print_arc_line(opt, a, a->parent,
 			       a->parent == child ||
 			       in_one_cycle(child, a->parent),
 			       head->ncalls);
 }
 
-static void print_children(struct sym *parent)
+static void print_children(const struct gprof_options *opt, struct sym *parent)
 {
 	struct arc *a;
 
 	parent->cg.children = sort_arcs(parent->cg.children, false);
 	for (a = parent->cg.children; a; a = a->next_child)
-		print_arc_line(a, a->child,
+		print_arc_line(opt, a, a->child,
 			       a->child == parent ||
 			       in_one_cycle(a->child, parent),
 			       a->child->cg.cyc.head->ncalls);
 }
 
-static void print_line(struct sym *s)
+static void print_line(const struct gprof_options *opt, struct sym *s)
 {
-	print_entry_times(s);
+	print_entry_times(opt, s);
 	if (sym_calls_unknown(s)) {
 		printf(" %7.7s %7.7s ", "", "");
 	} else if (s->ncalls + s->cg.self_calls != 0) {
@@ -501,16 +505,16 @@ static void print_line(struct sym *s)
 		printf(" %7.7s %7.7s ", "", "");
 	}
 	mod_col(s);
-	print_name(stdout, s);
+	print_name(opt, stdout, s);
 	printf("\n");
 }
 
-void cg_print(struct sym **timesortsym)
+void cg_print(const struct gprof_options *opt, struct sym **timesortsym)
 {
 	size_t i, n = symtab.len + num_cycles;
 	struct sym *s;
 
-	if (print_descriptions && bsd_style_output) {
+	if (opt->print_descriptions && opt->bsd_style_output) {
 		fputs(bsd_blurb, stdout);
 		fputs(measured_times ?
 		      "Times are measured from the samples'\n"
@@ -519,33 +523,33 @@ void cg_print(struct sym **timesortsym)
 		fputs(bsd_blurb_tail, stdout);
 	}
 
-	print_header();
+	print_header(opt);
 
 	for (i = 0; i < n; i++) {
 		s = timesortsym[i];
-		if ((ignore_zeros && s->ncalls == 0 &&
+		if ((opt->ignore_zeros && s->ncalls == 0 &&
 		     s->cg.self_calls == 0 && s->cg.prop.self == 0 &&
 		     s->cg.prop.child == 0) ||
 		    !s->cg.print_flag ||
-		    (line_granularity && !s->is_func))
+		    (opt->line_granularity && !s->is_func))
 			continue;
 
 		if (!s->name && s->cg.cyc.num != 0) {
-			print_cycle(s);
-			print_members(s);
+			print_cycle(opt, s);
+			print_members(opt, s);
 		} else {
-			print_parents(s);
-			print_line(s);
-			print_children(s);
+			print_parents(opt, s);
+			print_line(opt, s);
+			print_children(opt, s);
 		}
-		if (bsd_style_output)
+		if (opt->bsd_style_output)
 			printf("\n");
 		printf("-----------------------------------------------\n");
-		if (bsd_style_output)
+		if (opt->bsd_style_output)
 			printf("\n");
 	}
 
-	if (print_descriptions && !bsd_style_output) {
+	if (opt->print_descriptions && !opt->bsd_style_output) {
 		fputs(fsf_blurb, stdout);
 		fputs(measured_times ? measured_blurb : estimated_blurb,
 		      stdout);
@@ -562,18 +566,18 @@ static int cmp_name(const void *lp, const void *rp)
 }
 
 /* The file a static function's index entry names, or NULL. */
-static const char *index_file(struct sym *s)
+static const char *index_file(const struct gprof_options *opt, struct sym *s)
 {
 	const char *name, *slash;
 
-	if (line_granularity || !s->is_static)
+	if (opt->line_granularity || !s->is_static)
 		return NULL;
-	sym_source(s);
+	sym_source(opt, s);
 	if (!s->file)
 		return NULL;
 	name = s->file->name;
 	slash = strrchr(name, '/');
-	if (!print_path && slash)
+	if (!opt->print_path && slash)
 		name = slash + 1;
 	return name;
 }
@@ -583,7 +587,8 @@ static const char *index_file(struct sym *s)
  * which starts at @start; returns the new @col.  As in GNU, the column
  * count leaves out the two spaces around the number.
  */
-static int print_index_entry(struct sym *s, bool is_cycle, int col,
+static int print_index_entry(const struct gprof_options *opt, struct sym *s,
+			     bool is_cycle, int col,
 			     int start)
 {
 	char buf[32], cyc[32];
@@ -593,7 +598,7 @@ static int print_index_entry(struct sym *s, bool is_cycle, int col,
 		 s->cg.index);
 	snprintf(cyc, sizeof(cyc), "<cycle %d>", s->cg.cyc.num);
 
-	if (bsd_style_output) {
+	if (opt->bsd_style_output) {
 		printf("%6.6s ", buf);
 		printf("%-19.19s", is_cycle ? cyc : s->name);
 		return col;
@@ -606,8 +611,8 @@ static int print_index_entry(struct sym *s, bool is_cycle, int col,
 		printf("%s", cyc);
 		return col + (int)strlen(cyc);
 	}
-	col += (int)print_name_only(stdout, s);
-	file = index_file(s);
+	col += (int)print_name_only(opt, stdout, s);
+	file = index_file(opt, s);
 	if (file) {
 		printf(" (%s)", file);
 		col += (int)strlen(file) + 3;
@@ -615,17 +620,17 @@ static int print_index_entry(struct sym *s, bool is_cycle, int col,
 	return col;
 }
 
-void cg_print_index(void)
+void cg_print_index(const struct gprof_options *opt)
 {
 	size_t i, j, nnames = 0, todo, rows;
 	struct sym **v, *s;
-	int col_width = (output_width - 1) / 3;
+	int col_width = (opt->output_width - 1) / 3;
 
 	v = xmalloc((symtab.len + num_cycles + 1) * sizeof(*v));
 	for (i = 0; i < symtab.len; i++) {
 		s = &symtab.base[i];
 		/* A measured graph shows functions by their time too. */
-		if (ignore_zeros && s->ncalls == 0 && s->hist.time == 0 &&
+		if (opt->ignore_zeros && s->ncalls == 0 && s->hist.time == 0 &&
 		    !(measured_times &&
 		      s->cg.prop.self + s->cg.prop.child != 0))
 			continue;
@@ -643,7 +648,8 @@ void cg_print_index(void)
 		int col = 0, start = 0;
 
 		for (j = i; j < todo; j += rows) {
-			col = print_index_entry(v[j], j >= nnames, col, start);
+			col = print_index_entry(opt, v[j], j >= nnames, col,
+						start);
 			start += col_width;
 		}
 		printf("\n");

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct source_file;
+struct gprof_options;
 
 /* A CU's line table, as read through one Dwarf handle. */
 struct cu_lines {
@@ -55,7 +56,7 @@ struct dmod {
 };
 
 /* Module @m's DWARF, opened on first use (its fields NULL if none). */
-struct dmod *dmod_get(unsigned int m);
+struct dmod *dmod_get(const struct gprof_options *opt, unsigned int m);
 /* The CU's table through the module's own handle, kept (for -l). */
 struct cu_lines *cu_kept_lines(struct cu *cu);
 /* The file and line of link-time @addr in @d; false when it has none. */

@@ -23,8 +23,6 @@
 
 #include "export.h"
 
-const char *export_format;
-
 const char *module_name(unsigned int m)
 {
 	const struct module *mod = &modules[m];
@@ -33,19 +31,19 @@ const char *module_name(unsigned int m)
 }
 
 /* The name as the reports print it (demangled unless --no-demangle). */
-char *display_name(const struct sym *s)
+char *display_name(const struct gprof_options *opt, const struct sym *s)
 {
 	char *dm = NULL;
 
-	if (demangle && s->name)
+	if (opt->demangle && s->name)
 		dm = cplus_demangle(s->name, DMGL_ANSI | DMGL_PARAMS);
 	return dm ? dm : xstrdup(s->name ? s->name : "");
 }
 
-bool shown(const struct sym *s)
+bool shown(const struct gprof_options *opt, const struct sym *s)
 {
 	return s->name && s->cg.print_flag &&
-	       (!ignore_zeros || s->ncalls || s->cg.self_calls ||
+	       (!opt->ignore_zeros || s->ncalls || s->cg.self_calls ||
 		s->cg.prop.self != 0 || s->cg.prop.child != 0 ||
 		s->hist.time != 0);
 }
@@ -70,8 +68,11 @@ uint64_t whole_samples(double ticks)
 	return ticks > 0 ? (uint64_t)(ticks + 0.5) : 0;
 }
 
-uint64_t *export_whole(double (*ticks)(const struct sym *s),
-		       bool (*counted)(const struct sym *s), uint64_t total)
+uint64_t *export_whole(const struct gprof_options *opt,
+		       double (*ticks)(const struct sym *s),
+		       bool (*counted)(const struct gprof_options *opt,
+				       const struct sym *s),
+		       uint64_t total)
 {
 	uint64_t *out = xcalloc(symtab.len ? symtab.len : 1, sizeof(*out));
 	uint64_t done = 0, upto;
@@ -93,7 +94,7 @@ uint64_t *export_whole(double (*ticks)(const struct sym *s),
 			continue;
 		sum += t;
 		upto = (uint64_t)(sum / all * total + 0.5);
-		if (counted(s))
+		if (counted(opt, s))
 			out[i] = upto - done;
 		done = upto;
 	}
@@ -134,19 +135,19 @@ double share(const struct sym *s)
 	       100 * (s->cg.prop.self + s->cg.prop.child) / print_time : 0;
 }
 
-static void flamegraph(void)
+static void flamegraph(const struct gprof_options *opt)
 {
-	export_flamegraph(false);
+	export_flamegraph(opt, false);
 }
 
-static void icicle(void)
+static void icicle(const struct gprof_options *opt)
 {
-	export_flamegraph(true);
+	export_flamegraph(opt, true);
 }
 
 static const struct {
 	const char *name;
-	void (*write)(void);
+	void (*write)(const struct gprof_options *opt);
 } formats[] = {
 	{ "callgrind", export_callgrind },
 	{ "pprof", export_pprof },
@@ -157,13 +158,13 @@ static const struct {
 	{ "icicle", icicle },
 };
 
-void export_profile(void)
+void export_profile(const struct gprof_options *opt)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (!strcmp(export_format, formats[i].name))
-			formats[i].write();
+		if (!strcmp(opt->export_format, formats[i].name))
+			formats[i].write(opt);
 }
 
 bool export_format_known(const char *f)

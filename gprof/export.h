@@ -16,9 +16,9 @@
 /* The module's file as the profile names it ("" when unnamed). */
 const char *module_name(unsigned int m);
 /* The name as the reports print it (demangled unless --no-demangle). */
-char *display_name(const struct sym *s);
+char *display_name(const struct gprof_options *opt, const struct sym *s);
 /* Whether the call graph (-q, symspecs, -z) shows @s. */
-bool shown(const struct sym *s);
+bool shown(const struct gprof_options *opt, const struct sym *s);
 /* The sampling period, whole nanoseconds (the extension records it). */
 uint64_t export_period_ns(void);
 /* Ticks as integer nanoseconds. */
@@ -33,8 +33,11 @@ long long ns(double ticks);
  * no unit lost or made up; those @counted says no to keep their share
  * out of the others' (0 in the array).  An array of symtab.len, to free.
  */
-uint64_t *export_whole(double (*ticks)(const struct sym *s),
-		       bool (*counted)(const struct sym *s), uint64_t total);
+uint64_t *export_whole(const struct gprof_options *opt,
+		       double (*ticks)(const struct sym *s),
+		       bool (*counted)(const struct gprof_options *opt,
+				       const struct sym *s),
+		       uint64_t total);
 /* The call graph's total: the measured one's, or the flat profile's. */
 double graph_total(void);
 /* A total of ticks in whole samples. */
@@ -47,12 +50,12 @@ void quoted(const char *s);
 /* @s's share of the call graph's time (self + children), in percent. */
 double share(const struct sym *s);
 
-void export_callgrind(void);
-void export_pprof(void);
-void export_dot(void);
-void export_json(void);
-void export_folded(void);
-void export_flamegraph(bool icicle);
+void export_callgrind(const struct gprof_options *opt);
+void export_pprof(const struct gprof_options *opt);
+void export_dot(const struct gprof_options *opt);
+void export_json(const struct gprof_options *opt);
+void export_folded(const struct gprof_options *opt);
+void export_flamegraph(const struct gprof_options *opt, bool icicle);
 
 /*
  * The profile's stacks, merged by frame name (export_stacks.c): the
@@ -76,7 +79,8 @@ struct stacks {
 };
 
 /* Builds @st; false (and one line on stderr) when there is nothing. */
-bool stacks_build(struct stacks *st, const char *format);
+bool stacks_build(const struct gprof_options *opt, struct stacks *st,
+		  const char *format);
 void stacks_free(struct stacks *st);
 
 /*
@@ -107,13 +111,14 @@ void export_shares_merge(struct shares *t);
 /* The first share of (@sym, @callee) in sorted @t, or t->len. */
 size_t export_shares_find(const struct shares *t, size_t sym, size_t callee);
 /* The line of link-time @link in module @m, false when unknown. */
-bool export_line_of(unsigned int m, uint64_t link, struct source_file **file,
+bool export_line_of(const struct gprof_options *opt, unsigned int m,
+		    uint64_t link, struct source_file **file,
 		    int *line);
 /*
  * Every histogram byte's share of its bin, at its function and line
  * (export_lines.c), sorted and merged: the self cost by line.
  */
-void export_self_shares(struct shares *t);
+void export_self_shares(const struct gprof_options *opt, struct shares *t);
 /*
  * @total shared over @n shares by weight, each rounded so that they add
  * up to @total (largest remainders); into @out.

@@ -36,7 +36,7 @@
  * caller's site) over the callee's frame below it, weighted by the
  * samples of the chains through that frame.
  */
-static void call_shares(struct shares *t)
+static void call_shares(const struct gprof_options *opt, struct shares *t)
 {
 	uint64_t *below;
 	size_t i;
@@ -65,7 +65,7 @@ static void call_shares(struct shares *t)
 		callee = sym_lookup(&symtab, MODULE_BASE(n->module) + n->pc);
 		if (!caller || !callee || caller == callee)
 			continue;
-		if (!export_line_of(p->module, p->pc - 1, &file, &line))
+		if (!export_line_of(opt, p->module, p->pc - 1, &file, &line))
 			file = NULL;
 		export_share_add(t, caller - symtab.base, callee - symtab.base,
 				 file, line, MODULE_BASE(p->module) + p->pc - 1,
@@ -116,7 +116,8 @@ static void self_lines(struct sym *s, const struct shares *self,
 	free(cost);
 }
 
-static void call_block(struct arc *a, const struct source_file *site_file,
+static void call_block(const struct gprof_options *opt, struct arc *a,
+		       const struct source_file *site_file,
 		       int site_line, uint64_t count, long long cost,
 		       const struct source_file **cur, const struct sym *s)
 {
@@ -124,8 +125,8 @@ static void call_block(struct arc *a, const struct source_file *site_file,
 	char *name;
 
 	set_file(cur, site_file, s->file);
-	sym_source(c);
-	name = display_name(c);
+	sym_source(opt, c);
+	name = display_name(opt, c);
 	printf("cob=%s\ncfl=%s\ncfn=%s\ncalls=%llu %d\n%d %lld\n",
 	       module_name(c->module), file_name(c->file), name,
 	       (unsigned long long)count, c->line_num, site_line, cost);
@@ -133,7 +134,8 @@ static void call_block(struct arc *a, const struct source_file *site_file,
 }
 
 /* Arc @a's calls= lines: one per call site the chains show, else one. */
-static void call_lines(struct sym *s, struct arc *a,
+static void call_lines(const struct gprof_options *opt, struct sym *s,
+		       struct arc *a,
 		       const struct shares *calls,
 		       const struct source_file **cur)
 {
@@ -146,7 +148,8 @@ static void call_lines(struct sym *s, struct arc *a,
 	       calls->v[i + n].callee == callee)
 		n++;
 	if (!n) {
-		call_block(a, s->file, s->line_num, a->count ? a->count : 1,
+		call_block(opt, a, s->file, s->line_num,
+			   a->count ? a->count : 1,
 			   total, cur, s);
 		return;
 	}
@@ -159,27 +162,28 @@ static void call_lines(struct sym *s, struct arc *a,
 		others += cost[k] && k != most;
 	for (k = 0; k < n; k++)
 		if (cost[k] || k == most)
-			call_block(a, calls->v[i + k].file,
+			call_block(opt, a, calls->v[i + k].file,
 				   calls->v[i + k].line,
 				   k != most ? 1 : a->count > others ?
 				   a->count - others : 1, cost[k], cur, s);
 	free(cost);
 }
 
-void export_callgrind(void)
+void export_callgrind(const struct gprof_options *opt)
 {
 	struct shares self = { 0 }, calls = { 0 };
-	uint64_t *self_ns = export_whole(self_ticks, shown, ns(graph_total()));
+	uint64_t *self_ns = export_whole(opt, self_ticks, shown,
+					 ns(graph_total()));
 	uint64_t sum = 0;
 	size_t i;
 
-	export_self_shares(&self);
-	call_shares(&calls);
+	export_self_shares(opt, &self);
+	call_shares(opt, &calls);
 	/* The summary is the total of the self costs written below. */
 	for (i = 0; i < symtab.len; i++)
 		sum += self_ns[i];
 	printf("# callgrind format\nversion: 1\ncreator: sprofil-gprof\n");
-	printf("cmd: %s\npositions: line\nevents: ns\n", a_out_name);
+	printf("cmd: %s\npositions: line\nevents: ns\n", opt->a_out_name);
 	printf("summary: %llu\n\n", (unsigned long long)sum);
 	for (i = 0; i < symtab.len; i++) {
 		struct sym *s = &symtab.base[i];
@@ -187,18 +191,18 @@ void export_callgrind(void)
 		struct arc *a;
 		char *name;
 
-		if (!shown(s))
+		if (!shown(opt, s))
 			continue;
-		sym_source(s);
-		name = display_name(s);
+		sym_source(opt, s);
+		name = display_name(opt, s);
 		printf("ob=%s\nfl=%s\nfn=%s\n", module_name(s->module),
 		       file_name(s->file), name);
 		free(name);
 		cur = s->file;
 		self_lines(s, &self, self_ns[i], &cur);
 		for (a = s->cg.children; a; a = a->next_child)
-			if (shown(a->child) && a->child != s)
-				call_lines(s, a, &calls, &cur);
+			if (shown(opt, a->child) && a->child != s)
+				call_lines(opt, s, a, &calls, &cur);
 		putchar('\n');
 	}
 	free(self_ns);

@@ -24,9 +24,6 @@
 
 #include "export.h"
 
-double node_threshold = 0.5;
-double edge_threshold = 0.1;
-
 static double seconds(double ticks)
 {
 	return hz > 0 ? ticks / hz : 0.0;
@@ -43,9 +40,10 @@ static bool any_counts(void)
 	return !measured_times || caller_stats.has_counts;
 }
 
-static bool node_kept(const struct sym *s)
+static bool node_kept(const struct gprof_options *opt, const struct sym *s)
 {
-	return shown(s) && (print_time <= 0 || share(s) >= node_threshold);
+	return shown(opt,
+		     s) && (print_time <= 0 || share(s) >= opt->node_threshold);
 }
 
 static double arc_ticks(const struct arc *a)
@@ -57,13 +55,13 @@ static double arc_ticks(const struct arc *a)
  * Recursive calls carry no time of their own: kept with their node when
  * counted (-pg), as an unlabelled loop says nothing.
  */
-static bool arc_kept(const struct arc *a)
+static bool arc_kept(const struct gprof_options *opt, const struct arc *a)
 {
-	if (!node_kept(a->parent) || !node_kept(a->child))
+	if (!node_kept(opt, a->parent) || !node_kept(opt, a->child))
 		return false;
 	if (a->child == a->parent)
 		return !a->uncounted && any_counts();
-	return print_time <= 0 || pct(arc_ticks(a)) >= edge_threshold;
+	return print_time <= 0 || pct(arc_ticks(a)) >= opt->edge_threshold;
 }
 
 /*
@@ -101,10 +99,10 @@ static void print_calls(bool unknown, uint64_t n)
 		printf("%llu call%s", (unsigned long long)n, n == 1 ? "" : "s");
 }
 
-static void node(size_t i, const char *indent)
+static void node(const struct gprof_options *opt, size_t i, const char *indent)
 {
 	struct sym *s = &symtab.base[i];
-	char *name = display_name(s), fill[8];
+	char *name = display_name(opt, s), fill[8];
 
 	colour(share(s), fill);
 	printf("%sf%zu [label=\"", indent, i);
@@ -133,10 +131,11 @@ static void arc(size_t i, const struct arc *a)
 }
 
 /* The title: what the program was, what the numbers are, what is left out. */
-static void title(size_t hidden_nodes, size_t hidden_arcs)
+static void title(const struct gprof_options *opt, size_t hidden_nodes,
+		  size_t hidden_arcs)
 {
 	printf("\tlabel=\"");
-	escaped(a_out_name);
+	escaped(opt->a_out_name);
 	printf(": %.2f s of samples; times %s\\l", seconds(print_time),
 	       measured_times ? "measured from call chains" :
 	       "estimated from call counts, as GNU gprof does");
@@ -147,12 +146,12 @@ static void title(size_t hidden_nodes, size_t hidden_arcs)
 	       "; no call counts (the program was not built with -pg)");
 	if (hidden_nodes || hidden_arcs)
 		printf("not shown: %zu functions under %g %% (--node-threshold) with their arcs, %zu more arcs under %g %% (--edge-threshold)\\l",
-		       hidden_nodes, node_threshold, hidden_arcs,
-		       edge_threshold);
+		       hidden_nodes, opt->node_threshold, hidden_arcs,
+		       opt->edge_threshold);
 	printf("\";\n\tlabelloc=t;\n\tfontname=\"Helvetica\";\n");
 }
 
-void export_dot(void)
+void export_dot(const struct gprof_options *opt)
 {
 	size_t i, hidden_nodes = 0, hidden_arcs = 0;
 	unsigned int m;
@@ -161,16 +160,17 @@ void export_dot(void)
 		struct sym *s = &symtab.base[i];
 		struct arc *a;
 
-		if (!shown(s))
+		if (!shown(opt, s))
 			continue;
-		hidden_nodes += !node_kept(s);
+		hidden_nodes += !node_kept(opt, s);
 		/* Arcs of hidden functions go with them, unsaid. */
 		for (a = s->cg.children; a; a = a->next_child)
-			hidden_arcs += node_kept(s) && node_kept(a->child) &&
-				       !arc_kept(a) && a->child != s;
+			hidden_arcs += node_kept(opt, s) &&
+				       node_kept(opt, a->child) &&
+				       !arc_kept(opt, a) && a->child != s;
 	}
 	printf("digraph gprof {\n");
-	title(hidden_nodes, hidden_arcs);
+	title(opt, hidden_nodes, hidden_arcs);
 	printf("\tnode [shape=box, style=filled, fontname=\"Helvetica\", fontcolor=white];\n");
 	printf("\tedge [fontname=\"Helvetica\", fontsize=10];\n");
 	if (multi_module) {
@@ -179,7 +179,7 @@ void export_dot(void)
 
 			for (i = 0; i < symtab.len; i++) {
 				if (symtab.base[i].module != m ||
-				    !node_kept(&symtab.base[i]))
+				    !node_kept(opt, &symtab.base[i]))
 					continue;
 				if (!any) {
 					printf("\tsubgraph cluster_%u {\n\t\tlabel=\"", m);
@@ -187,29 +187,28 @@ void export_dot(void)
 					printf("\";\n\t\tstyle=rounded;\n\t\tcolor=gray50;\n");
 					any = true;
 				}
-				node(i, "\t\t");
+				node(opt, i, "\t\t");
 			}
 			if (any)
 				printf("\t}\n");
 		}
 	} else {
 		for (i = 0; i < symtab.len; i++)
-			if (node_kept(&symtab.base[i]))
-				node(i, "\t");
+			if (node_kept(opt, &symtab.base[i]))
+				node(opt, i, "\t");
 	}
 	for (i = 0; i < symtab.len; i++) {
 		struct arc *a;
 
-		if (!node_kept(&symtab.base[i]))
+		if (!node_kept(opt, &symtab.base[i]))
 			continue;
 		for (a = symtab.base[i].cg.children; a; a = a->next_child)
-			if (arc_kept(a))
+			if (arc_kept(opt, a))
 				arc(i, a);
 	}
 	printf("}\n");
 }
 
-const char *render_format;
 static pid_t render_pid = -1;
 
 /* Whether @prog is an executable file in a directory of $PATH. */
@@ -228,21 +227,22 @@ static bool in_path(const char *prog)
 	return false;
 }
 
-void render_start(void)
+void render_start(const struct gprof_options *opt)
 {
 	int fd[2];
 
-	if (!render_format)
+	if (!opt->render_format)
 		return;
 	/* One word of letters, digits and ':' (dot's -Tsvg:cairo). */
-	if (!*render_format ||
-	    strspn(render_format, "abcdefghijklmnopqrstuvwxyz0123456789:") !=
-	    strlen(render_format))
+	if (!*opt->render_format ||
+	    strspn(opt->render_format,
+		   "abcdefghijklmnopqrstuvwxyz0123456789:") !=
+	    strlen(opt->render_format))
 		fatal("--render: `%s' is not a Graphviz output format (svg, png, pdf...)",
-		      render_format);
+		      opt->render_format);
 	if (!in_path("dot"))
 		fatal("--render=%s: Graphviz `dot' is not installed (not in PATH); install graphviz, or leave --render out for the dot source",
-		      render_format);
+		      opt->render_format);
 	fflush(stdout);
 	if (pipe(fd))
 		fatal("--render: pipe: %s", strerror(errno));
@@ -250,14 +250,14 @@ void render_start(void)
 	if (render_pid < 0)
 		fatal("--render: fork: %s", strerror(errno));
 	if (render_pid == 0) {
-		char opt[64];
+		char format[64];
 
-		snprintf(opt, sizeof(opt), "-T%s", render_format);
+		snprintf(format, sizeof(format), "-T%s", opt->render_format);
 		dup2(fd[0], 0);
 		close(fd[0]);
 		close(fd[1]);
-		execlp("dot", "dot", opt, (char *)NULL);
-		fprintf(stderr, "%s: --render: dot: %s\n", whoami,
+		execlp("dot", "dot", format, (char *)NULL);
+		fprintf(stderr, "%s: --render: dot: %s\n", opt->whoami,
 			strerror(errno));
 		_exit(127);
 	}
@@ -267,7 +267,7 @@ void render_start(void)
 	close(fd[1]);
 }
 
-void render_finish(void)
+void render_finish(const struct gprof_options *opt)
 {
 	int status;
 
@@ -281,6 +281,6 @@ void render_finish(void)
 	render_pid = -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		fatal("--render=%s: dot failed (status %d); its message is above",
-		      render_format, WIFEXITED(status) ?
+		      opt->render_format, WIFEXITED(status) ?
 		      WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }

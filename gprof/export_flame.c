@@ -285,7 +285,8 @@ static const char script[] =
 "  matched.textContent = re ? 'Matched: ' + (100 * sum / total).toFixed(2) + '%% of samples' : ' ';\n"
 "}\n";
 
-static void controls(const struct stacks *st, bool icicle)
+static void controls(const struct gprof_options *opt, const struct stacks *st,
+		     bool icicle)
 {
 	double seconds = callers.period_ns && st->from_chains ?
 			 all_samples * callers.period_ns * 1e-9 :
@@ -293,7 +294,7 @@ static void controls(const struct stacks *st, bool icicle)
 
 	printf("<text x=\"%d\" y=\"22\" class=\"title\">%s graph of ",
 	       WIDTH / 2, icicle ? "Icicle" : "Flame");
-	xml_text(a_out_name);
+	xml_text(opt->a_out_name);
 	printf("</text>\n<text x=\"%d\" y=\"40\" class=\"sub\">%llu samples (%.2f s); %s. Width = share of the samples; %s. Click a box to zoom.</text>\n",
 	       WIDTH / 2, (unsigned long long)all_samples, seconds,
 	       st->from_chains ? "stacks from the recorded call chains" :
@@ -336,22 +337,22 @@ static void legend(void)
 	}
 }
 
-static void empty_svg(bool icicle)
+static void empty_svg(const struct gprof_options *opt, bool icicle)
 {
 	printf("<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\" width=\"%d\" height=\"60\" viewBox=\"0 0 %d 60\" xmlns=\"http://www.w3.org/2000/svg\"><text x=\"%d\" y=\"30\" font-family=\"Verdana, sans-serif\">%s graph of ",
 	       WIDTH, WIDTH, PAD, icicle ? "Icicle" : "Flame");
-	xml_text(a_out_name);
+	xml_text(opt->a_out_name);
 	printf(": the profile has no samples</text></svg>\n");
 }
 
-void export_flamegraph(bool icicle)
+void export_flamegraph(const struct gprof_options *opt, bool icicle)
 {
 	const char *format = icicle ? "icicle" : "flamegraph";
 	struct stacks st;
 	int height;
 
-	if (!stacks_build(&st, format)) {
-		empty_svg(icicle);
+	if (!stacks_build(opt, &st, format)) {
+		empty_svg(opt, icicle);
 		stacks_free(&st);
 		return;
 	}
@@ -370,7 +371,7 @@ void export_flamegraph(bool icicle)
 	printf("]]></script>\n");
 	printf("<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f0\"/>\n",
 	       WIDTH, height);
-	controls(&st, icicle);
+	controls(opt, &st, icicle);
 	legend();
 	frame(&st, 0, 0, 0, icicle);
 	printf("</svg>\n");

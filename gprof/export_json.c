@@ -71,12 +71,12 @@ static void json_count(bool unknown, uint64_t count)
 		printf("%llu", (unsigned long long)count);
 }
 
-static void header(void)
+static void header(const struct gprof_options *opt)
 {
 	uint64_t total = whole_samples(total_time);
 
 	printf("{\"version\":3,\"creator\":\"sprofil-gprof\",\"executable\":");
-	quoted(a_out_name);
+	quoted(opt->a_out_name);
 	printf(",\"hz\":%.6g,\"period_ns\":%llu", hz,
 	       (unsigned long long)period_ns);
 	printf(",\"total_samples\":%llu", (unsigned long long)total);
@@ -163,9 +163,9 @@ static void json_modules(void)
 }
 
 /* With -l the symbols are source lines: a line's function is before it. */
-static bool is_line(const struct sym *s)
+static bool is_line(const struct gprof_options *opt, const struct sym *s)
 {
-	return line_granularity && !s->is_func;
+	return opt->line_granularity && !s->is_func;
 }
 
 static double flat_ticks(const struct sym *s)
@@ -178,26 +178,27 @@ static double graph_ticks(const struct sym *s)
 	return s->cg.prop.self;
 }
 
-static bool flat_function(const struct sym *s)
+static bool flat_function(const struct gprof_options *opt, const struct sym *s)
 {
-	return s->name && !is_line(s);
+	return s->name && !is_line(opt, s);
 }
 
-static bool graph_function(const struct sym *s)
+static bool graph_function(const struct gprof_options *opt, const struct sym *s)
 {
-	return shown(s) && !is_line(s);
+	return shown(opt, s) && !is_line(opt, s);
 }
 
-static bool named(const struct sym *s)
+static bool named(const struct gprof_options *opt, const struct sym *s)
 {
+	(void)opt;
 	return s->name;
 }
 
-static void json_functions(void)
+static void json_functions(const struct gprof_options *opt)
 {
-	uint64_t *flat = export_whole(flat_ticks, flat_function,
+	uint64_t *flat = export_whole(opt, flat_ticks, flat_function,
 				      whole_samples(total_time));
-	uint64_t *graph = export_whole(graph_ticks, graph_function,
+	uint64_t *graph = export_whole(opt, graph_ticks, graph_function,
 				       whole_samples(graph_total()));
 	const char *sep = "";
 	size_t i;
@@ -207,10 +208,10 @@ static void json_functions(void)
 		struct sym *s = &symtab.base[i];
 		char *name;
 
-		if (!shown(s) || is_line(s))
+		if (!shown(opt, s) || is_line(opt, s))
 			continue;
-		sym_source(s);
-		name = display_name(s);
+		sym_source(opt, s);
+		name = display_name(opt, s);
 		printf("%s{\"id\":%zu,\"name\":", sep, i);
 		quoted(name);
 		free(name);
@@ -242,7 +243,7 @@ static void json_functions(void)
 	free(graph);
 }
 
-static void json_arcs(void)
+static void json_arcs(const struct gprof_options *opt)
 {
 	const char *sep = "";
 	size_t i;
@@ -252,10 +253,10 @@ static void json_arcs(void)
 		struct sym *s = &symtab.base[i];
 		struct arc *a;
 
-		if (!shown(s))
+		if (!shown(opt, s))
 			continue;
 		for (a = s->cg.children; a; a = a->next_child) {
-			if (!shown(a->child))
+			if (!shown(opt, a->child))
 				continue;
 			printf("%s{\"caller\":%zu,\"callee\":%zu,\"count\":",
 			       sep, i, (size_t)(a->child - symtab.base));
@@ -274,25 +275,25 @@ static void json_arcs(void)
  * profile shows them, and the function it is in ("function", the id of
  * the functions array, or null when no function is listed).
  */
-static void json_lines(void)
+static void json_lines(const struct gprof_options *opt)
 {
 	const char *sep = "";
 	long long fid = -1;
 	uint64_t *whole;
 	size_t i;
 
-	if (!line_granularity)
+	if (!opt->line_granularity)
 		return;
-	whole = export_whole(flat_ticks, named, whole_samples(total_time));
+	whole = export_whole(opt, flat_ticks, named, whole_samples(total_time));
 	printf(",\"lines\":[");
 	for (i = 0; i < symtab.len; i++) {
 		struct sym *s = &symtab.base[i];
 
 		if (s->is_func)
-			fid = shown(s) ? (long long)i : -1;
+			fid = shown(opt, s) ? (long long)i : -1;
 		if (s->hist.time <= 0)
 			continue;
-		sym_source(s);
+		sym_source(opt, s);
 		printf("%s{\"file\":", sep);
 		if (s->file)
 			quoted(s->file->name);
@@ -318,15 +319,15 @@ static void json_lines(void)
  * A per-thread profile's threads (threads.h): their totals, and whether
  * --thread chose them (the functions and arcs are then theirs alone).
  */
-static void json_threads(void)
+static void json_threads(const struct gprof_options *opt)
 {
 	uint32_t t;
 
 	if (!nthreads)
 		return;
-	if (thread_selection) {
+	if (opt->thread_selection) {
 		printf(",\"thread_selection\":");
-		quoted(thread_selection);
+		quoted(opt->thread_selection);
 	}
 	printf(",\"threads\":[");
 	for (t = 0; t < nthreads; t++) {
@@ -351,18 +352,18 @@ static void json_threads(void)
 	printf("]");
 }
 
-void export_json(void)
+void export_json(const struct gprof_options *opt)
 {
 	uint64_t p;
 
 	period_ns = export_period_ns();
 	for (p = period_ns, second_digits = 9; p && p % 10 == 0; p /= 10)
 		second_digits--;
-	header();
+	header(opt);
 	json_modules();
-	json_threads();
-	json_functions();
-	json_arcs();
-	json_lines();
+	json_threads(opt);
+	json_functions(opt);
+	json_arcs(opt);
+	json_lines(opt);
 	printf("}\n");
 }

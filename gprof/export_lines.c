@@ -70,11 +70,12 @@ size_t export_shares_find(const struct shares *t, size_t sym, size_t callee)
 	return lo;
 }
 
-bool export_line_of(unsigned int m, uint64_t link, struct source_file **file,
+bool export_line_of(const struct gprof_options *opt, unsigned int m,
+		    uint64_t link, struct source_file **file,
 		    int *line)
 {
 	struct dmod *d = m < nmodules && !modules[m].absolute ?
-			 dmod_get(m) : NULL;
+			 dmod_get(opt, m) : NULL;
 
 	return d && dmod_line(d, link, file, line);
 }
@@ -101,7 +102,7 @@ static struct sym *owner(uint64_t a)
  * addr / 2), so a unit goes where its odd byte does: to the last symbol
  * or line starting at or below it.  sprofil's buckets, byte by byte.
  */
-void export_self_shares(struct shares *t)
+void export_self_shares(const struct gprof_options *opt, struct shares *t)
 {
 	unsigned int r;
 
@@ -125,9 +126,9 @@ void export_self_shares(struct shares *t)
 				struct source_file *file = NULL;
 				int line = 0;
 
-				if (!s || !shown(s))
+				if (!s || !shown(opt, s))
 					continue;
-				if (!export_line_of(m, ADDR_LINK(a), &file,
+				if (!export_line_of(opt, m, ADDR_LINK(a), &file,
 						    &line))
 					file = NULL;
 				export_share_add(t, s - symtab.base, 0, file,

@@ -178,7 +178,8 @@ static uint64_t mapping(struct pp *p, uint32_t m)
 }
 
 /* The function of symbol @s, made on first use. */
-static uint64_t function(struct pp *p, struct sym *s)
+static uint64_t function(const struct gprof_options *opt, struct pp *p,
+			 struct sym *s)
 {
 	size_t i = s - symtab.base;
 	Perftools__Profiles__Function *f;
@@ -192,8 +193,8 @@ static uint64_t function(struct pp *p, struct sym *s)
 	     sizeof(f));
 	p->prof.function[p->prof.n_function++] = f;
 	f->id = p->prof.n_function;
-	sym_source(s);
-	name = display_name(s);
+	sym_source(opt, s);
+	name = display_name(opt, s);
 	f->name = str(p, name);
 	free(name);
 	f->system_name = str(p, s->name ? s->name : "");
@@ -217,10 +218,11 @@ static size_t loc_item_slot(const struct pp *p, size_t i, size_t mask)
 }
 
 /* The file and line of a location's address, else its function's. */
-static void loc_line(Perftools__Profiles__Location *l, struct sym *s,
+static void loc_line(const struct gprof_options *opt,
+		     Perftools__Profiles__Location *l, struct sym *s,
 		     unsigned int m, uint64_t link)
 {
-	struct dmod *d = dmod_get(m);
+	struct dmod *d = dmod_get(opt, m);
 	struct source_file *file;
 	int line;
 	Perftools__Profiles__Line *pl = l->line[0];
@@ -231,7 +233,8 @@ static void loc_line(Perftools__Profiles__Location *l, struct sym *s,
 		pl->line = s->line_num;
 }
 
-static void loc_fill(struct pp *p, Perftools__Profiles__Location *l,
+static void loc_fill(const struct gprof_options *opt, struct pp *p,
+		     Perftools__Profiles__Location *l,
 		     const struct loc_key *k)
 {
 	uint64_t look = k->ret && k->pc ? k->pc - 1 : k->pc;
@@ -257,12 +260,13 @@ static void loc_fill(struct pp *p, Perftools__Profiles__Location *l,
 	l->line[0] = xmalloc(sizeof(**l->line));
 	perftools__profiles__line__init(l->line[0]);
 	l->n_line = 1;
-	l->line[0]->function_id = function(p, s);
-	loc_line(l, s, k->module, look);
+	l->line[0]->function_id = function(opt, p, s);
+	loc_line(opt, l, s, k->module, look);
 }
 
 /* The location of @k, made on first use. */
-static uint64_t location(struct pp *p, const struct loc_key *k)
+static uint64_t location(const struct gprof_options *opt, struct pp *p,
+			 const struct loc_key *k)
 {
 	size_t h, mask, i;
 	Perftools__Profiles__Location *l;
@@ -286,7 +290,7 @@ static uint64_t location(struct pp *p, const struct loc_key *k)
 	p->keys[i] = *k;
 	p->locs.slot[h] = i + 1;
 	l->id = ++p->prof.n_location;
-	loc_fill(p, l, k);
+	loc_fill(opt, p, l, k);
 	return l->id;
 }
 
@@ -309,7 +313,8 @@ static void sample(struct pp *p, const uint64_t *locs, size_t n,
 }
 
 /* The locations of node @i's chain, innermost first, into *@locs. */
-static size_t chain_locations(struct pp *p, uint32_t i, uint64_t **locs,
+static size_t chain_locations(const struct gprof_options *opt, struct pp *p,
+			      uint32_t i, uint64_t **locs,
 			      size_t *cap)
 {
 	size_t n = 0;
@@ -324,7 +329,7 @@ static size_t chain_locations(struct pp *p, uint32_t i, uint64_t **locs,
 		if (caller_node_truncated(c))
 			break;
 		grow((void **)locs, n, cap, sizeof(**locs));
-		(*locs)[n++] = location(p, &k);
+		(*locs)[n++] = location(opt, p, &k);
 	}
 	return n;
 }
@@ -362,7 +367,7 @@ static void thread_labels(struct pp *p, uint32_t t)
  * a per-thread profile one per context and thread, labelled with the
  * thread (pprof -tagfocus=thread_name=..., -traces shows the labels).
  */
-static void samples_from_callers(struct pp *p)
+static void samples_from_callers(const struct gprof_options *opt, struct pp *p)
 {
 	uint64_t *locs = NULL, count;
 	size_t i, n, cap = 0;
@@ -375,7 +380,7 @@ static void samples_from_callers(struct pp *p)
 			if (node == CALLER_NONE || !count ||
 			    overhead_node(node))
 				continue;
-			n = chain_locations(p, node, &locs, &cap);
+			n = chain_locations(opt, p, node, &locs, &cap);
 			if (n) {
 				sample(p, locs, n, count);
 				thread_labels(p, t);
@@ -389,7 +394,7 @@ static void samples_from_callers(struct pp *p)
 
 		if (!leaf->count || overhead_node((uint32_t)i))
 			continue;
-		n = chain_locations(p, (uint32_t)i, &locs, &cap);
+		n = chain_locations(opt, p, (uint32_t)i, &locs, &cap);
 		if (n)
 			sample(p, locs, n, leaf->count);
 	}
@@ -401,8 +406,9 @@ static double flat_ticks(const struct sym *s)
 	return s->hist.time;
 }
 
-static bool named(const struct sym *s)
+static bool named(const struct gprof_options *opt, const struct sym *s)
 {
+	(void)opt;
 	return s->name;
 }
 
@@ -413,16 +419,17 @@ static bool named(const struct sym *s)
  * of one location a line, at the line's lowest address; a function
  * whose lines are unknown gets one at its entry.
  */
-static void samples_from_histogram(struct pp *p)
+static void samples_from_histogram(const struct gprof_options *opt,
+				   struct pp *p)
 {
 	struct shares lines = { 0 };
-	uint64_t *whole = export_whole(flat_ticks, named,
+	uint64_t *whole = export_whole(opt, flat_ticks, named,
 				       whole_samples(total_time));
 	long long *part = NULL;
 	size_t i, cap = 0;
 
 	p->period_ns = export_period_ns();
-	export_self_shares(&lines);
+	export_self_shares(opt, &lines);
 	for (i = 0; i < symtab.len; i++) {
 		struct sym *s = &symtab.base[i];
 		long long count = (long long)whole[i];
@@ -436,7 +443,7 @@ static void samples_from_histogram(struct pp *p)
 		while (first + n < lines.len && lines.v[first + n].sym == i)
 			n++;
 		if (!n) {
-			id = location(p, &key);
+			id = location(opt, p, &key);
 			sample(p, &id, 1, count);
 			continue;
 		}
@@ -449,7 +456,7 @@ static void samples_from_histogram(struct pp *p)
 			if (!part[k])
 				continue;
 			key.pc = ADDR_LINK(lines.v[first + k].addr);
-			id = location(p, &key);
+			id = location(opt, p, &key);
 			sample(p, &id, 1, part[k]);
 		}
 	}
@@ -486,7 +493,7 @@ static void write_gzip(const uint8_t *buf, size_t len)
 	deflateEnd(&z);
 }
 
-void export_pprof(void)
+void export_pprof(const struct gprof_options *opt)
 {
 	struct pp p = { 0 };
 	Perftools__Profiles__Profile *prof = xmalloc(sizeof(*prof));
@@ -505,9 +512,9 @@ void export_pprof(void)
 	if (nmodules)
 		mapping(&p, 0);
 	if (gmon_input & INPUT_CALLERS)
-		samples_from_callers(&p);
+		samples_from_callers(opt, &p);
 	else
-		samples_from_histogram(&p);
+		samples_from_histogram(opt, &p);
 	p.prof.n_sample_type = 2;
 	p.prof.sample_type = xmallocarray(2, sizeof(*p.prof.sample_type));
 	p.prof.sample_type[0] = value_type(&p, "samples", "count");
@@ -518,7 +525,7 @@ void export_pprof(void)
 		total += p.prof.sample[i]->value[0];
 	if (!total)
 		fprintf(stderr, "%s: --export=pprof: the profile holds no samples; the pprof profile written is empty\n",
-			whoami);
+			opt->whoami);
 	p.prof.n_string_table = p.nstr;
 	*prof = p.prof;
 	len = perftools__profiles__profile__get_packed_size(prof);

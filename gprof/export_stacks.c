@@ -100,9 +100,10 @@ static char *qualified(unsigned int m, const char *name)
 }
 
 /* The name of function @s, module-qualified where the profile has many. */
-static const char *sym_frame_name(const struct sym *s)
+static const char *sym_frame_name(const struct gprof_options *opt,
+				  const struct sym *s)
 {
-	char *name = display_name(s);
+	char *name = display_name(opt, s);
 
 	/* Gaps and unread modules already name their module. */
 	if (multi_module && !s->is_gap && modules[s->module].loaded) {
@@ -114,7 +115,8 @@ static const char *sym_frame_name(const struct sym *s)
 	return intern(&names, clean(name));
 }
 
-static const char *node_frame_name(const struct caller_node *n, bool leaf)
+static const char *node_frame_name(const struct gprof_options *opt,
+				   const struct caller_node *n, bool leaf)
 {
 	struct sym *s;
 	char buf[64];
@@ -123,7 +125,7 @@ static const char *node_frame_name(const struct caller_node *n, bool leaf)
 		return intern(&names, xstrdup("[truncated]"));
 	s = caller_node_function(n, leaf);
 	if (s)
-		return sym_frame_name(s);
+		return sym_frame_name(opt, s);
 	if (n->module == CALLER_ABSOLUTE || n->module >= nmodules)
 		return intern(&names, xstrdup("[unknown]"));
 	snprintf(buf, sizeof(buf), "+0x%llx", (unsigned long long)n->pc);
@@ -207,7 +209,7 @@ struct walk {
 	unsigned char *entry;	/* caller_frame_entry() of the cut chain */
 };
 
-static void from_chains(struct stacks *st)
+static void from_chains(const struct gprof_options *opt, struct stacks *st)
 {
 	size_t n = callers.len ? callers.len : 1, i;
 	struct walk w = {
@@ -226,7 +228,8 @@ static void from_chains(struct stacks *st)
 		if (p == CALLER_NONE && caller_node_truncated(c)) {
 			w.was_cut[i] = true;
 			w.plain[i] = 0;
-			w.cut[i] = stack_child(st, 0, node_frame_name(c, false),
+			w.cut[i] = stack_child(st, 0, node_frame_name(opt, c,
+								      false),
 					       UINT_MAX);
 			continue;
 		}
@@ -234,7 +237,7 @@ static void from_chains(struct stacks *st)
 			w.was_cut[i] = w.was_cut[p];
 			above = w.entry[p];
 		}
-		name = node_frame_name(c, false);
+		name = node_frame_name(opt, c, false);
 		w.plain[i] = stack_child(st, p == CALLER_NONE ? 0 :
 					 w.plain[p], name, node_module(c));
 		w.cut[i] = stack_child(st, p == CALLER_NONE ? 0 : w.cut[p],
@@ -245,7 +248,7 @@ static void from_chains(struct stacks *st)
 			continue;
 		leaf_entry = above ? above :
 			     caller_frame_entry(caller_node_function(c, true));
-		name = node_frame_name(c, true);
+		name = node_frame_name(opt, c, true);
 		st->node[stack_child(st, p == CALLER_NONE ? 0 :
 				     w.was_cut[i] && leaf_entry != 1 ?
 				     w.cut[p] : w.plain[p],
@@ -263,8 +266,10 @@ static double flat_ticks(const struct sym *s)
 }
 
 /* The profiler's own time is in no function (hist.c). */
-static bool program_sym(const struct sym *s)
+static bool program_sym(const struct gprof_options *opt,
+			const struct sym *s)
 {
+	(void)opt;
 	return s->name &&
 	       !(s->module < nmodules && modules[s->module].overhead);
 }
@@ -273,9 +278,9 @@ static bool program_sym(const struct sym *s)
  * One frame per function of the flat profile, with its time in whole
  * samples that add up to the flat profile's (export_whole()).
  */
-static void from_histogram(struct stacks *st)
+static void from_histogram(const struct gprof_options *opt, struct stacks *st)
 {
-	uint64_t *whole = export_whole(flat_ticks, program_sym,
+	uint64_t *whole = export_whole(opt, flat_ticks, program_sym,
 				       whole_samples(total_time));
 	size_t i;
 
@@ -283,7 +288,7 @@ static void from_histogram(struct stacks *st)
 		const struct sym *s = &symtab.base[i];
 
 		if (whole[i])
-			st->node[stack_child(st, 0, sym_frame_name(s),
+			st->node[stack_child(st, 0, sym_frame_name(opt, s),
 					     s->module)].self += whole[i];
 	}
 	free(whole);
@@ -339,28 +344,29 @@ static void finish(struct stacks *st)
 	free(kids);
 }
 
-bool stacks_build(struct stacks *st, const char *format)
+bool stacks_build(const struct gprof_options *opt, struct stacks *st,
+		  const char *format)
 {
 	memset(st, 0, sizeof(*st));
 	stack_child(st, CALLER_NONE, intern(&names, xstrdup("all")),
 		    UINT_MAX);
 	st->from_chains = (gmon_input & INPUT_CALLERS) && callers.len;
 	if (st->from_chains)
-		from_chains(st);
+		from_chains(opt, st);
 	else
-		from_histogram(st);
+		from_histogram(opt, st);
 	free(child_hash);
 	child_hash = NULL;
 	child_hash_size = 0;
 	finish(st);
 	if (!st->node[0].total) {
 		fprintf(stderr, "%s: --export=%s: the profile has no samples\n",
-			whoami, format);
+			opt->whoami, format);
 		return false;
 	}
 	if (!st->from_chains)
 		fprintf(stderr, "%s: --export=%s: the profile has no call chains; one-frame stacks of the flat profile instead (`sprofil record' records chains)\n",
-			whoami, format);
+			opt->whoami, format);
 	return true;
 }
 

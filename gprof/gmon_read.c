@@ -281,7 +281,8 @@ void gmon_load_files(const char *const *names, int n)
  * millions of bins is most of the analyzer's memory.  A sum past 2^32-1
  * stays there, and says so once.
  */
-static void add_count(uint32_t *bin, uint64_t n)
+static void add_count(const struct gprof_options *opt, uint32_t *bin,
+		      uint64_t n)
 {
 	static bool warned;
 
@@ -293,12 +294,13 @@ static void add_count(uint32_t *bin, uint64_t n)
 	if (!warned) {
 		warned = true;
 		fprintf(stderr, "%s: a histogram bin's sum exceeds 2^32-1 and stops there\n",
-			whoami);
+			opt->whoami);
 	}
 }
 
 /* Adds a GNU record's 16-bit bins (executable byte order) into @r. */
-static bool add_gnu_bins(struct gmf_cursor *c, struct hist_record *r)
+static bool add_gnu_bins(const struct gprof_options *opt, struct gmf_cursor *c,
+			 struct hist_record *r)
 {
 	const unsigned char *bins = NULL;
 	uint64_t i;
@@ -308,7 +310,7 @@ static bool add_gnu_bins(struct gmf_cursor *c, struct hist_record *r)
 	for (i = 0; i < r->num_bins; i++) {
 		const unsigned char *b = bins + 2 * i;
 
-		add_count(&r->sample[i], gnu_swap() ? (b[0] << 8 | b[1]) :
+		add_count(opt, &r->sample[i], gnu_swap() ? (b[0] << 8 | b[1]) :
 						      (b[1] << 8 | b[0]));
 	}
 	return true;
@@ -364,7 +366,8 @@ static struct hist_record *add_record(const struct hist_record *n)
 	return r;
 }
 
-static void gnu_hist_record(struct gmf_cursor *c)
+static void gnu_hist_record(const struct gprof_options *opt,
+			    struct gmf_cursor *c)
 {
 	struct hist_record n = { .bucket_size = 2 };
 	struct hist_record *r;
@@ -424,11 +427,11 @@ static void gnu_hist_record(struct gmf_cursor *c)
 		}
 		r = add_record(&n);
 	}
-	if (!add_gnu_bins(c, r))
+	if (!add_gnu_bins(opt, c, r))
 		return;
 }
 
-static void gnu_bb_record(struct gmf_cursor *c)
+static void gnu_bb_record(const struct gprof_options *opt, struct gmf_cursor *c)
 {
 	uint32_t n = gmf_get(c, 4), i;
 
@@ -441,7 +444,7 @@ static void gnu_bb_record(struct gmf_cursor *c)
 		uint64_t addr = get_vma(c);
 		uint64_t count = get_vma(c);
 
-		bb_record(addr, count);
+		bb_record(opt, addr, count);
 	}
 }
 
@@ -450,7 +453,8 @@ struct file_counts {
 	unsigned int version;
 };
 
-static void parse_gnu(struct gmf_cursor *c, struct file_counts *fc)
+static void parse_gnu(const struct gprof_options *opt, struct gmf_cursor *c,
+		      struct file_counts *fc)
 {
 	while (!c->failed && c->p < c->end) {
 		unsigned int tag = *c->p++;
@@ -459,7 +463,7 @@ static void parse_gnu(struct gmf_cursor *c, struct file_counts *fc)
 		case GMF_GNU_TAG_TIME_HIST:
 			fc->nhist++;
 			gmon_input |= INPUT_HISTOGRAM;
-			gnu_hist_record(c);
+			gnu_hist_record(opt, c);
 			break;
 		case GMF_GNU_TAG_CG_ARC: {
 			uint64_t from = get_vma(c), self = get_vma(c);
@@ -478,7 +482,7 @@ static void parse_gnu(struct gmf_cursor *c, struct file_counts *fc)
 		case GMF_GNU_TAG_BB_COUNT:
 			fc->nbbs++;
 			gmon_input |= INPUT_BB_COUNTS;
-			gnu_bb_record(c);
+			gnu_bb_record(opt, c);
 			break;
 		default:
 			gmf_fail(c, "found bad tag %u (file corrupted?)", tag);
@@ -487,7 +491,8 @@ static void parse_gnu(struct gmf_cursor *c, struct file_counts *fc)
 }
 
 /* The old BSD and 4.4BSD formats: one histogram, then raw arcs. */
-static void parse_bsd(struct gmf_cursor *c, const unsigned char *start,
+static void parse_bsd(const struct gprof_options *opt, struct gmf_cursor *c,
+		      const unsigned char *start,
 		      struct file_counts *fc)
 {
 	struct hist_record n = { .bucket_size = 2 };
@@ -516,7 +521,7 @@ static void parse_bsd(struct gmf_cursor *c, const unsigned char *start,
 		}
 		header = gmon_ptr_size == 8 ? 40 : 32;
 	} else {
-		if (file_format == FF_BSD44) {
+		if (opt->file_format == FF_BSD44) {
 			gmf_fail(c, "bad magic cookie (not a 4.4BSD gmon file)");
 			return;
 		}
@@ -558,7 +563,7 @@ static void parse_bsd(struct gmf_cursor *c, const unsigned char *start,
 	gmon_input |= INPUT_HISTOGRAM | INPUT_CALL_GRAPH;
 	if (n.num_bins)
 		fc->nhist++;
-	if (!add_gnu_bins(c, r))
+	if (!add_gnu_bins(opt, c, r))
 		return;
 	while ((size_t)(c->end - c->p) >= 3 * gmon_ptr_size) {
 		uint64_t from = get_vma(c), self = get_vma(c);
@@ -595,7 +600,7 @@ unsigned int module_outside(void)
 	return outside;
 }
 
-void gmon_check_match(const char *name)
+void gmon_check_match(const struct gprof_options *opt, const char *name)
 {
 	const struct module *exe = &modules[0];
 	unsigned int i;
@@ -617,14 +622,14 @@ void gmon_check_match(const char *name)
 		    r->highpc <= exe->exec_high + 64)
 			continue;
 		fatal("%s: does not match %s: its histogram covers 0x%llx-0x%llx, not the executable's code at 0x%llx-0x%llx",
-		      name, a_out_name, (unsigned long long)r->lowpc,
+		      name, opt->a_out_name, (unsigned long long)r->lowpc,
 		      (unsigned long long)r->highpc,
 		      (unsigned long long)exe->exec_low,
 		      (unsigned long long)exe->exec_high);
 	}
 	if (file_arcs && file_arcs == file_stray_arcs)
 		fatal("%s: does not match %s: none of its %llu call arcs lands in a function of it",
-		      name, a_out_name, (unsigned long long)file_arcs);
+		      name, opt->a_out_name, (unsigned long long)file_arcs);
 }
 
 static unsigned int ext_module(struct gmf_cursor *c, const unsigned int *map,
@@ -648,7 +653,8 @@ static unsigned int ext_module(struct gmf_cursor *c, const unsigned int *map,
 #define SPARSE_MAX_BUCKETS	(1ull << 28)
 
 /* A histogram record, dense (tag 2) or sparse (tag 6): gmon_codec.h. */
-static void ext_hist(struct gmf_cursor *c, uint32_t tag, const unsigned int *map,
+static void ext_hist(const struct gprof_options *opt, struct gmf_cursor *c,
+		     uint32_t tag, const unsigned int *map,
 		     unsigned int nmap)
 {
 	struct hist_record n = { 0 };
@@ -715,7 +721,7 @@ static void ext_hist(struct gmf_cursor *c, uint32_t tag, const unsigned int *map
 	if (!r)
 		r = add_record(&n);
 	while (gmf_hist_dec_next(&d, &i, &count))
-		add_count(&r->sample[i], count);
+		add_count(opt, &r->sample[i], count);
 	if (d.failed) {
 		gmf_fail(c, "%s", d.err);
 		return;
@@ -745,7 +751,8 @@ static void ext_arcs(struct gmf_cursor *c, const unsigned int *map,
 	}
 }
 
-static void parse_extension(struct gmf_cursor *c, struct file_counts *fc)
+static void parse_extension(const struct gprof_options *opt,
+			    struct gmf_cursor *c, struct file_counts *fc)
 {
 	unsigned int *map = NULL, nmap = 0;
 	const unsigned char *records = c->p;
@@ -776,14 +783,14 @@ static void parse_extension(struct gmf_cursor *c, struct file_counts *fc)
 		case GMF_TAG_HIST:
 		case GMF_TAG_HIST_SPARSE:
 			fc->nhist++;
-			ext_hist(&b, tag, map, nmap);
+			ext_hist(opt, &b, tag, map, nmap);
 			break;
 		case GMF_TAG_ARCS:
 			ext_arcs(&b, map, nmap, fc);
 			break;
 		case GMF_TAG_CALLERS:
 			fc->ncallers++;
-			callers_parse(&b, map, nmap);
+			callers_parse(opt, &b, map, nmap);
 			break;
 		default:
 			/* Modules were mapped; newer records are skipped. */
@@ -796,7 +803,8 @@ static void parse_extension(struct gmf_cursor *c, struct file_counts *fc)
 	free(map);
 }
 
-int gmon_parse(const unsigned char *buf, size_t len, const char *name,
+int gmon_parse(const struct gprof_options *opt, const unsigned char *buf,
+	       size_t len, const char *name,
 	       char *err, size_t errlen)
 {
 	struct gmf_cursor c = { .p = buf, .end = buf + len, .err = err,
@@ -809,9 +817,9 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 		c.p = buf + 4;
 		fc.version = gmf_get(&c, 4);
 		c.p = buf + GMF_HEADER_SIZE;
-		parse_extension(&c, &fc);
-	} else if (file_format == FF_MAGIC ||
-		   (file_format == FF_AUTO && magic)) {
+		parse_extension(opt, &c, &fc);
+	} else if (opt->file_format == FF_MAGIC ||
+		   (opt->file_format == FF_AUTO && magic)) {
 		if (len < GMF_HEADER_SIZE) {
 			gmf_fail(&c, "file too short to be a gmon file");
 			return -1;
@@ -828,14 +836,14 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 			return -1;
 		}
 		c.p = buf + GMF_HEADER_SIZE;
-		parse_gnu(&c, &fc);
+		parse_gnu(opt, &c, &fc);
 	} else {
 		c.swap = gnu_swap();
-		parse_bsd(&c, buf, &fc);
+		parse_bsd(opt, &c, buf, &fc);
 	}
 	if (c.failed)
 		return -1;
-	if (output_style & STYLE_GMON_INFO) {
+	if (opt->output_style & STYLE_GMON_INFO) {
 		printf("File `%s' (version %u) contains:\n", name, fc.version);
 		printf(fc.nhist == 1 ? "\t%d histogram record\n" :
 		       "\t%d histogram records\n", fc.nhist);
@@ -853,7 +861,7 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 	return 0;
 }
 
-void gmon_parse_files(void)
+void gmon_parse_files(const struct gprof_options *opt)
 {
 	int i;
 
@@ -861,10 +869,11 @@ void gmon_parse_files(void)
 		char err[512];
 
 		file_arcs = file_stray_arcs = 0;
-		if (gmon_parse(files[i].buf, files[i].len, files[i].name, err,
+		if (gmon_parse(opt, files[i].buf, files[i].len, files[i].name,
+			       err,
 			       sizeof(err)))
 			fatal("%s: %s", files[i].name, err);
-		gmon_check_match(files[i].name);
+		gmon_check_match(opt, files[i].name);
 		/* Everything is in the records now; reports need memory. */
 		free(files[i].buf);
 		files[i].buf = NULL;

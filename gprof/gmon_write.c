@@ -145,11 +145,11 @@ static void put_gnu_arcs(struct out *o, int module, size_t *dropped)
 }
 
 /* The old BSD or 4.4BSD layout, for -s with -O b or -O 4. */
-static void put_bsd(struct out *o)
+static void put_bsd(const struct gprof_options *opt, struct out *o)
 {
 	const struct hist_record *r = &hist_records[0];
 	long tick = sysconf(_SC_CLK_TCK);
-	bool bsd44 = file_format == FF_BSD44 || hz != tick;
+	bool bsd44 = opt->file_format == FF_BSD44 || hz != tick;
 	unsigned int header = bsd44 ? (gmon_ptr_size == 8 ? 40 : 32) :
 				      (gmon_ptr_size == 8 ? 20 : 12);
 	uint64_t i;
@@ -465,7 +465,7 @@ static void put_extension(struct out *o)
 	}
 }
 
-void gmon_out_write(const char *path)
+void gmon_out_write(const struct gprof_options *opt, const char *path)
 {
 	bool gnu = !multi_module;
 	struct out o;
@@ -478,14 +478,14 @@ void gmon_out_write(const char *path)
 	open_out(&o, path);
 	if (!gnu) {
 		put_extension(&o);
-	} else if (file_format == FF_BSD || file_format == FF_BSD44) {
-		put_bsd(&o);
+	} else if (opt->file_format == FF_BSD || opt->file_format == FF_BSD44) {
+		put_bsd(opt, &o);
 	} else {
 		put_gnu_header(&o);
 		for (i = 0; i < num_hist_records; i++) {
 			if (max_bin(&hist_records[i]) > 65535)
 				fprintf(stderr, "%s: %s: bins above 65535 are written as repeated records of one range, which gprof adds up\n",
-					whoami, path);
+					opt->whoami, path);
 			put_gnu_hist(&o, &hist_records[i],
 				     hist_records[i].lowpc,
 				     hist_records[i].highpc);
@@ -524,7 +524,8 @@ static unsigned int find_module(const char *spec)
 	fatal("--extract-module: no module named %s in the profile", spec);
 }
 
-void gmon_extract_module(const char *spec, const char *to)
+void gmon_extract_module(const struct gprof_options *opt, const char *spec,
+			 const char *to)
 {
 	unsigned int m = find_module(spec), i, nhist = 0;
 	const struct module *mod = &modules[m];
@@ -575,7 +576,7 @@ void gmon_extract_module(const char *spec, const char *to)
 		put_sidecar(to, NULL, -1);
 	}
 	fprintf(stderr, "%s: module %u (%s) written to %s: %u histogram record%s",
-		whoami, m, name, to, nhist, nhist == 1 ? "" : "s");
+		opt->whoami, m, name, to, nhist, nhist == 1 ? "" : "s");
 	if (dropped)
 		fprintf(stderr, "; %zu call arc%s to or from other modules left out",
 			dropped, dropped == 1 ? "" : "s");

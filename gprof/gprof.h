@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "options.h"
+
 #define MODULE_SHIFT 44
 #define MODULE_BASE(m) ((uint64_t)(m) << MODULE_SHIFT)
 #define ADDR_MODULE(a) ((unsigned int)((a) >> MODULE_SHIFT))
@@ -43,8 +45,6 @@ enum {
 	STYLE_FILE_ORDER = 1 << 7,
 };
 
-/* -O: how profile files are read. */
-enum file_format { FF_AUTO, FF_MAGIC, FF_BSD, FF_BSD44, FF_PROF };
 
 /* ---- symbols ---- */
 
@@ -224,9 +224,9 @@ void cg_tally(uint64_t from_pc, uint64_t self_pc, uint64_t count);
  * Numbers, finds cycles, propagates time; returns syms by [index], an
  * array the caller owns (cg_print() only reads it).
  */
-struct sym **cg_assemble(void);
-void cg_print(struct sym **timesortsym);
-void cg_print_index(void);
+struct sym **cg_assemble(const struct gprof_options *opt);
+void cg_print(const struct gprof_options *opt, struct sym **timesortsym);
+void cg_print_index(const struct gprof_options *opt);
 void cg_print_function_ordering(void);
 void cg_print_file_ordering(void);
 /* Sum of the self time the call graph shows (GNU's print_time). */
@@ -289,7 +289,8 @@ struct gmf_cursor;
  * analyzer's module of each module record of the file.  A problem
  * fails @c with one line.
  */
-void callers_parse(struct gmf_cursor *c, const unsigned int *map,
+void callers_parse(const struct gprof_options *opt, struct gmf_cursor *c,
+		   const unsigned int *map,
 		   unsigned int nmap);
 void callers_reset(void);
 /* The top node of cut chains (module absolute, pc 1, no parent). */
@@ -321,11 +322,6 @@ uint32_t caller_tree_add(struct caller_tree *t, uint32_t parent,
 void callers_totals(const struct caller_tree *t, uint64_t *samples,
 		    uint64_t *truncated);
 
-/*
- * --estimated-times: GNU's propagation by call counts even when the
- * profile has caller samples (measured_times is false then).
- */
-extern bool estimated_times;
 /* The call graph's times come from the caller samples. */
 extern bool measured_times;
 /* What the measured call graph was made of, for its header. */
@@ -343,7 +339,7 @@ extern struct caller_stats caller_stats;
  * chains show that the call counts did not (count 0, uncounted);
  * @has_counts: the profile had call counts (-pg's arcs).
  */
-void cg_measured_arcs(bool has_counts);
+void cg_measured_arcs(const struct gprof_options *opt, bool has_counts);
 /*
  * In cg_assemble(), after the cycles are known and the flags
  * propagated: sets every time of the graph from the caller samples.
@@ -362,33 +358,12 @@ enum table_id {
 
 extern struct sym_table syms[NUM_TABLES];
 void sym_id_add(const char *spec, enum table_id which);
-void sym_id_parse(void);
+void sym_id_parse(const struct gprof_options *opt);
 bool sym_id_arc_is_present(struct sym_table *t, struct sym *from,
 			   struct sym *to);
 
-/* ---- options (main.c) ---- */
+/* ---- reports (main.c) ---- */
 
-extern const char *whoami;
-extern const char *a_out_name;
-extern int output_style;
-extern int output_width;
-extern bool bsd_style_output;	/* -T */
-extern bool print_descriptions;	/* !-b */
-extern bool demangle;
-extern bool ignore_zeros;	/* !-z */
-extern bool ignore_static_funcs;	/* -a */
-extern bool ignore_non_functions;	/* -D */
-extern bool ignore_direct_calls;	/* -c */
-extern bool line_granularity;	/* -l */
-extern bool print_path;		/* -L */
-extern bool inline_file_names;
-extern bool bb_annotate_all_lines;	/* -x */
-extern bool create_annotation_files;	/* -y */
-extern unsigned long bb_min_calls;	/* -m */
-extern int bb_table_length;	/* -t */
-extern enum file_format file_format;
-extern const char *function_mapping_file;	/* -R */
-extern const char *external_symbol_table;	/* -S */
 extern bool first_output;	/* no section printed yet (form feeds) */
 
 /* Prints "gprof: <fmt>\n" on stderr and exits 1. */
@@ -411,9 +386,9 @@ char *xstrdup(const char *s);
 /* ---- names (names.c) ---- */
 
 /* GNU's print_name_only: name, (file:line) decorations; returns width. */
-size_t print_name_only(FILE *f, struct sym *s);
+size_t print_name_only(const struct gprof_options *opt, FILE *f, struct sym *s);
 /* GNU's print_name: name, " <cycle N>", " [N]" or " (N)". */
-void print_name(FILE *f, struct sym *s);
+void print_name(const struct gprof_options *opt, FILE *f, struct sym *s);
 
 /* ---- histograms and the flat profile (hist.c) ---- */
 
@@ -426,7 +401,7 @@ size_t hist_sym_at(uint64_t addr);
 /* The unified [lo, hi) that bin @i of @r counted (empty: none). */
 void hist_bin_bounds(const struct hist_record *r, uint64_t i, uint64_t *lo,
 		     uint64_t *hi);
-void hist_print(void);
+void hist_print(const struct gprof_options *opt);
 extern double total_time;	/* ticks, the profiler's left out */
 /* Ticks in the profiler's own code (modules[].overhead), left out. */
 extern double overhead_time;
@@ -434,11 +409,11 @@ extern double overhead_time;
 /* ---- source lines (lines.c, libdw; annotate.c for -A -C) ---- */
 
 /* Fills s->file and s->line_num on first use (lazily; cheap after). */
-void sym_source(struct sym *s);
+void sym_source(const struct gprof_options *opt, struct sym *s);
 /* -l: adds one symbol per source line of every module's text. */
-void core_create_line_syms(void);
-void print_exec_counts(void);
-void print_annotated_source(void);
+void core_create_line_syms(const struct gprof_options *opt);
+void print_exec_counts(const struct gprof_options *opt);
+void print_annotated_source(const struct gprof_options *opt);
 /* -I and GPROF_PATH: appends colon-separated directories for -A. */
 void source_search_append(const char *dirs);
 /* Every source_file made so far (by sym_source), newest first. */
@@ -452,7 +427,8 @@ struct source_file *source_file_lookup_name(const char *filename);
  * order GNU prints them (the reverse of the order GNU meets them: function
  * symbols in .symtab order, then -l line symbols by address).
  */
-size_t source_files_gnu_order(struct source_file ***out);
+size_t source_files_gnu_order(const struct gprof_options *opt,
+			      struct source_file ***out);
 
 /* ---- basic blocks (tag 2 records; annotate.c) ---- */
 
@@ -461,7 +437,7 @@ size_t source_files_gnu_order(struct source_file ***out);
  * holding it (first NBBS blocks a symbol), as GNU's bb_read_rec does;
  * without -l it only warns, once, that the counts are ignored.
  */
-void bb_record(uint64_t addr, uint64_t count);
+void bb_record(const struct gprof_options *opt, uint64_t addr, uint64_t count);
 /* gmon.sum: writes the tag-2 record of every block with a count. */
 void bb_write(FILE *f);
 
@@ -472,7 +448,8 @@ void bb_write(FILE *f);
  * line (without the file name) in @err.  Symbols must already exist:
  * arcs are tallied into the call graph as they are read.
  */
-int gmon_parse(const unsigned char *buf, size_t len, const char *name,
+int gmon_parse(const struct gprof_options *opt, const unsigned char *buf,
+	       size_t len, const char *name,
 	       char *err, size_t errlen);
 /*
  * Reads the profile files named on the command line (gmon.out when
@@ -481,9 +458,10 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
  */
 void gmon_load_files(const char *const *names, int n);
 /* Parses the files gmon_load_files() read, in order; errors are fatal. */
-void gmon_parse_files(void);
+void gmon_parse_files(const struct gprof_options *opt);
 /* --extract-module: writes one module's data as GNU gmon.out. */
-void gmon_extract_module(const char *module, const char *to);
+void gmon_extract_module(const struct gprof_options *opt, const char *module,
+			 const char *to);
 /* Pointer size (4 or 8) and byte order of GNU files: the executable's. */
 extern unsigned int gmon_ptr_size;
 extern bool gmon_big_endian;
@@ -507,7 +485,7 @@ unsigned int module_add(const char *name, size_t name_len,
  */
 unsigned int module_outside(void);
 /* Fails when the histograms read so far cannot be the executable's. */
-void gmon_check_match(const char *name);
+void gmon_check_match(const struct gprof_options *opt, const char *name);
 /* Forgets every profile read so far (the fuzz target parses many). */
 void profile_reset(void);
 /*
@@ -522,7 +500,7 @@ void modules_reset(void);
 /* Reads a file with gmon_parse; any problem is fatal. */
 void gmon_out_read(const char *path);
 /* -s: writes gmon.sum. */
-void gmon_out_write(const char *path);
+void gmon_out_write(const struct gprof_options *opt, const char *path);
 
 /* ---- ELF (symtab.c) ---- */
 
@@ -548,8 +526,6 @@ bool elf_build_id(Elf *elf, const unsigned char **id, size_t *len);
 
 /* ---- where a module's symbols come from (module_files.c) ---- */
 
-/* --debug-file-directory: the root of separate debug files. */
-extern const char *debug_file_directory;
 /* The name reports give module @mod: its file's basename, "[vdso]". */
 const char *module_basename(const struct module *mod);
 /* Whether a recorded module name is the kernel's vDSO. */
@@ -565,9 +541,9 @@ Elf *vdso_open(const struct module *mod, unsigned char **image,
  * debug_file_directory, as gdb does (never through debuginfod).
  */
 struct Dwfl;
-struct Dwfl *debug_dwfl_begin(void);
+struct Dwfl *debug_dwfl_begin(const struct gprof_options *opt);
 /* The separate debug file of the ELF file at @path (malloc), or NULL. */
-char *debug_file_find(const char *path);
+char *debug_file_find(const struct gprof_options *opt, const char *path);
 /* Whether module @m is libsprofil: by name, or it defines its API. */
 bool module_is_profiler(unsigned int m, Elf *elf,
 			const struct elf_symbols *es);
@@ -581,12 +557,12 @@ void symtab_adopt(struct sym *base, size_t len);
 void sym_gaps_reset(void);
 
 /* Reads the executable (module 0) and every module the profile named. */
-void core_init(const char *a_out);
-void core_create_function_syms(void);
+void core_init(const struct gprof_options *opt, const char *a_out);
+void core_create_function_syms(const struct gprof_options *opt);
 /* -S: symbols from an nm-style file ("ADDR TYPE NAME" lines). */
 void core_create_syms_from(const char *path);
 /* -c: keeps the text bytes of every module for core_text(). */
-void core_get_text_space(void);
+void core_get_text_space(const struct gprof_options *opt);
 /* The .text sections' unified range of module @m (GNU's core_text_sect). */
 uint64_t core_text_end(unsigned int m);
 /*
@@ -601,20 +577,16 @@ bool hist_check_address(uint64_t addr);
 
 /* ---- --export (export.c) ---- */
 
-extern const char *export_format;	/* export.c's formats, or NULL */
 bool export_format_known(const char *format);
 /* Writes the analyzed profile in export_format on stdout. */
-void export_profile(void);
-/* --node-threshold, --edge-threshold: percent of the time (export_dot.c). */
-extern double node_threshold, edge_threshold;
+void export_profile(const struct gprof_options *opt);
 /*
  * --render=FORMAT: render_start() sends stdout through `dot -TFORMAT`
  * (fatal, one line, when dot is not installed); render_finish() waits
  * for it and fails when it did.
  */
-extern const char *render_format;
-void render_start(void);
-void render_finish(void);
+void render_start(const struct gprof_options *opt);
+void render_finish(const struct gprof_options *opt);
 
 /* ---- modules (modules.c) ---- */
 
@@ -624,7 +596,7 @@ void render_finish(void);
  * modules_print() ends the report with the table of modules, including
  * those that could not be read and why.
  */
-void modules_print(void);
+void modules_print(const struct gprof_options *opt);
 /* The line saying what the profiler's own code took, if anything. */
 bool overhead_print(void);
 

@@ -244,13 +244,13 @@ static void flat_blurb(void)
 "much larger than that period is noise.\n", stdout);
 }
 
-static void print_header(char prefix)
+static void print_header(const struct gprof_options *opt, char prefix)
 {
 	char unit[16];
 
 	snprintf(unit, sizeof(unit), "%c%c/call", prefix,
 		 hist_dimension_abbrev);
-	if (bsd_style_output) {
+	if (opt->bsd_style_output) {
 		printf("\ngranularity: each sample hit covers %ld byte(s)",
 		       (long)first_scale() * 2L);
 		if (total_time > 0.0)
@@ -277,12 +277,14 @@ static void print_header(char prefix)
 
 static double accum_time;
 
-static void print_line(struct sym *s, double scale)
+static void print_line(const struct gprof_options *opt, struct sym *s,
+		       double scale)
 {
-	if (ignore_zeros && s->ncalls == 0 && s->hist.time == 0)
+	if (opt->ignore_zeros && s->ncalls == 0 && s->hist.time == 0)
 		return;
 	accum_time += s->hist.time;
-	printf(bsd_style_output ? "%5.1f %10.2f %8.2f" : "%6.2f %9.2f %8.2f",
+	printf(opt->bsd_style_output ? "%5.1f %10.2f %8.2f" :
+	       "%6.2f %9.2f %8.2f",
 	       total_time > 0.0 ? 100 * s->hist.time / total_time : 0.0,
 	       accum_time / hz, s->hist.time / hz);
 	if (s->ncalls)
@@ -294,10 +296,10 @@ static void print_line(struct sym *s, double scale)
 		printf(" %8.8s %8.8s %8.8s  ", "", "", "");
 	if (multi_module)
 		printf("%4u ", s->module);
-	if (bsd_style_output)
-		print_name(stdout, s);
+	if (opt->bsd_style_output)
+		print_name(opt, stdout, s);
 	else
-		print_name_only(stdout, s);
+		print_name_only(opt, stdout, s);
 	putchar('\n');
 }
 
@@ -322,7 +324,7 @@ static int cmp_time(const void *lp, const void *rp)
 	return l < r ? -1 : l > r;
 }
 
-void hist_print(void)
+void hist_print(const struct gprof_options *opt)
 {
 	struct sym **sorted;
 	unsigned int log_scale = 0;
@@ -335,8 +337,8 @@ void hist_print(void)
 	else
 		printf("\f\n");
 	accum_time = 0.0;
-	if (bsd_style_output) {
-		if (print_descriptions) {
+	if (opt->bsd_style_output) {
+		if (opt->print_descriptions) {
 			printf("\n\n\nflat profile:\n");
 			flat_blurb();
 		}
@@ -352,12 +354,12 @@ void hist_print(void)
 	 */
 	sorted = xmalloc(symtab.len * sizeof(*sorted));
 	for (i = n = 0; i < symtab.len; i++)
-		if (!ignore_zeros || symtab.base[i].ncalls ||
+		if (!opt->ignore_zeros || symtab.base[i].ncalls ||
 		    symtab.base[i].hist.time != 0)
 			sorted[n++] = &symtab.base[i];
 	qsort(sorted, n, sizeof(*sorted), cmp_time);
 
-	if (bsd_style_output) {
+	if (opt->bsd_style_output) {
 		log_scale = 5;	/* milliseconds, BSD's unit */
 	} else {
 		for (i = 0; i < n; i++) {
@@ -386,11 +388,12 @@ void hist_print(void)
 				log_scale = 10;
 		}
 	}
-	print_header(si_prefixes[log_scale].prefix);
+	print_header(opt, si_prefixes[log_scale].prefix);
 	for (i = 0; i < n; i++)
 		if (flat_included(sorted[i]))
-			print_line(sorted[i], si_prefixes[log_scale].scale);
+			print_line(opt, sorted[i],
+				   si_prefixes[log_scale].scale);
 	free(sorted);
-	if (print_descriptions && !bsd_style_output)
+	if (opt->print_descriptions && !opt->bsd_style_output)
 		flat_blurb();
 }

@@ -317,7 +317,7 @@ static size_t nlsyms, lsym_cap;
  * DWARF function or an ELF symbol starts or ends, since between two
  * such addresses bfd's answer cannot change.
  */
-static void module_line_syms(unsigned int m)
+static void module_line_syms(const struct gprof_options *opt, unsigned int m)
 {
 	struct line_ctx c = { .module = m };
 	struct breaks b = { 0 };
@@ -326,7 +326,7 @@ static void module_line_syms(unsigned int m)
 	struct line_sym *prev;
 	bool have_prev = false;
 
-	c.d = dmod_get(m);
+	c.d = dmod_get(opt, m);
 	if (!c.d || !line_ctx_elf(&c))
 		return;
 	for (i = 0; i < c.d->ncus; i++) {
@@ -419,7 +419,7 @@ static void module_line_syms(unsigned int m)
 	free(c.esyms);
 }
 
-void core_create_line_syms(void)
+void core_create_line_syms(const struct gprof_options *opt)
 {
 	struct sym_table ltab;
 	struct sym *s, *prev = NULL, *fs;
@@ -427,13 +427,13 @@ void core_create_line_syms(void)
 	unsigned int m;
 
 	/* Function symbols too, for code compiled without -g. */
-	core_create_function_syms();
+	core_create_function_syms(opt);
 
 	ltab.len = 0;
 	ltab.base = NULL;
 	for (m = 0; m < (nmodules ? nmodules : 1); m++) {
 		first = nlsyms;
-		module_line_syms(m);
+		module_line_syms(opt, m);
 		ltab.base = xrealloc(ltab.base, (nlsyms + symtab.len) *
 				     sizeof(*ltab.base));
 		for (i = first; i < nlsyms; i++) {

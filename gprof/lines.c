@@ -160,7 +160,7 @@ static void dmod_index_cus(struct dmod *d)
 }
 
 /* The DWARF of module @m, opened on first use; NULL if it has none. */
-struct dmod *dmod_get(unsigned int m)
+struct dmod *dmod_get(const struct gprof_options *opt, unsigned int m)
 {
 	struct dmod *d;
 	Dwarf_Addr bias;
@@ -182,11 +182,11 @@ struct dmod *dmod_get(unsigned int m)
 	if (m < nmodules && modules[m].path)
 		path = modules[m].path;
 	else if (m == 0)
-		path = a_out_name;
+		path = opt->a_out_name;
 	else
 		return NULL;
 	/* Under --debug-file-directory too (/usr/lib/debug: bfd's). */
-	d->dwfl = debug_dwfl_begin();
+	d->dwfl = debug_dwfl_begin(opt);
 	if (!d->dwfl)
 		return NULL;
 	/*
@@ -418,7 +418,7 @@ static void cu_resolve_syms(struct dmod *d, unsigned int m, size_t ci)
 	dwarf_end(dw);
 }
 
-void sym_source(struct sym *s)
+void sym_source(const struct gprof_options *opt, struct sym *s)
 {
 	struct dmod *d;
 	uint64_t link = ADDR_LINK(s->addr);
@@ -426,7 +426,7 @@ void sym_source(struct sym *s)
 
 	if (s->src_known)
 		return;
-	d = dmod_get(s->module);
+	d = dmod_get(opt, s->module);
 	ci = d ? dmod_cu(d, link) : SIZE_MAX;
 	if (ci == SIZE_MAX) {
 		s->src_known = 1;
@@ -510,7 +510,8 @@ static void order_file(struct source_file *sf, struct source_file ***v,
 	sf->order = (unsigned int)*n;
 }
 
-size_t source_files_gnu_order(struct source_file ***out)
+size_t source_files_gnu_order(const struct gprof_options *opt,
+			      struct source_file ***out)
 {
 	struct source_file **v = NULL, *sf;
 	size_t n = 0, cap = 0, i;
@@ -520,7 +521,7 @@ size_t source_files_gnu_order(struct source_file ***out)
 		sf->order = 0;
 	/* GNU looks up every function symbol in .symtab order ... */
 	for (m = 0; m < (nmodules ? nmodules : 1); m++) {
-		struct dmod *d = dmod_get(m);
+		struct dmod *d = dmod_get(opt, m);
 		Dwarf_Addr bias;
 		Elf *elf;
 		struct elf_symbols es = { 0 };
@@ -543,13 +544,13 @@ size_t source_files_gnu_order(struct source_file ***out)
 			s = sym_lookup(&symtab, addr);
 			if (!s || s->addr != addr)
 				continue;
-			sym_source(s);
+			sym_source(opt, s);
 			order_file(s->file, &v, &n, &cap);
 		}
 	}
 	/* ... then, with -l, the line symbols by address. */
 	for (i = 0; i < symtab.len; i++) {
-		sym_source(&symtab.base[i]);
+		sym_source(opt, &symtab.base[i]);
 		order_file(symtab.base[i].file, &v, &n, &cap);
 	}
 	/* Newest first, as GNU's list. */

@@ -33,7 +33,7 @@ bool overhead_print(void)
 	return true;
 }
 
-static void warn_unread(void)
+static void warn_unread(const struct gprof_options *opt)
 {
 	unsigned int m;
 
@@ -41,17 +41,17 @@ static void warn_unread(void)
 	for (m = 1; m < nmodules; m++)
 		if (modules[m].why && !modules[m].overhead)
 			fprintf(stderr, "%s: module %u (%s) not read: %s\n",
-				whoami, m, modules[m].is_vdso ? "[vdso]" :
+				opt->whoami, m, modules[m].is_vdso ? "[vdso]" :
 				modules[m].recorded, modules[m].why);
 }
 
-void modules_print(void)
+void modules_print(const struct gprof_options *opt)
 {
 	double total = 0;
 	unsigned int m;
 	size_t i;
 
-	warn_unread();
+	warn_unread(opt);
 	for (m = 0; m < nmodules; m++) {
 		modules[m].calls = 0;
 		if (!modules[m].overhead)
@@ -86,7 +86,7 @@ void modules_print(void)
 		putchar('\n');
 	}
 	overhead_print();
-	if (print_descriptions)
+	if (opt->print_descriptions)
 		printf("\n"
 "mod is the index shown in the mod column of the flat profile and the\n"
 "call graph.  %% time and seconds are the samples that fell in the\n"

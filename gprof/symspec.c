@@ -104,11 +104,12 @@ static void parse_spec(char *spec, struct pattern *p)
 	}
 }
 
-static bool pattern_matches(const struct pattern *p, struct sym *s,
+static bool pattern_matches(const struct gprof_options *opt,
+			    const struct pattern *p, struct sym *s,
 			    uint32_t hash)
 {
 	if (p->file || p->line_num) {
-		sym_source(s);
+		sym_source(opt, s);
 		if (p->file) {
 			const char *base;
 
@@ -140,7 +141,7 @@ static void extend(struct match *m, struct sym *s, struct sym_table *t)
 	m->prev = s;
 }
 
-void sym_id_parse(void)
+void sym_id_parse(const struct gprof_options *opt)
 {
 	struct sym_id *id;
 	size_t i;
@@ -164,10 +165,10 @@ void sym_id_parse(void)
 		uint32_t hash = name_hash(s->name);
 
 		for (id = id_list; id; id = id->next) {
-			if (pattern_matches(&id->left, s, hash))
+			if (pattern_matches(opt, &id->left, s, hash))
 				extend(&id->lm, s, &syms[id->table]);
 			if (id->has_right &&
-			    pattern_matches(&id->right, s, hash))
+			    pattern_matches(opt, &id->right, s, hash))
 				extend(&id->rm, s, &right_ids);
 		}
 	}

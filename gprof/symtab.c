@@ -180,7 +180,7 @@ static Elf_Scn *symbol_section(Elf *elf, bool dynsym_too)
  * of a multi-module profile).  A debug file that cannot be read, or
  * whose headers lie, is passed over: the .dynsym still serves.
  */
-static bool debug_symbols(unsigned int m)
+static bool debug_symbols(const struct gprof_options *opt, unsigned int m)
 {
 	struct core_module *cm = &core[m];
 	struct elf_symbols es;
@@ -189,7 +189,8 @@ static bool debug_symbols(unsigned int m)
 	Elf *elf;
 	int fd;
 
-	if (modules[m].is_vdso || !(path = debug_file_find(modules[m].path)))
+	if (modules[m].is_vdso || !(path = debug_file_find(opt,
+							   modules[m].path)))
 		return false;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
@@ -202,7 +203,7 @@ static bool debug_symbols(unsigned int m)
 		modules[m].debug_path = path;
 		return true;
 	}
-	fprintf(stderr, "%s: %s: debug file %s not used: %s\n", whoami,
+	fprintf(stderr, "%s: %s: debug file %s not used: %s\n", opt->whoami,
 		modules[m].path, path,
 		elf ? "no readable symbol table" : strerror(errno));
 	if (elf)
@@ -220,7 +221,8 @@ static bool debug_symbols(unsigned int m)
  * executable of a GNU report fails as GNU's does.  Returns NULL when
  * they hold, also when it has no symbol table.
  */
-static const char *module_symbols(unsigned int m)
+static const char *module_symbols(const struct gprof_options *opt,
+				  unsigned int m)
 {
 	bool multi = m != 0 || multi_module;
 	Elf_Scn *use = symbol_section(core[m].elf, multi);
@@ -230,7 +232,7 @@ static const char *module_symbols(unsigned int m)
 	if (why)
 		return why;
 	if (multi && (!use || symbol_section(core[m].elf, false) != use) &&
-	    debug_symbols(m))
+	    debug_symbols(opt, m))
 		return NULL;
 	if (!use)
 		return NULL;
@@ -331,14 +333,14 @@ static void core_module_close(struct core_module *cm)
 	cm->fd = cm->dbg_fd = -1;
 }
 
-void core_init(const char *a_out)
+void core_init(const struct gprof_options *opt, const char *a_out)
 {
 	unsigned int m;
 
 	elf_version(EV_CURRENT);
 	modules_init();
-	if (function_mapping_file)
-		read_function_mappings(function_mapping_file);
+	if (opt->function_mapping_file)
+		read_function_mappings(opt->function_mapping_file);
 	core = xcalloc(nmodules, sizeof(*core));
 	ncore = nmodules;
 	for (m = 0; m < nmodules; m++) {
@@ -354,7 +356,7 @@ void core_init(const char *a_out)
 				    mod->is_vdso ? "[vdso]" : mod->recorded);
 		why = open_module(m, mod->path);
 		if (!why) {
-			why = module_symbols(m);
+			why = module_symbols(opt, m);
 			/* A file that lies about its sizes is not skipped. */
 			if (why)
 				fatal("%s: %s", mod->path, why);
@@ -398,7 +400,7 @@ uint64_t core_text_end(unsigned int m)
 	return MODULE_BASE(m);
 }
 
-void core_get_text_space(void)
+void core_get_text_space(const struct gprof_options *opt)
 {
 	unsigned int m;
 
@@ -424,7 +426,8 @@ void core_get_text_space(void)
 				cm->text = d->d_buf;
 			else
 				fprintf(stderr, "%s: %s: cannot read .text: %s\n",
-					whoami, modules[m].path, elf_errmsg(-1));
+					opt->whoami, modules[m].path,
+					elf_errmsg(-1));
 			break;
 		}
 	}
@@ -492,7 +495,8 @@ static bool static_name_ok(const char *name, const char *limit)
  * (or weak non-object) symbol, 't' for a local text symbol, 0 when it
  * does not count.  @func tells whether BFD would flag it BSF_FUNCTION.
  */
-static int sym_class(Elf *elf, const GElf_Sym *s, const char *name,
+static int sym_class(const struct gprof_options *opt, Elf *elf,
+		     const GElf_Sym *s, const char *name,
 		     const char *limit, bool *func)
 {
 	int bind = GELF_ST_BIND(s->st_info), type = GELF_ST_TYPE(s->st_info);
@@ -514,7 +518,7 @@ static int sym_class(Elf *elf, const GElf_Sym *s, const char *name,
 		return 0;
 	if (s->st_shndx == SHN_ABS || s->st_shndx >= SHN_LORESERVE)
 		return 0;
-	if (ignore_static_funcs && bind == STB_LOCAL)
+	if (opt->ignore_static_funcs && bind == STB_LOCAL)
 		return 0;
 	scn = elf_getscn(elf, s->st_shndx);
 	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
@@ -532,7 +536,7 @@ static int sym_class(Elf *elf, const GElf_Sym *s, const char *name,
 	if (!strncmp(name, "__gnu_compiled", 14) ||
 	    !strncmp(name, "___gnu_compiled", 15))
 		return 0;
-	if (ignore_non_functions && !*func)
+	if (opt->ignore_non_functions && !*func)
 		return 0;
 	return 't';
 }
@@ -570,7 +574,7 @@ static uint64_t sym_size(Elf *elf, const GElf_Sym *sym)
 }
 
 /* Reads module @m's symbols. */
-static size_t module_syms(unsigned int m)
+static size_t module_syms(const struct gprof_options *opt, unsigned int m)
 {
 	const struct elf_symbols *es = &core[m].syms;
 	Elf *elf = core[m].sym_elf;
@@ -592,7 +596,7 @@ static size_t module_syms(unsigned int m)
 		name = elf_strptr(elf, es->strndx, sym.st_name);
 		if (!name)
 			continue;
-		cls = sym_class(elf, &sym, name, es->str_end, &func);
+		cls = sym_class(opt, elf, &sym, name, es->str_end, &func);
 		if (!cls)
 			continue;
 		/* -R: a mapped file is one symbol, at its first function. */
@@ -639,7 +643,7 @@ static void module_placeholder(unsigned int m)
 	s->is_bb_head = true;
 }
 
-void core_create_function_syms(void)
+void core_create_function_syms(const struct gprof_options *opt)
 {
 	unsigned int m;
 	size_t total = ncore;	/* one placeholder each at most */
@@ -665,11 +669,11 @@ void core_create_function_syms(void)
 			module_placeholder(m);
 			continue;
 		}
-		if (module_syms(m))
+		if (module_syms(opt, m))
 			continue;
 		/* In a multi-module profile it is one of the modules. */
 		if (m == 0 && !multi_module)
-			fatal("%s: has no symbols", a_out_name);
+			fatal("%s: has no symbols", opt->a_out_name);
 		modules[m].why = xstrdup("has no symbols");
 		modules[m].loaded = false;
 		module_placeholder(m);

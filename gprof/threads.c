@@ -24,8 +24,6 @@
 
 struct thread_prof *threads;
 uint32_t nthreads;
-bool threads_report;
-const char *thread_selection;
 
 /* One chain's end: the sampled pc, its thread and count. */
 struct thread_leaf {
@@ -57,9 +55,9 @@ uint32_t thread_find_add(uint32_t tid)
 	return nthreads++;
 }
 
-bool thread_is_selected(uint32_t t)
+bool thread_is_selected(const struct gprof_options *opt, uint32_t t)
 {
-	const char *sel = thread_selection;
+	const char *sel = opt->thread_selection;
 	char *end;
 	unsigned long tid;
 
@@ -297,24 +295,24 @@ static void rebuild_histograms(void)
 	}
 }
 
-void threads_apply_selection(void)
+void threads_apply_selection(const struct gprof_options *opt)
 {
 	uint32_t t, chosen = 0;
 
 	for (t = 0; t < nthreads; t++) {
-		threads[t].selected = thread_is_selected(t);
+		threads[t].selected = thread_is_selected(opt, t);
 		chosen += threads[t].selected;
 	}
-	if (!threads_report && !thread_selection)
+	if (!opt->threads_report && !opt->thread_selection)
 		return;
 	if (!per_thread_records && !nthreads)
 		fatal("%s: the profile has no per-thread data (record it with `sprofil record --threads')",
-		      threads_report ? "--threads" : "--thread");
-	if (!thread_selection)
+		      opt->threads_report ? "--threads" : "--thread");
+	if (!opt->thread_selection)
 		return;
 	if (!chosen)
 		fatal("--thread=%s: no thread of that id or name in the profile (sprofil report --threads lists them)",
-		      thread_selection);
+		      opt->thread_selection);
 	rebuild_histograms();
 }
 
@@ -365,7 +363,7 @@ static struct sym *top_function(size_t k, size_t end, uint64_t *n,
 	return best;
 }
 
-void threads_print(void)
+void threads_print(const struct gprof_options *opt)
 {
 	double period = callers.period_ns / 1e9;
 	uint64_t total = 0, cpu_total = 0, *counts;
@@ -408,7 +406,7 @@ void threads_print(void)
 		}
 		top = top_function(first[index], first[index + 1], &n, counts);
 		if (top) {
-			print_name_only(stdout, top);
+			print_name_only(opt, stdout, top);
 			printf(" (%.1f%%)", 100.0 * n / t->samples);
 		} else {
 			printf("-");

@@ -15,6 +15,7 @@
 
 struct gmf_cursor;
 struct caller_tree;
+struct gprof_options;
 
 #define THREAD_NONE UINT32_MAX
 
@@ -31,11 +32,6 @@ struct thread_prof {
 extern struct thread_prof *threads;
 extern uint32_t nthreads;
 
-/* --threads: print the per-thread table instead of the reports. */
-extern bool threads_report;
-/* --thread=TID|NAME: the threads the reports are of, or NULL for all. */
-extern const char *thread_selection;
-
 /* Merges the tag-5 record under @c; a problem fails @c with one line. */
 void threads_parse(struct gmf_cursor *c);
 
@@ -43,7 +39,7 @@ void threads_parse(struct gmf_cursor *c);
 uint32_t thread_find_add(uint32_t tid);
 
 /* Whether thread @t is one --thread names (every one without it). */
-bool thread_is_selected(uint32_t t);
+bool thread_is_selected(const struct gprof_options *opt, uint32_t t);
 
 /*
  * Notes @count samples whose chain ends at (@module, @pc) in thread @t,
@@ -66,7 +62,7 @@ void thread_leaf_at(size_t k, uint32_t *node, uint32_t *t, uint64_t *count);
  * fails when a per-thread option meets a profile without threads, or
  * the selection names none of them.
  */
-void threads_apply_selection(void);
+void threads_apply_selection(const struct gprof_options *opt);
 
 /*
  * The merged tree with each selected thread's chains below a top node of
@@ -76,6 +72,6 @@ void threads_apply_selection(void);
 bool threads_tree(struct caller_tree *t);
 
 /* The --threads table (symbols loaded). */
-void threads_print(void);
+void threads_print(const struct gprof_options *opt);
 
 #endif /* GPROF_THREADS_H */

@@ -44,6 +44,8 @@ static const char *exe;
 static int elf_fd = -1, prof_fd = -1;
 static char elf_path[64], prof_path[64];
 static jmp_buf back;
+/* Each input's options: -l and -c as its last byte picks them. */
+static struct gprof_options opt;
 
 static void fatal_back(const char *message)
 {
@@ -232,7 +234,7 @@ static void gnu_profile(struct buf *o)
 }
 
 /* What main() does with the symbols, without printing the reports. */
-static void analyze(bool as_library)
+static void analyze(const struct gprof_options *opt, bool as_library)
 {
 	static struct buf o;
 	char err[512];
@@ -244,16 +246,16 @@ static void analyze(bool as_library)
 		ext_profile(&o);
 	else
 		gnu_profile(&o);
-	if (gmon_parse(o.b, o.n, "fuzz.out", err, sizeof(err)))
+	if (gmon_parse(opt, o.b, o.n, "fuzz.out", err, sizeof(err)))
 		return;
 	if (!as_library)
-		gmon_check_match(elf_path);
+		gmon_check_match(opt, elf_path);
 	if (gmon_input & INPUT_HISTOGRAM)
 		hist_assign_samples();
-	cg = cg_assemble();
+	cg = cg_assemble(opt);
 	free(cg);
 	for (i = 0; i < symtab.len; i++)
-		sym_source(&symtab.base[i]);
+		sym_source(opt, &symtab.base[i]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -264,8 +266,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *name;
 
 	fill(elf_fd, data, size);
-	line_granularity = how & 2;
-	ignore_direct_calls = how & 4;
+	gprof_options_init(&opt);
+	opt.line_granularity = how & 2;
+	opt.ignore_direct_calls = how & 4;
 	if (!setjmp(back)) {
 		if (as_library) {
 			/* The module records, read before the symbols. */
@@ -277,15 +280,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			name = prof_path;
 			gmon_load_files(&name, 1);
 		}
-		a_out_name = as_library ? exe : elf_path;
-		core_init(a_out_name);
-		if (ignore_direct_calls)
-			core_get_text_space();
-		if (line_granularity)
-			core_create_line_syms();
+		opt.a_out_name = as_library ? exe : elf_path;
+		core_init(&opt, opt.a_out_name);
+		if (opt.ignore_direct_calls)
+			core_get_text_space(&opt);
+		if (opt.line_granularity)
+			core_create_line_syms(&opt);
 		else
-			core_create_function_syms();
-		analyze(as_library);
+			core_create_function_syms(&opt);
+		analyze(&opt, as_library);
 	}
 	profile_reset();
 	lines_reset();

@@ -24,15 +24,19 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The options of a plain `gprof EXE gmon.out`. */
+static struct gprof_options opt;
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *exe = getenv("FUZZ_GMON_EXE");
 
 	(void)argc;
 	(void)argv;
-	a_out_name = exe ? exe : FUZZ_EXE;
-	core_init(a_out_name);
-	core_create_function_syms();
+	gprof_options_init(&opt);
+	opt.a_out_name = exe ? exe : FUZZ_EXE;
+	core_init(&opt, opt.a_out_name);
+	core_create_function_syms(&opt);
 	return 0;
 }
 
@@ -42,15 +46,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	profile_reset();
 	err[0] = '\0';
-	if (gmon_parse(data, size, "fuzz.out", err, sizeof(err))) {
+	if (gmon_parse(&opt, data, size, "fuzz.out", err, sizeof(err))) {
 		if (!err[0])
 			abort();	/* a failure must say why */
 		return 0;
 	}
 	/* Caller samples that were read are analyzed too. */
 	if (gmon_input & INPUT_CALLERS) {
-		cg_measured_arcs(gmon_input & INPUT_CALL_GRAPH);
-		free(cg_assemble());
+		cg_measured_arcs(&opt, gmon_input & INPUT_CALL_GRAPH);
+		free(cg_assemble(&opt));
 	}
 	return 0;
 }
