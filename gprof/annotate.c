@@ -20,7 +20,8 @@
 
 /* ---- basic-block records ---- */
 
-void bb_record(const struct gprof_options *opt, uint64_t addr, uint64_t count)
+void bb_record(struct profile *prof, const struct gprof_options *opt,
+	       uint64_t addr, uint64_t count)
 {
 	static bool warned;
 	struct sym *s;
@@ -36,7 +37,7 @@ void bb_record(const struct gprof_options *opt, uint64_t addr, uint64_t count)
 		}
 		return;
 	}
-	s = sym_lookup(&symtab, addr);
+	s = sym_lookup(&prof->symtab, addr);
 	if (!s)
 		return;
 	/* A block already seen adds up; beyond NBBS blocks are dropped. */
@@ -52,36 +53,40 @@ void bb_record(const struct gprof_options *opt, uint64_t addr, uint64_t count)
 }
 
 /* An address-sized field in the executable's byte order, as GNU's. */
-static void put_uint(FILE *f, uint64_t v, unsigned int size)
+static void put_uint(struct profile *prof, FILE *f, uint64_t v,
+		     unsigned int size)
 {
 	unsigned int i;
 
 	for (i = 0; i < size; i++) {
-		unsigned int shift = gmon_big_endian ? 8 * (size - 1 - i) :
-						       8 * i;
+		unsigned int shift = prof->gmon_big_endian ?
+				     8 * (size - 1 - i) : 8 * i;
 
 		putc((int)(v >> shift & 0xff), f);
 	}
 }
 
 /* The caller checks ferror(): it knows the file's name for the message. */
-void bb_write(FILE *f)
+void bb_write(struct profile *prof, FILE *f)
 {
 	uint64_t nblocks = 0;
 	size_t k;
 	int i;
 
-	for (k = 0; k < symtab.len; k++)
-		for (i = 0; i < NBBS && sym_bb_addr(&symtab.base[k], i); i++)
+	for (k = 0; k < prof->symtab.len; k++)
+		for (i = 0;
+		     i < NBBS && sym_bb_addr(&prof->symtab.base[k], i); i++)
 			nblocks++;
 	putc(2, f);
-	put_uint(f, (uint32_t)nblocks, 4);
-	for (k = 0; k < symtab.len; k++) {
-		const struct sym *s = &symtab.base[k];
+	put_uint(prof, f, (uint32_t)nblocks, 4);
+	for (k = 0; k < prof->symtab.len; k++) {
+		const struct sym *s = &prof->symtab.base[k];
 
 		for (i = 0; i < NBBS && sym_bb_addr(s, i); i++) {
-			put_uint(f, sym_bb_addr(s, i), gmon_ptr_size);
-			put_uint(f, sym_bb_calls(s, i), gmon_ptr_size);
+			put_uint(prof, f, sym_bb_addr(s, i),
+				 prof->gmon_ptr_size);
+			put_uint(prof, f, sym_bb_calls(s, i),
+				 prof->gmon_ptr_size);
 		}
 	}
 }
@@ -89,12 +94,13 @@ void bb_write(FILE *f)
 /* ---- -C: execution counts ---- */
 
 /* The table test GNU applies to -C and -A symbols. */
-static bool sym_selected(const struct sym *s, enum table_id incl,
+static bool sym_selected(struct profile *prof, const struct sym *s,
+			 enum table_id incl,
 			 enum table_id excl)
 {
-	if (sym_lookup(&syms[incl], s->addr))
+	if (sym_lookup(&prof->syms[incl], s->addr))
 		return true;
-	return !syms[incl].len && !sym_lookup(&syms[excl], s->addr);
+	return !prof->syms[incl].len && !sym_lookup(&prof->syms[excl], s->addr);
 }
 
 /* By file name, then line, then address; GNU's cmp_bb. */
@@ -125,7 +131,7 @@ static void print_exec_line(const struct sym *s, uint64_t addr,
 	       addr, count);
 }
 
-void print_exec_counts(const struct gprof_options *opt)
+void print_exec_counts(struct profile *prof, const struct gprof_options *opt)
 {
 	struct sym **v;
 	size_t n = 0, k;
@@ -136,12 +142,12 @@ void print_exec_counts(const struct gprof_options *opt)
 	else
 		printf("\f\n");
 
-	v = xmalloc((symtab.len ? symtab.len : 1) * sizeof(*v));
-	for (k = 0; k < symtab.len; k++) {
-		struct sym *s = &symtab.base[k];
+	v = xmalloc((prof->symtab.len ? prof->symtab.len : 1) * sizeof(*v));
+	for (k = 0; k < prof->symtab.len; k++) {
+		struct sym *s = &prof->symtab.base[k];
 
-		if (sym_selected(s, INCL_EXEC, EXCL_EXEC)) {
-			sym_source(opt, s);
+		if (sym_selected(prof, s, INCL_EXEC, EXCL_EXEC)) {
+			sym_source(prof, opt, s);
 			v[n++] = s;
 		}
 	}
@@ -455,7 +461,8 @@ static void print_file_tables(const struct gprof_options *opt, FILE *out,
 		(double)sf->ncalls / (double)num_executable_lines : 0.0);
 }
 
-void print_annotated_source(const struct gprof_options *opt)
+void print_annotated_source(struct profile *prof,
+			    const struct gprof_options *opt)
 {
 	struct source_file **files, *sf;
 	size_t nfiles, k;
@@ -463,13 +470,13 @@ void print_annotated_source(const struct gprof_options *opt)
 	FILE *out;
 
 	/* Looks every symbol's line up, and gives GNU's file order. */
-	nfiles = source_files_gnu_order(opt, &files);
+	nfiles = source_files_gnu_order(prof, opt, &files);
 
 	/* Each file's highest line with a selected symbol ... */
-	for (k = 0; k < symtab.len; k++) {
-		s = &symtab.base[k];
+	for (k = 0; k < prof->symtab.len; k++) {
+		s = &prof->symtab.base[k];
 		if (s->file && s->line_num > s->file->num_lines &&
-		    sym_selected(s, INCL_ANNO, EXCL_ANNO))
+		    sym_selected(prof, s, INCL_ANNO, EXCL_ANNO))
 			s->file->num_lines = s->line_num;
 	}
 	for (k = 0; k < nfiles; k++)
@@ -481,10 +488,10 @@ void print_annotated_source(const struct gprof_options *opt)
 	 * ... and the symbol of each line.  Where several symbols share a
 	 * line, a copy with address 0 sums their counts (GNU's merge).
 	 */
-	for (k = 0; k < symtab.len; k++) {
-		s = &symtab.base[k];
+	for (k = 0; k < prof->symtab.len; k++) {
+		s = &prof->symtab.base[k];
 		if (!s->file || !s->file->num_lines ||
-		    !sym_selected(s, INCL_ANNO, EXCL_ANNO))
+		    !sym_selected(prof, s, INCL_ANNO, EXCL_ANNO))
 			continue;
 		s->file->ncalls += s->ncalls;
 		ls = s->file->line[s->line_num - 1];

@@ -24,26 +24,28 @@
 
 #include "export.h"
 
-static double seconds(double ticks)
+static double seconds(struct profile *prof, double ticks)
 {
-	return hz > 0 ? ticks / hz : 0.0;
+	return prof->hz > 0 ? ticks / prof->hz : 0.0;
 }
 
-static double pct(double ticks)
+static double pct(struct profile *prof, double ticks)
 {
-	return print_time > 0 ? 100 * ticks / print_time : 0.0;
+	return prof->print_time > 0 ? 100 * ticks / prof->print_time : 0.0;
 }
 
 /* The profile has call counts (-pg); else no box or arrow shows calls. */
-static bool any_counts(void)
+static bool any_counts(struct profile *prof)
 {
-	return !measured_times || caller_stats.has_counts;
+	return !prof->measured_times || prof->caller_stats.has_counts;
 }
 
-static bool node_kept(const struct gprof_options *opt, const struct sym *s)
+static bool node_kept(struct profile *prof, const struct gprof_options *opt,
+		      const struct sym *s)
 {
-	return shown(opt,
-		     s) && (print_time <= 0 || share(s) >= opt->node_threshold);
+	return shown(prof, opt, s) &&
+	       (prof->print_time <= 0 ||
+		share(prof, s) >= opt->node_threshold);
 }
 
 static double arc_ticks(const struct arc *a)
@@ -55,13 +57,15 @@ static double arc_ticks(const struct arc *a)
  * Recursive calls carry no time of their own: kept with their node when
  * counted (-pg), as an unlabelled loop says nothing.
  */
-static bool arc_kept(const struct gprof_options *opt, const struct arc *a)
+static bool arc_kept(struct profile *prof, const struct gprof_options *opt,
+		     const struct arc *a)
 {
-	if (!node_kept(opt, a->parent) || !node_kept(opt, a->child))
+	if (!node_kept(prof, opt, a->parent) || !node_kept(prof, opt, a->child))
 		return false;
 	if (a->child == a->parent)
-		return !a->uncounted && any_counts();
-	return print_time <= 0 || pct(arc_ticks(a)) >= opt->edge_threshold;
+		return !a->uncounted && any_counts(prof);
+	return prof->print_time <= 0 ||
+	       pct(prof, arc_ticks(a)) >= opt->edge_threshold;
 }
 
 /*
@@ -89,9 +93,9 @@ static void colour(double share_pct, char out[8])
 		 (int)((rgb[2] + l - c / 2) * 255));
 }
 
-static void print_calls(bool unknown, uint64_t n)
+static void print_calls(struct profile *prof, bool unknown, uint64_t n)
 {
-	if (!any_counts())
+	if (!any_counts(prof))
 		return;
 	if (unknown)
 		printf("calls not counted");
@@ -99,50 +103,52 @@ static void print_calls(bool unknown, uint64_t n)
 		printf("%llu call%s", (unsigned long long)n, n == 1 ? "" : "s");
 }
 
-static void node(const struct gprof_options *opt, size_t i, const char *indent)
+static void node(struct profile *prof, const struct gprof_options *opt,
+		 size_t i, const char *indent)
 {
-	struct sym *s = &symtab.base[i];
+	struct sym *s = &prof->symtab.base[i];
 	char *name = display_name(opt, s), fill[8];
 
-	colour(share(s), fill);
+	colour(share(prof, s), fill);
 	printf("%sf%zu [label=\"", indent, i);
 	escaped(name);
 	free(name);
-	printf("\\n%.2f%% total (%.2f s)\\n%.2f%% self%s", share(s),
-	       seconds(s->cg.prop.self + s->cg.prop.child),
-	       pct(s->cg.prop.self), any_counts() ? "\\n" : "");
-	print_calls(sym_calls_unknown(s), s->ncalls);
+	printf("\\n%.2f%% total (%.2f s)\\n%.2f%% self%s", share(prof, s),
+	       seconds(prof, s->cg.prop.self + s->cg.prop.child),
+	       pct(prof, s->cg.prop.self), any_counts(prof) ? "\\n" : "");
+	print_calls(prof, sym_calls_unknown(prof, s), s->ncalls);
 	printf("\", fillcolor=\"%s\"];\n", fill);
 }
 
-static void arc(size_t i, const struct arc *a)
+static void arc(struct profile *prof, size_t i, const struct arc *a)
 {
 	char c[8];
-	double p = pct(arc_ticks(a));
+	double p = pct(prof, arc_ticks(a));
 
 	colour(p, c);
-	printf("\tf%zu -> f%zu [label=\"", i, (size_t)(a->child - symtab.base));
+	printf("\tf%zu -> f%zu [label=\"", i, (size_t)(a->child - prof->symtab.base));
 	if (a->child != a->parent)
-		printf("%.2f%% (%.2f s)%s", p, seconds(arc_ticks(a)),
-		       any_counts() ? "\\n" : "");
-	print_calls(a->uncounted, a->count);
+		printf("%.2f%% (%.2f s)%s", p, seconds(prof, arc_ticks(a)),
+		       any_counts(prof) ? "\\n" : "");
+	print_calls(prof, a->uncounted, a->count);
 	printf("\", color=\"%s\", fontcolor=\"%s\", penwidth=%.1f];\n", c, c,
 	       1 + 3 * p / 100);
 }
 
 /* The title: what the program was, what the numbers are, what is left out. */
-static void title(const struct gprof_options *opt, size_t hidden_nodes,
+static void title(struct profile *prof, const struct gprof_options *opt,
+		  size_t hidden_nodes,
 		  size_t hidden_arcs)
 {
 	printf("\tlabel=\"");
 	escaped(opt->a_out_name);
-	printf(": %.2f s of samples; times %s\\l", seconds(print_time),
-	       measured_times ? "measured from call chains" :
+	printf(": %.2f s of samples; times %s\\l", seconds(prof, prof->print_time),
+	       prof->measured_times ? "measured from call chains" :
 	       "estimated from call counts, as GNU gprof does");
 	printf("box: function, %% of all time in it and below it (total), in it alone (self)%s\\l",
-	       any_counts() ? ", calls into it" : "");
+	       any_counts(prof) ? ", calls into it" : "");
 	printf("arrow: caller to callee, %% of all time spent below that call%s\\l",
-	       any_counts() ? ", calls" :
+	       any_counts(prof) ? ", calls" :
 	       "; no call counts (the program was not built with -pg)");
 	if (hidden_nodes || hidden_arcs)
 		printf("not shown: %zu functions under %g %% (--node-threshold) with their arcs, %zu more arcs under %g %% (--edge-threshold)\\l",
@@ -151,60 +157,62 @@ static void title(const struct gprof_options *opt, size_t hidden_nodes,
 	printf("\";\n\tlabelloc=t;\n\tfontname=\"Helvetica\";\n");
 }
 
-void export_dot(const struct gprof_options *opt)
+void export_dot(struct profile *prof, const struct gprof_options *opt)
 {
 	size_t i, hidden_nodes = 0, hidden_arcs = 0;
 	unsigned int m;
 
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 		struct arc *a;
 
-		if (!shown(opt, s))
+		if (!shown(prof, opt, s))
 			continue;
-		hidden_nodes += !node_kept(opt, s);
+		hidden_nodes += !node_kept(prof, opt, s);
 		/* Arcs of hidden functions go with them, unsaid. */
 		for (a = s->cg.children; a; a = a->next_child)
-			hidden_arcs += node_kept(opt, s) &&
-				       node_kept(opt, a->child) &&
-				       !arc_kept(opt, a) && a->child != s;
+			hidden_arcs += node_kept(prof, opt, s) &&
+				       node_kept(prof, opt, a->child) &&
+				       !arc_kept(prof, opt, a) && a->child != s;
 	}
 	printf("digraph gprof {\n");
-	title(opt, hidden_nodes, hidden_arcs);
+	title(prof, opt, hidden_nodes, hidden_arcs);
 	printf("\tnode [shape=box, style=filled, fontname=\"Helvetica\", fontcolor=white];\n");
 	printf("\tedge [fontname=\"Helvetica\", fontsize=10];\n");
-	if (multi_module) {
-		for (m = 0; m < nmodules; m++) {
+	if (prof->multi_module) {
+		for (m = 0; m < prof->nmodules; m++) {
 			bool any = false;
 
-			for (i = 0; i < symtab.len; i++) {
-				if (symtab.base[i].module != m ||
-				    !node_kept(opt, &symtab.base[i]))
+			for (i = 0; i < prof->symtab.len; i++) {
+				if (prof->symtab.base[i].module != m ||
+				    !node_kept(prof, opt,
+					       &prof->symtab.base[i]))
 					continue;
 				if (!any) {
 					printf("\tsubgraph cluster_%u {\n\t\tlabel=\"", m);
-					escaped(module_basename(&modules[m]));
+					escaped(module_basename(
+						&prof->modules[m]));
 					printf("\";\n\t\tstyle=rounded;\n\t\tcolor=gray50;\n");
 					any = true;
 				}
-				node(opt, i, "\t\t");
+				node(prof, opt, i, "\t\t");
 			}
 			if (any)
 				printf("\t}\n");
 		}
 	} else {
-		for (i = 0; i < symtab.len; i++)
-			if (node_kept(opt, &symtab.base[i]))
-				node(opt, i, "\t");
+		for (i = 0; i < prof->symtab.len; i++)
+			if (node_kept(prof, opt, &prof->symtab.base[i]))
+				node(prof, opt, i, "\t");
 	}
-	for (i = 0; i < symtab.len; i++) {
+	for (i = 0; i < prof->symtab.len; i++) {
 		struct arc *a;
 
-		if (!node_kept(opt, &symtab.base[i]))
+		if (!node_kept(prof, opt, &prof->symtab.base[i]))
 			continue;
-		for (a = symtab.base[i].cg.children; a; a = a->next_child)
-			if (arc_kept(opt, a))
-				arc(i, a);
+		for (a = prof->symtab.base[i].cg.children; a; a = a->next_child)
+			if (arc_kept(prof, opt, a))
+				arc(prof, i, a);
 	}
 	printf("}\n");
 }

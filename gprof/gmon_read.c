@@ -23,19 +23,6 @@
 #include "gprof.h"
 #include "threads.h"
 
-unsigned int gmon_ptr_size = 8;
-bool gmon_big_endian;
-
-struct hist_record *hist_records;
-unsigned int num_hist_records;
-double hz;
-char hist_dimension[16];
-char hist_dimension_abbrev;
-int gmon_input;
-struct module *modules;
-unsigned int nmodules;
-bool multi_module;
-
 /* A file's GNU call arcs, and those whose callee is in no symbol. */
 static uint64_t file_arcs, file_stray_arcs;
 
@@ -56,14 +43,14 @@ static struct profile_file *files;
 static int nfiles;
 
 /* GNU files are in the executable's byte order. */
-static bool gnu_swap(void)
+static bool gnu_swap(struct profile *prof)
 {
-	return gmon_big_endian;
+	return prof->gmon_big_endian;
 }
 
-static uint64_t get_vma(struct gmf_cursor *c)
+static uint64_t get_vma(struct profile *prof, struct gmf_cursor *c)
 {
-	return gmf_get(c, gmon_ptr_size);
+	return gmf_get(c, prof->gmon_ptr_size);
 }
 
 /* ---- modules named by extension files ---- */
@@ -78,9 +65,10 @@ static bool is_extension(const unsigned char *buf, size_t len, bool *swap)
 }
 
 /* Widens a module's histogram extent to a record's [low, high). */
-static void widen_hist_range(unsigned int m, uint64_t low, uint64_t high)
+static void widen_hist_range(struct profile *prof, unsigned int m, uint64_t low,
+			     uint64_t high)
 {
-	struct module *mod = &modules[m];
+	struct module *mod = &prof->modules[m];
 
 	if (high <= low || high - 1 > ADDR_LINK(~0ull))
 		return;
@@ -97,7 +85,8 @@ static void widen_hist_range(unsigned int m, uint64_t low, uint64_t high)
  * so that a module without readable symbols still gets one symbol for
  * its samples.  Malformed records are reported when parsed.
  */
-static void note_hist_range(struct gmf_cursor *b, const unsigned int *map,
+static void note_hist_range(struct profile *prof, struct gmf_cursor *b,
+			    const unsigned int *map,
 			    unsigned int nmap)
 {
 	uint32_t index = gmf_get(b, 4);
@@ -108,14 +97,15 @@ static void note_hist_range(struct gmf_cursor *b, const unsigned int *map,
 	high = gmf_get(b, 8);
 	if (b->failed || index == GMF_NO_MODULE || index >= nmap)
 		return;
-	widen_hist_range(map[index], low, high);
+	widen_hist_range(prof, map[index], low, high);
 }
 
 /*
  * Walks an extension file's records; with @map, fills map[file index] =
  * module, else only checks the framing.  Returns false on a problem.
  */
-static bool scan_modules(struct gmf_cursor *c, unsigned int **map,
+static bool scan_modules(struct profile *prof, struct gmf_cursor *c,
+			 unsigned int **map,
 			 unsigned int *nmap)
 {
 	uint32_t tag;
@@ -126,7 +116,7 @@ static bool scan_modules(struct gmf_cursor *c, unsigned int **map,
 		char why[512];
 
 		if (tag == GMF_TAG_HIST || tag == GMF_TAG_HIST_SPARSE) {
-			note_hist_range(&b, *map, *nmap);
+			note_hist_range(prof, &b, *map, *nmap);
 			continue;
 		}
 		if (tag != GMF_TAG_MODULE)
@@ -142,7 +132,8 @@ static bool scan_modules(struct gmf_cursor *c, unsigned int **map,
 			break;
 		}
 		*map = xrealloc(*map, (*nmap + 1) * sizeof(**map));
-		(*map)[*nmap] = module_add((const char *)m.name, m.name_len,
+		(*map)[*nmap] = module_add(prof, (const char *)m.name,
+					   m.name_len,
 					   m.build_id, m.build_id_len, m.bias,
 					   m.flags & GMF_MODULE_MAIN, why,
 					   sizeof(why));
@@ -225,7 +216,8 @@ static char *sidecar_of(const char *name, const char *const *names, int n)
  * Loads one file into @f and, for the extension, registers the modules
  * it names; returns whether it is in the extension format.
  */
-static bool load_profile(struct profile_file *f, const char *name,
+static bool load_profile(struct profile *prof, struct profile_file *f,
+			 const char *name,
 			 char *sidecar_name)
 {
 	unsigned int *map = NULL, nmap = 0;
@@ -234,7 +226,7 @@ static bool load_profile(struct profile_file *f, const char *name,
 
 	f->name = name;
 	f->sidecar_name = sidecar_name;
-	module_profile = name;
+	prof->module_profile = name;
 	load_one(f);
 	if (!is_extension(f->buf, f->len, &c.swap)) {
 		if (sidecar_name)
@@ -244,18 +236,18 @@ static bool load_profile(struct profile_file *f, const char *name,
 	}
 	c.p = f->buf + GMF_HEADER_SIZE;
 	c.end = f->buf + f->len;
-	if (!scan_modules(&c, &map, &nmap))
+	if (!scan_modules(prof, &c, &map, &nmap))
 		fatal("%s: %s", f->name, err);
 	free(map);
 	return true;
 }
 
-void gmon_load_files(const char *const *names, int n)
+void gmon_load_files(struct profile *prof, const char *const *names, int n)
 {
 	static const char *const fallback[] = { "gmon.out" };
 	int i;
 
-	modules_init();
+	modules_init(prof);
 	if (!n) {
 		names = fallback;
 		n = 1;
@@ -266,11 +258,11 @@ void gmon_load_files(const char *const *names, int n)
 	for (i = 0; i < n; i++) {
 		char *side;
 
-		if (load_profile(&files[nfiles++], names[i], NULL))
+		if (load_profile(prof, &files[nfiles++], names[i], NULL))
 			continue;
 		side = sidecar_of(names[i], names, n);
 		if (side)
-			load_profile(&files[nfiles++], side, side);
+			load_profile(prof, &files[nfiles++], side, side);
 	}
 }
 
@@ -299,7 +291,8 @@ static void add_count(const struct gprof_options *opt, uint32_t *bin,
 }
 
 /* Adds a GNU record's 16-bit bins (executable byte order) into @r. */
-static bool add_gnu_bins(const struct gprof_options *opt, struct gmf_cursor *c,
+static bool add_gnu_bins(struct profile *prof, const struct gprof_options *opt,
+			 struct gmf_cursor *c,
 			 struct hist_record *r)
 {
 	const unsigned char *bins = NULL;
@@ -310,18 +303,20 @@ static bool add_gnu_bins(const struct gprof_options *opt, struct gmf_cursor *c,
 	for (i = 0; i < r->num_bins; i++) {
 		const unsigned char *b = bins + 2 * i;
 
-		add_count(opt, &r->sample[i], gnu_swap() ? (b[0] << 8 | b[1]) :
+		add_count(opt, &r->sample[i],
+			  gnu_swap(prof) ? (b[0] << 8 | b[1]) :
 						      (b[1] << 8 | b[0]));
 	}
 	return true;
 }
 
-static struct hist_record *find_record(const struct hist_record *n)
+static struct hist_record *find_record(struct profile *prof,
+				       const struct hist_record *n)
 {
 	unsigned int i;
 
-	for (i = 0; i < num_hist_records; i++) {
-		struct hist_record *r = &hist_records[i];
+	for (i = 0; i < prof->num_hist_records; i++) {
+		struct hist_record *r = &prof->hist_records[i];
 
 		if (r->lowpc == n->lowpc && r->highpc == n->highpc &&
 		    r->num_bins == n->num_bins && r->scale == n->scale &&
@@ -335,12 +330,13 @@ static struct hist_record *find_record(const struct hist_record *n)
  * GNU's rule for its uniform-bin records: a record that overlaps
  * another without being identical to it cannot be assigned.
  */
-static const char *gnu_overlap(const struct hist_record *n)
+static const char *gnu_overlap(struct profile *prof,
+			       const struct hist_record *n)
 {
 	unsigned int i, found = 0;
 
-	for (i = 0; i < num_hist_records; i++) {
-		const struct hist_record *r = &hist_records[i];
+	for (i = 0; i < prof->num_hist_records; i++) {
+		const struct hist_record *r = &prof->hist_records[i];
 		uint64_t lo = r->lowpc > n->lowpc ? r->lowpc : n->lowpc;
 		uint64_t hi = r->highpc < n->highpc ? r->highpc : n->highpc;
 
@@ -354,19 +350,21 @@ static const char *gnu_overlap(const struct hist_record *n)
 	return NULL;
 }
 
-static struct hist_record *add_record(const struct hist_record *n)
+static struct hist_record *add_record(struct profile *prof,
+				      const struct hist_record *n)
 {
 	struct hist_record *r;
 
-	hist_records = xrealloc(hist_records,
-				(num_hist_records + 1) * sizeof(*r));
-	r = &hist_records[num_hist_records++];
+	prof->hist_records = xrealloc(prof->hist_records,
+				(prof->num_hist_records + 1) * sizeof(*r));
+	r = &prof->hist_records[prof->num_hist_records++];
 	*r = *n;
 	r->sample = xcalloc(n->num_bins, sizeof(*r->sample));
 	return r;
 }
 
-static void gnu_hist_record(const struct gprof_options *opt,
+static void gnu_hist_record(struct profile *prof,
+			    const struct gprof_options *opt,
 			    struct gmf_cursor *c)
 {
 	struct hist_record n = { .bucket_size = 2 };
@@ -375,8 +373,8 @@ static void gnu_hist_record(const struct gprof_options *opt,
 	uint32_t rate;
 	char ndim[16] = "";
 
-	n.lowpc = get_vma(c);
-	n.highpc = get_vma(c);
+	n.lowpc = get_vma(prof, c);
+	n.highpc = get_vma(prof, c);
 	n.num_bins = gmf_get(c, 4);
 	rate = gmf_get(c, 4);
 	if (!gmf_take(c, 16, &dim))
@@ -399,52 +397,53 @@ static void gnu_hist_record(const struct gprof_options *opt,
 	}
 	n.bin_scale = (double)((n.highpc - n.lowpc) / 2) / n.num_bins;
 	if (!have_gnu_hist) {
-		hz = rate;
-		memcpy(hist_dimension, ndim, 16);
-		hist_dimension_abbrev = dim[15];
+		prof->hz = rate;
+		memcpy(prof->hist_dimension, ndim, 16);
+		prof->hist_dimension_abbrev = dim[15];
 		gnu_hist_scale = n.bin_scale;
 		have_gnu_hist = true;
-	} else if (strncmp(ndim, hist_dimension, 15)) {
+	} else if (strncmp(ndim, prof->hist_dimension, 15)) {
 		gmf_fail(c, "dimension unit changed between histogram records (from '%s' to '%s')",
-			 hist_dimension, ndim);
+			 prof->hist_dimension, ndim);
 		return;
-	} else if (dim[15] != hist_dimension_abbrev) {
+	} else if (dim[15] != prof->hist_dimension_abbrev) {
 		gmf_fail(c, "dimension abbreviation changed between histogram records (from '%c' to '%c')",
-			 hist_dimension_abbrev, dim[15]);
+			 prof->hist_dimension_abbrev, dim[15]);
 		return;
 	} else if (gnu_hist_scale - n.bin_scale > 0.000001 ||
 		   n.bin_scale - gnu_hist_scale > 0.000001) {
 		gmf_fail(c, "different scales in histogram records");
 		return;
 	}
-	r = find_record(&n);
+	r = find_record(prof, &n);
 	if (!r) {
-		const char *why = gnu_overlap(&n);
+		const char *why = gnu_overlap(prof, &n);
 
 		if (why) {
 			gmf_fail(c, "%s", why);
 			return;
 		}
-		r = add_record(&n);
+		r = add_record(prof, &n);
 	}
-	if (!add_gnu_bins(opt, c, r))
+	if (!add_gnu_bins(prof, opt, c, r))
 		return;
 }
 
-static void gnu_bb_record(const struct gprof_options *opt, struct gmf_cursor *c)
+static void gnu_bb_record(struct profile *prof, const struct gprof_options *opt,
+			  struct gmf_cursor *c)
 {
 	uint32_t n = gmf_get(c, 4), i;
 
-	if (n > (uint64_t)(c->end - c->p) / (2 * gmon_ptr_size)) {
+	if (n > (uint64_t)(c->end - c->p) / (2 * prof->gmon_ptr_size)) {
 		gmf_fail(c, "unexpected end of file in %u basic-block counts",
 			 n);
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		uint64_t addr = get_vma(c);
-		uint64_t count = get_vma(c);
+		uint64_t addr = get_vma(prof, c);
+		uint64_t count = get_vma(prof, c);
 
-		bb_record(opt, addr, count);
+		bb_record(prof, opt, addr, count);
 	}
 }
 
@@ -453,7 +452,8 @@ struct file_counts {
 	unsigned int version;
 };
 
-static void parse_gnu(const struct gprof_options *opt, struct gmf_cursor *c,
+static void parse_gnu(struct profile *prof, const struct gprof_options *opt,
+		      struct gmf_cursor *c,
 		      struct file_counts *fc)
 {
 	while (!c->failed && c->p < c->end) {
@@ -462,27 +462,28 @@ static void parse_gnu(const struct gprof_options *opt, struct gmf_cursor *c,
 		switch (tag) {
 		case GMF_GNU_TAG_TIME_HIST:
 			fc->nhist++;
-			gmon_input |= INPUT_HISTOGRAM;
-			gnu_hist_record(opt, c);
+			prof->gmon_input |= INPUT_HISTOGRAM;
+			gnu_hist_record(prof, opt, c);
 			break;
 		case GMF_GNU_TAG_CG_ARC: {
-			uint64_t from = get_vma(c), self = get_vma(c);
+			uint64_t from = get_vma(prof, c), self = get_vma(prof,
+									 c);
 			uint64_t count = gmf_get(c, 4);
 
 			fc->narcs++;
-			gmon_input |= INPUT_CALL_GRAPH;
+			prof->gmon_input |= INPUT_CALL_GRAPH;
 			if (c->failed)
 				break;
 			file_arcs++;
-			if (!sym_lookup(&symtab, self))
+			if (!sym_lookup(&prof->symtab, self))
 				file_stray_arcs++;
-			cg_tally(from, self, count);
+			cg_tally(prof, from, self, count);
 			break;
 		}
 		case GMF_GNU_TAG_BB_COUNT:
 			fc->nbbs++;
-			gmon_input |= INPUT_BB_COUNTS;
-			gnu_bb_record(opt, c);
+			prof->gmon_input |= INPUT_BB_COUNTS;
+			gnu_bb_record(prof, opt, c);
 			break;
 		default:
 			gmf_fail(c, "found bad tag %u (file corrupted?)", tag);
@@ -491,7 +492,8 @@ static void parse_gnu(const struct gprof_options *opt, struct gmf_cursor *c,
 }
 
 /* The old BSD and 4.4BSD formats: one histogram, then raw arcs. */
-static void parse_bsd(const struct gprof_options *opt, struct gmf_cursor *c,
+static void parse_bsd(struct profile *prof, const struct gprof_options *opt,
+		      struct gmf_cursor *c,
 		      const unsigned char *start,
 		      struct file_counts *fc)
 {
@@ -502,8 +504,8 @@ static void parse_bsd(const struct gprof_options *opt, struct gmf_cursor *c,
 	int64_t bytes;
 
 	c->p = start;
-	n.lowpc = get_vma(c);
-	n.highpc = get_vma(c);
+	n.lowpc = get_vma(prof, c);
+	n.highpc = get_vma(prof, c);
 	ncnt = gmf_get(c, 4);
 	version = gmf_get(c, 4);
 	if (c->failed) {
@@ -513,19 +515,19 @@ static void parse_bsd(const struct gprof_options *opt, struct gmf_cursor *c,
 	if (version == GMF_BSD44_VERSION) {
 		uint32_t rate = gmf_get(c, 4);
 
-		if (!num_hist_records)
-			hz = rate;
-		else if (hz != rate) {
+		if (!prof->num_hist_records)
+			prof->hz = rate;
+		else if (prof->hz != rate) {
 			gmf_fail(c, "profiling rate incompatible with first gmon file");
 			return;
 		}
-		header = gmon_ptr_size == 8 ? 40 : 32;
+		header = prof->gmon_ptr_size == 8 ? 40 : 32;
 	} else {
 		if (opt->file_format == FF_BSD44) {
 			gmf_fail(c, "bad magic cookie (not a 4.4BSD gmon file)");
 			return;
 		}
-		header = gmon_ptr_size == 8 ? 20 : 12;
+		header = prof->gmon_ptr_size == 8 ? 20 : 12;
 	}
 	if ((size_t)(c->end - start) < header) {
 		gmf_fail(c, "file too short to be a gmon file");
@@ -543,40 +545,40 @@ static void parse_bsd(const struct gprof_options *opt, struct gmf_cursor *c,
 			 (unsigned long long)n.num_bins);
 		return;
 	}
-	if (num_hist_records &&
-	    (n.lowpc != hist_records[0].lowpc ||
-	     n.highpc != hist_records[0].highpc ||
-	     n.num_bins != hist_records[0].num_bins)) {
+	if (prof->num_hist_records &&
+	    (n.lowpc != prof->hist_records[0].lowpc ||
+	     n.highpc != prof->hist_records[0].highpc ||
+	     n.num_bins != prof->hist_records[0].num_bins)) {
 		gmf_fail(c, "incompatible with first gmon file");
 		return;
 	}
-	if (!num_hist_records) {
+	if (!prof->num_hist_records) {
 		n.bin_scale = n.num_bins ?
 			(double)((n.highpc - n.lowpc) / 2) / n.num_bins : 0;
 		gnu_hist_scale = n.bin_scale;
 		have_gnu_hist = true;
-		strcpy(hist_dimension, "seconds");
-		hist_dimension_abbrev = 's';
-		add_record(&n);
+		strcpy(prof->hist_dimension, "seconds");
+		prof->hist_dimension_abbrev = 's';
+		add_record(prof, &n);
 	}
-	r = &hist_records[0];
-	gmon_input |= INPUT_HISTOGRAM | INPUT_CALL_GRAPH;
+	r = &prof->hist_records[0];
+	prof->gmon_input |= INPUT_HISTOGRAM | INPUT_CALL_GRAPH;
 	if (n.num_bins)
 		fc->nhist++;
-	if (!add_gnu_bins(opt, c, r))
+	if (!add_gnu_bins(prof, opt, c, r))
 		return;
-	while ((size_t)(c->end - c->p) >= 3 * gmon_ptr_size) {
-		uint64_t from = get_vma(c), self = get_vma(c);
-		uint64_t count = gmf_get(c, gmon_ptr_size);
+	while ((size_t)(c->end - c->p) >= 3 * prof->gmon_ptr_size) {
+		uint64_t from = get_vma(prof, c), self = get_vma(prof, c);
+		uint64_t count = gmf_get(c, prof->gmon_ptr_size);
 
 		fc->narcs++;
-		cg_tally(from, self, count);
+		cg_tally(prof, from, self, count);
 	}
-	if (hz == 0) {
+	if (prof->hz == 0) {
 		/* GNU asks the clock; on Linux that is the tick rate. */
 		long t = sysconf(_SC_CLK_TCK);
 
-		hz = t > 0 ? t : 1;
+		prof->hz = t > 0 ? t : 1;
 	}
 }
 
@@ -584,31 +586,32 @@ static void parse_bsd(const struct gprof_options *opt, struct gmf_cursor *c,
 
 static unsigned int outside;	/* module_outside()'s, 0 before */
 
-unsigned int module_outside(void)
+unsigned int module_outside(struct profile *prof)
 {
 	if (!outside) {
 		char why[512];
 
-		outside = module_add("(no module)", 11, NULL, 0, 0, false,
+		outside = module_add(prof, "(no module)", 11, NULL, 0, 0, false,
 				     why, sizeof(why));
 		if (outside == UINT_MAX)
 			fatal("%s", why);
-		modules[outside].absolute = true;
-		modules[outside].why =
+		prof->modules[outside].absolute = true;
+		prof->modules[outside].why =
 			xstrdup("absolute addresses, in no load module");
 	}
 	return outside;
 }
 
-void gmon_check_match(const struct gprof_options *opt, const char *name)
+void gmon_check_match(struct profile *prof, const struct gprof_options *opt,
+		      const char *name)
 {
-	const struct module *exe = &modules[0];
+	const struct module *exe = &prof->modules[0];
 	unsigned int i;
 
 	if (!exe->exec_high)
 		return;
-	for (i = 0; i < num_hist_records; i++) {
-		const struct hist_record *r = &hist_records[i];
+	for (i = 0; i < prof->num_hist_records; i++) {
+		const struct hist_record *r = &prof->hist_records[i];
 
 		/* GNU records are all the executable's, whatever address. */
 		if (r->scale && ADDR_MODULE(r->lowpc) != 0)
@@ -632,11 +635,12 @@ void gmon_check_match(const struct gprof_options *opt, const char *name)
 		      name, opt->a_out_name, (unsigned long long)file_arcs);
 }
 
-static unsigned int ext_module(struct gmf_cursor *c, const unsigned int *map,
+static unsigned int ext_module(struct profile *prof, struct gmf_cursor *c,
+			       const unsigned int *map,
 			       unsigned int nmap, uint32_t index)
 {
 	if (index == GMF_NO_MODULE)
-		return module_outside();
+		return module_outside(prof);
 	if (index >= nmap) {
 		gmf_fail(c, "record names module %u, which no module record defined",
 			 index);
@@ -653,7 +657,8 @@ static unsigned int ext_module(struct gmf_cursor *c, const unsigned int *map,
 #define SPARSE_MAX_BUCKETS	(1ull << 28)
 
 /* A histogram record, dense (tag 2) or sparse (tag 6): gmon_codec.h. */
-static void ext_hist(const struct gprof_options *opt, struct gmf_cursor *c,
+static void ext_hist(struct profile *prof, const struct gprof_options *opt,
+		     struct gmf_cursor *c,
 		     uint32_t tag, const unsigned int *map,
 		     unsigned int nmap)
 {
@@ -669,7 +674,7 @@ static void ext_hist(const struct gprof_options *opt, struct gmf_cursor *c,
 	if (!gmf_take(c, GMF_HIST_FIXED, &fixed))
 		return;
 	gmf_hist_head_get(fixed, GMF_HIST_FIXED, c->swap, &h);
-	m = ext_module(c, map, nmap, h.module);
+	m = ext_module(prof, c, map, nmap, h.module);
 	if (c->failed)
 		return;
 	if (h.bucket_size != 2 && h.bucket_size != 4) {
@@ -711,47 +716,49 @@ static void ext_hist(const struct gprof_options *opt, struct gmf_cursor *c,
 	}
 	ext_period = h.period_ns;
 	rate = 1e9 / (double)h.period_ns;
-	if (!have_gnu_hist && !num_hist_records) {
-		hz = rate;
-		strcpy(hist_dimension, "seconds");
-		hist_dimension_abbrev = 's';
+	if (!have_gnu_hist && !prof->num_hist_records) {
+		prof->hz = rate;
+		strcpy(prof->hist_dimension, "seconds");
+		prof->hist_dimension_abbrev = 's';
 		gnu_hist_scale = n.bin_scale;
 	}
-	r = find_record(&n);
+	r = find_record(prof, &n);
 	if (!r)
-		r = add_record(&n);
+		r = add_record(prof, &n);
 	while (gmf_hist_dec_next(&d, &i, &count))
 		add_count(opt, &r->sample[i], count);
 	if (d.failed) {
 		gmf_fail(c, "%s", d.err);
 		return;
 	}
-	widen_hist_range(m, h.low_pc, h.high_pc);
-	gmon_input |= INPUT_HISTOGRAM;
+	widen_hist_range(prof, m, h.low_pc, h.high_pc);
+	prof->gmon_input |= INPUT_HISTOGRAM;
 }
 
-static void ext_arcs(struct gmf_cursor *c, const unsigned int *map,
+static void ext_arcs(struct profile *prof, struct gmf_cursor *c,
+		     const unsigned int *map,
 		     unsigned int nmap, struct file_counts *fc)
 {
 	uint64_t narcs = gmf_arcs_begin(c), i;
 	struct gmf_arc a;
 
 	for (i = 0; i < narcs && gmf_arc_get(c, &a); i++) {
-		unsigned int f = ext_module(c, map, nmap, a.from_module);
-		unsigned int s = ext_module(c, map, nmap, a.self_module);
+		unsigned int f = ext_module(prof, c, map, nmap, a.from_module);
+		unsigned int s = ext_module(prof, c, map, nmap, a.self_module);
 
 		if (c->failed)
 			break;
 		if (a.from > ADDR_LINK(~0ull) || a.self > ADDR_LINK(~0ull))
 			continue;
 		fc->narcs++;
-		gmon_input |= INPUT_CALL_GRAPH;
-		cg_tally(MODULE_BASE(f) + a.from, MODULE_BASE(s) + a.self,
+		prof->gmon_input |= INPUT_CALL_GRAPH;
+		cg_tally(prof, MODULE_BASE(f) + a.from, MODULE_BASE(s) + a.self,
 			 a.count);
 	}
 }
 
-static void parse_extension(const struct gprof_options *opt,
+static void parse_extension(struct profile *prof,
+			    const struct gprof_options *opt,
 			    struct gmf_cursor *c, struct file_counts *fc)
 {
 	unsigned int *map = NULL, nmap = 0;
@@ -760,7 +767,7 @@ static void parse_extension(const struct gprof_options *opt,
 	uint32_t tag;
 
 	/* Module records precede their users; map them all first. */
-	if (!scan_modules(c, &map, &nmap)) {
+	if (!scan_modules(prof, c, &map, &nmap)) {
 		free(map);
 		return;
 	}
@@ -769,7 +776,7 @@ static void parse_extension(const struct gprof_options *opt,
 	while (gmf_record_next(c, &tag, &b)) {
 		if (tag != GMF_TAG_THREADS)
 			continue;
-		threads_parse(&b);
+		threads_parse(prof, &b);
 		if (b.failed)
 			c->failed = true;
 	}
@@ -783,14 +790,14 @@ static void parse_extension(const struct gprof_options *opt,
 		case GMF_TAG_HIST:
 		case GMF_TAG_HIST_SPARSE:
 			fc->nhist++;
-			ext_hist(opt, &b, tag, map, nmap);
+			ext_hist(prof, opt, &b, tag, map, nmap);
 			break;
 		case GMF_TAG_ARCS:
-			ext_arcs(&b, map, nmap, fc);
+			ext_arcs(prof, &b, map, nmap, fc);
 			break;
 		case GMF_TAG_CALLERS:
 			fc->ncallers++;
-			callers_parse(opt, &b, map, nmap);
+			callers_parse(prof, opt, &b, map, nmap);
 			break;
 		default:
 			/* Modules were mapped; newer records are skipped. */
@@ -803,7 +810,8 @@ static void parse_extension(const struct gprof_options *opt,
 	free(map);
 }
 
-int gmon_parse(const struct gprof_options *opt, const unsigned char *buf,
+int gmon_parse(struct profile *prof, const struct gprof_options *opt,
+	       const unsigned char *buf,
 	       size_t len, const char *name,
 	       char *err, size_t errlen)
 {
@@ -812,12 +820,12 @@ int gmon_parse(const struct gprof_options *opt, const unsigned char *buf,
 	struct file_counts fc = { 0 };
 	bool magic = len >= 4 && !memcmp(buf, GMF_COOKIE, 4);
 
-	module_profile = name;
+	prof->module_profile = name;
 	if (is_extension(buf, len, &c.swap)) {
 		c.p = buf + 4;
 		fc.version = gmf_get(&c, 4);
 		c.p = buf + GMF_HEADER_SIZE;
-		parse_extension(opt, &c, &fc);
+		parse_extension(prof, opt, &c, &fc);
 	} else if (opt->file_format == FF_MAGIC ||
 		   (opt->file_format == FF_AUTO && magic)) {
 		if (len < GMF_HEADER_SIZE) {
@@ -828,7 +836,7 @@ int gmon_parse(const struct gprof_options *opt, const unsigned char *buf,
 			gmf_fail(&c, "bad magic cookie (not a gmon.out file)");
 			return -1;
 		}
-		c.swap = gnu_swap();
+		c.swap = gnu_swap(prof);
 		c.p = buf + 4;
 		fc.version = gmf_get(&c, 4);
 		if (fc.version != GMF_GNU_VERSION && fc.version != 0) {
@@ -836,10 +844,10 @@ int gmon_parse(const struct gprof_options *opt, const unsigned char *buf,
 			return -1;
 		}
 		c.p = buf + GMF_HEADER_SIZE;
-		parse_gnu(opt, &c, &fc);
+		parse_gnu(prof, opt, &c, &fc);
 	} else {
-		c.swap = gnu_swap();
-		parse_bsd(opt, &c, buf, &fc);
+		c.swap = gnu_swap(prof);
+		parse_bsd(prof, opt, &c, buf, &fc);
 	}
 	if (c.failed)
 		return -1;
@@ -861,7 +869,7 @@ int gmon_parse(const struct gprof_options *opt, const unsigned char *buf,
 	return 0;
 }
 
-void gmon_parse_files(const struct gprof_options *opt)
+void gmon_parse_files(struct profile *prof, const struct gprof_options *opt)
 {
 	int i;
 
@@ -869,34 +877,35 @@ void gmon_parse_files(const struct gprof_options *opt)
 		char err[512];
 
 		file_arcs = file_stray_arcs = 0;
-		if (gmon_parse(opt, files[i].buf, files[i].len, files[i].name,
+		if (gmon_parse(prof, opt, files[i].buf, files[i].len,
+			       files[i].name,
 			       err,
 			       sizeof(err)))
 			fatal("%s: %s", files[i].name, err);
-		gmon_check_match(opt, files[i].name);
+		gmon_check_match(prof, opt, files[i].name);
 		/* Everything is in the records now; reports need memory. */
 		free(files[i].buf);
 		files[i].buf = NULL;
 	}
 }
 
-void profile_reset(void)
+void profile_reset(struct profile *prof)
 {
 	unsigned int i;
 	size_t s;
 
-	for (i = 0; i < num_hist_records; i++)
-		free(hist_records[i].sample);
-	free(hist_records);
-	hist_records = NULL;
-	num_hist_records = 0;
+	for (i = 0; i < prof->num_hist_records; i++)
+		free(prof->hist_records[i].sample);
+	free(prof->hist_records);
+	prof->hist_records = NULL;
+	prof->num_hist_records = 0;
 	have_gnu_hist = false;
 	ext_period = 0;
-	hz = 0;
-	gmon_input = 0;
-	callers_reset();
-	for (s = 0; s < symtab.len; s++) {
-		struct sym *sym = &symtab.base[s];
+	prof->hz = 0;
+	prof->gmon_input = 0;
+	callers_reset(prof);
+	for (s = 0; s < prof->symtab.len; s++) {
+		struct sym *sym = &prof->symtab.base[s];
 
 		sym->ncalls = 0;
 		sym->hist.time = 0;
@@ -904,28 +913,28 @@ void profile_reset(void)
 		sym->bb = NULL;
 		memset(&sym->cg, 0, sizeof(sym->cg));
 	}
-	arcs_reset();
+	arcs_reset(prof);
 }
 
-void modules_reset(void)
+void modules_reset(struct profile *prof)
 {
 	unsigned int m;
 	int i;
 
-	for (m = 0; m < nmodules; m++) {
-		free(modules[m].path);
-		free(modules[m].recorded);
-		free(modules[m].build_id);
-		free(modules[m].why);
-		free(modules[m].label);
-		free(modules[m].debug_path);
+	for (m = 0; m < prof->nmodules; m++) {
+		free(prof->modules[m].path);
+		free(prof->modules[m].recorded);
+		free(prof->modules[m].build_id);
+		free(prof->modules[m].why);
+		free(prof->modules[m].label);
+		free(prof->modules[m].debug_path);
 	}
-	free(modules);
-	modules = NULL;
-	nmodules = 0;
-	multi_module = false;
+	free(prof->modules);
+	prof->modules = NULL;
+	prof->nmodules = 0;
+	prof->multi_module = false;
 	outside = 0;
-	module_profile = "";
+	prof->module_profile = "";
 	for (i = 0; i < nfiles; i++) {
 		free(files[i].buf);
 		free(files[i].sidecar_name);

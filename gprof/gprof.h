@@ -9,6 +9,10 @@
  *   reports (hist.c flat, cg_print.c graph and index, source.c -A/-C,
  *   modules.c module table).
  *
+ * Each part takes the profile it works on (struct profile, below) and,
+ * where an option changes what it does, the options (options.h), both
+ * as arguments: the analyzer keeps no profile in globals.
+ *
  * Addresses.  Every address the analyzer handles is a *unified* address:
  * a module's link-time address plus the module's base, MODULE_BASE(m).
  * Module 0 is the executable named on the command line and has base 0,
@@ -27,6 +31,9 @@
 #include <stdio.h>
 
 #include "options.h"
+
+struct profile;
+struct thread_prof;
 
 #define MODULE_SHIFT 44
 #define MODULE_BASE(m) ((uint64_t)(m) << MODULE_SHIFT)
@@ -131,12 +138,10 @@ struct sym_table {
 	struct sym *base;
 };
 
-extern struct sym_table symtab;	/* every symbol of every module */
-
 /* Finds the symbol whose [addr, end_addr] holds @addr, or NULL. */
 struct sym *sym_lookup(const struct sym_table *t, uint64_t addr);
 /* Sorts, drops duplicates as GNU does and sets end_addr. */
-void symtab_finalize(struct sym_table *t);
+void symtab_finalize(struct profile *prof, struct sym_table *t);
 
 /* ---- modules ---- */
 
@@ -162,10 +167,6 @@ struct module {
 	uint64_t calls;		/* calls into it (module table) */
 };
 
-extern struct module *modules;
-extern unsigned int nmodules;
-/* True when the profile named modules beyond the executable. */
-extern bool multi_module;
 
 /* ---- the profile read from the files ---- */
 
@@ -178,18 +179,12 @@ struct hist_record {
 	uint32_t *sample;	/* num_bins counts, summed over files */
 };
 
-extern struct hist_record *hist_records;
-extern unsigned int num_hist_records;
-extern double hz;		/* samples per second (prof_rate) */
-extern char hist_dimension[16];
-extern char hist_dimension_abbrev;
 
 /* Which kinds of data the profile files held. */
 enum {
 	INPUT_HISTOGRAM = 1, INPUT_CALL_GRAPH = 2, INPUT_BB_COUNTS = 4,
 	INPUT_CALLERS = 8,	/* caller samples (tag-4 records) */
 };
-extern int gmon_input;
 
 /* ---- call graph ---- */
 
@@ -205,32 +200,30 @@ struct arc {
 	bool uncounted;		/* seen only in caller samples: no count */
 };
 
-extern unsigned int num_cycles;
-extern struct sym *cycle_header;	/* num_cycles + 1, [0] unused */
-extern struct arc **arcs;
-extern size_t numarcs;
 
 /* Adds @count calls from @parent to @child (merging an existing arc). */
-void arc_add(struct sym *parent, struct sym *child, uint64_t count);
-struct arc *arc_lookup(struct sym *parent, struct sym *child);
+void arc_add(struct profile *prof, struct sym *parent, struct sym *child,
+	     uint64_t count);
+struct arc *arc_lookup(struct profile *prof, struct sym *parent,
+		       struct sym *child);
 /*
  * Forgets every arc of the profile and every cycle (profile_reset(): the
  * fuzz target); arcs sym_id_parse() made between symspec symbols stay.
  */
-void arcs_reset(void);
+void arcs_reset(struct profile *prof);
 /* Called for each arc read: maps pcs to symbols and filters (-k). */
-void cg_tally(uint64_t from_pc, uint64_t self_pc, uint64_t count);
+void cg_tally(struct profile *prof, uint64_t from_pc, uint64_t self_pc,
+	      uint64_t count);
 /*
  * Numbers, finds cycles, propagates time; returns syms by [index], an
  * array the caller owns (cg_print() only reads it).
  */
-struct sym **cg_assemble(const struct gprof_options *opt);
-void cg_print(const struct gprof_options *opt, struct sym **timesortsym);
-void cg_print_index(const struct gprof_options *opt);
-void cg_print_function_ordering(void);
-void cg_print_file_ordering(void);
-/* Sum of the self time the call graph shows (GNU's print_time). */
-extern double print_time;
+struct sym **cg_assemble(struct profile *prof, const struct gprof_options *opt);
+void cg_print(struct profile *prof, const struct gprof_options *opt,
+	      struct sym **timesortsym);
+void cg_print_index(struct profile *prof, const struct gprof_options *opt);
+void cg_print_function_ordering(struct profile *prof);
+void cg_print_file_ordering(struct profile *prof);
 /*
  * Sorts @n pointers at @base as glibc's qsort (a merge sort) does, so
  * that ties and even inconsistent comparisons order things as in GNU.
@@ -249,12 +242,12 @@ struct function_map {
 	char *file_name;
 	bool is_first;		/* first line of its file in the map */
 };
-extern struct function_map *symbol_map;	/* by function_name */
-extern unsigned int symbol_map_count;
-void read_function_mappings(const char *path);
+void read_function_mappings(struct profile *prof, const char *path);
 /* The map line of function @name, or NULL (GNU's bsearch). */
-struct function_map *symbol_map_find(const char *name);
+struct function_map *symbol_map_find(struct profile *prof, const char *name);
 bool sym_is_mapped(const struct sym *s);
+/* Forgets -R's map (profile_free()). */
+void function_map_reset(struct profile *prof);
 
 /* ---- caller samples (caller_tree.c, cg_measured.c) ---- */
 
@@ -282,24 +275,25 @@ struct caller_tree {
 	unsigned int records;	/* tag-4 records read */
 };
 
-extern struct caller_tree callers;
 struct gmf_cursor;
 /*
  * Merges the tag-4 record under @c into the tree; @map gives the
  * analyzer's module of each module record of the file.  A problem
  * fails @c with one line.
  */
-void callers_parse(const struct gprof_options *opt, struct gmf_cursor *c,
+void callers_parse(struct profile *prof, const struct gprof_options *opt,
+		   struct gmf_cursor *c,
 		   const unsigned int *map,
 		   unsigned int nmap);
-void callers_reset(void);
+void callers_reset(struct profile *prof);
 /* The top node of cut chains (module absolute, pc 1, no parent). */
 bool caller_node_truncated(const struct caller_node *n);
 /*
  * The function of node @n's pc, or NULL: as a sampled pc when @leaf,
  * else as a return address (the call before it).  cg_measured.c.
  */
-struct sym *caller_node_function(const struct caller_node *n, bool leaf);
+struct sym *caller_node_function(struct profile *prof,
+				 const struct caller_node *n, bool leaf);
 /*
  * What function @s (NULL: unknown) says of a cut chain it is the
  * outermost frame of: 0, nothing (a library, the start code); 1, main,
@@ -314,7 +308,14 @@ int caller_frame_entry(const struct sym *s);
  * at pc 0 (passed over by the analysis, as code without symbols), the
  * truncated top kept.  Returns the samples left out: no frame in @m.
  */
-uint64_t callers_of_module(unsigned int m, struct caller_tree *t);
+uint64_t callers_of_module(struct profile *prof, unsigned int m,
+			   struct caller_tree *t);
+/*
+ * What a tree built apart from @from (the profile's) says of the
+ * recording: its lost, busy and dropped samples, period, depth, records.
+ */
+void caller_tree_counts_copy(struct caller_tree *to,
+			     const struct caller_tree *from);
 /* A node of a tree built apart, added at its end (its parent before it). */
 uint32_t caller_tree_add(struct caller_tree *t, uint32_t parent,
 			 uint32_t module, uint64_t pc);
@@ -322,8 +323,6 @@ uint32_t caller_tree_add(struct caller_tree *t, uint32_t parent,
 void callers_totals(const struct caller_tree *t, uint64_t *samples,
 		    uint64_t *truncated);
 
-/* The call graph's times come from the caller samples. */
-extern bool measured_times;
 /* What the measured call graph was made of, for its header. */
 struct caller_stats {
 	uint64_t complete, truncated;	/* samples by their chain */
@@ -333,20 +332,20 @@ struct caller_stats {
 	uint64_t overhead;	/* samples taken in the profiler's code */
 	bool has_counts;	/* the profile has call counts (-pg) */
 };
-extern struct caller_stats caller_stats;
 /*
  * Before cg_assemble(): decides measured_times and adds the arcs the
  * chains show that the call counts did not (count 0, uncounted);
  * @has_counts: the profile had call counts (-pg's arcs).
  */
-void cg_measured_arcs(const struct gprof_options *opt, bool has_counts);
+void cg_measured_arcs(struct profile *prof, const struct gprof_options *opt,
+		      bool has_counts);
 /*
  * In cg_assemble(), after the cycles are known and the flags
  * propagated: sets every time of the graph from the caller samples.
  */
-void cg_measured_times(void);
+void cg_measured_times(struct profile *prof);
 /* Whether @s's calls are unknown: all its callers are uncounted arcs. */
-bool sym_calls_unknown(const struct sym *s);
+bool sym_calls_unknown(struct profile *prof, const struct sym *s);
 
 /* ---- symspecs (-e -E -f -F -k -n -N -p -P -q -Q -A -J -C -Z) ---- */
 
@@ -356,11 +355,72 @@ enum table_id {
 	NUM_TABLES
 };
 
-extern struct sym_table syms[NUM_TABLES];
 void sym_id_add(const char *spec, enum table_id which);
-void sym_id_parse(const struct gprof_options *opt);
-bool sym_id_arc_is_present(struct sym_table *t, struct sym *from,
+void sym_id_parse(struct profile *prof, const struct gprof_options *opt);
+bool sym_id_arc_is_present(struct profile *prof, struct sym_table *t,
+			   struct sym *from,
 			   struct sym *to);
+/* Forgets the symspecs and the symbols they matched (profile_free()). */
+void sym_id_reset(struct profile *prof);
+
+/* ---- the profile ---- */
+
+/*
+ * One program's profile: its modules and their symbols, what the
+ * profile files held, and what the analysis made of it.  Every part
+ * takes the profile it works on; profile_init() makes an empty one and
+ * profile_free() frees all it holds.
+ */
+struct profile {
+	struct sym_table symtab;	/* every symbol of every module */
+	struct module *modules;
+	unsigned int nmodules;
+	/* True when the profile named modules beyond the executable. */
+	bool multi_module;
+	/* The file being read, whose module records module_add() takes. */
+	const char *module_profile;
+	/* Pointer size and byte order of GNU files: the executable's. */
+	unsigned int gmon_ptr_size;
+	bool gmon_big_endian;
+
+	struct hist_record *hist_records;
+	unsigned int num_hist_records;
+	double hz;		/* samples per second (prof_rate) */
+	char hist_dimension[16];
+	char hist_dimension_abbrev;
+	int gmon_input;		/* INPUT_*: what the files held */
+
+	unsigned int num_cycles;
+	struct sym *cycle_header;	/* num_cycles + 1, [0] unused */
+	struct arc **arcs;	/* every arc but the self-calls (-r, -R) */
+	size_t numarcs, arcs_cap;
+	/* Sum of the self time the call graph shows (GNU's print_time). */
+	double print_time;
+	double total_time;	/* ticks, the profiler's left out */
+	/* Ticks in the profiler's own code (modules[].overhead), left out. */
+	double overhead_time;
+
+	/* The caller samples of every profile file read, summed. */
+	struct caller_tree callers;
+	/* The call graph's times come from the caller samples. */
+	bool measured_times;
+	struct caller_stats caller_stats;
+	struct thread_prof *threads;
+	uint32_t nthreads;
+
+	/* -R's map, by function_name. */
+	struct function_map *symbol_map;
+	unsigned int symbol_map_count;
+	/* The symspecs' symbols (symspec.c). */
+	struct sym_table syms[NUM_TABLES];
+	/* Every source_file made so far (by sym_source), newest first. */
+	struct source_file *first_src_file;
+};
+
+/* An empty profile. */
+void profile_init(struct profile *prof);
+/* Frees everything @prof holds (it can be initialized again). */
+void profile_free(struct profile *prof);
 
 /* ---- reports (main.c) ---- */
 
@@ -386,48 +446,52 @@ char *xstrdup(const char *s);
 /* ---- names (names.c) ---- */
 
 /* GNU's print_name_only: name, (file:line) decorations; returns width. */
-size_t print_name_only(const struct gprof_options *opt, FILE *f, struct sym *s);
+size_t print_name_only(struct profile *prof, const struct gprof_options *opt,
+		       FILE *f, struct sym *s);
 /* GNU's print_name: name, " <cycle N>", " [N]" or " (N)". */
-void print_name(const struct gprof_options *opt, FILE *f, struct sym *s);
+void print_name(struct profile *prof, const struct gprof_options *opt, FILE *f,
+		struct sym *s);
 
 /* ---- histograms and the flat profile (hist.c) ---- */
 
-void hist_assign_samples(void);
+void hist_assign_samples(struct profile *prof);
 /*
  * The last symbol at or below @addr (binary search; 0 when none is):
  * the first whose range, up to the next symbol, could hold it.
  */
-size_t hist_sym_at(uint64_t addr);
+size_t hist_sym_at(struct profile *prof, uint64_t addr);
 /* The unified [lo, hi) that bin @i of @r counted (empty: none). */
-void hist_bin_bounds(const struct hist_record *r, uint64_t i, uint64_t *lo,
+void hist_bin_bounds(struct profile *prof, const struct hist_record *r,
+		     uint64_t i, uint64_t *lo,
 		     uint64_t *hi);
-void hist_print(const struct gprof_options *opt);
-extern double total_time;	/* ticks, the profiler's left out */
-/* Ticks in the profiler's own code (modules[].overhead), left out. */
-extern double overhead_time;
+void hist_print(struct profile *prof, const struct gprof_options *opt);
 
 /* ---- source lines (lines.c, libdw; annotate.c for -A -C) ---- */
 
 /* Fills s->file and s->line_num on first use (lazily; cheap after). */
-void sym_source(const struct gprof_options *opt, struct sym *s);
+void sym_source(struct profile *prof, const struct gprof_options *opt,
+		struct sym *s);
 /* -l: adds one symbol per source line of every module's text. */
-void core_create_line_syms(const struct gprof_options *opt);
-void print_exec_counts(const struct gprof_options *opt);
-void print_annotated_source(const struct gprof_options *opt);
+void core_create_line_syms(struct profile *prof,
+			   const struct gprof_options *opt);
+void print_exec_counts(struct profile *prof, const struct gprof_options *opt);
+void print_annotated_source(struct profile *prof,
+			    const struct gprof_options *opt);
 /* -I and GPROF_PATH: appends colon-separated directories for -A. */
 void source_search_append(const char *dirs);
-/* Every source_file made so far (by sym_source), newest first. */
-extern struct source_file *first_src_file;
 /* The one source_file of @path (DWARF's spelling), made on first use. */
-struct source_file *source_file_lookup_path(const char *path);
+struct source_file *source_file_lookup_path(struct profile *prof,
+					    const char *path);
 /* A file made so far whose last path component is @filename, or NULL. */
-struct source_file *source_file_lookup_name(const char *filename);
+struct source_file *source_file_lookup_name(struct profile *prof,
+					    const char *filename);
 /*
  * -A: looks up the source of every symbol and returns the files in the
  * order GNU prints them (the reverse of the order GNU meets them: function
  * symbols in .symtab order, then -l line symbols by address).
  */
-size_t source_files_gnu_order(const struct gprof_options *opt,
+size_t source_files_gnu_order(struct profile *prof,
+			      const struct gprof_options *opt,
 			      struct source_file ***out);
 
 /* ---- basic blocks (tag 2 records; annotate.c) ---- */
@@ -437,9 +501,10 @@ size_t source_files_gnu_order(const struct gprof_options *opt,
  * holding it (first NBBS blocks a symbol), as GNU's bb_read_rec does;
  * without -l it only warns, once, that the counts are ignored.
  */
-void bb_record(const struct gprof_options *opt, uint64_t addr, uint64_t count);
+void bb_record(struct profile *prof, const struct gprof_options *opt,
+	       uint64_t addr, uint64_t count);
 /* gmon.sum: writes the tag-2 record of every block with a count. */
-void bb_write(FILE *f);
+void bb_write(struct profile *prof, FILE *f);
 
 /* ---- profile files (gmon_read.c) and gmon.sum (gmon_write.c) ---- */
 
@@ -448,7 +513,8 @@ void bb_write(FILE *f);
  * line (without the file name) in @err.  Symbols must already exist:
  * arcs are tallied into the call graph as they are read.
  */
-int gmon_parse(const struct gprof_options *opt, const unsigned char *buf,
+int gmon_parse(struct profile *prof, const struct gprof_options *opt,
+	       const unsigned char *buf,
 	       size_t len, const char *name,
 	       char *err, size_t errlen);
 /*
@@ -456,19 +522,15 @@ int gmon_parse(const struct gprof_options *opt, const unsigned char *buf,
  * none) into memory and registers the load modules they name, so that
  * core_init() can read every module's symbols first.
  */
-void gmon_load_files(const char *const *names, int n);
+void gmon_load_files(struct profile *prof, const char *const *names, int n);
 /* Parses the files gmon_load_files() read, in order; errors are fatal. */
-void gmon_parse_files(const struct gprof_options *opt);
+void gmon_parse_files(struct profile *prof, const struct gprof_options *opt);
 /* --extract-module: writes one module's data as GNU gmon.out. */
-void gmon_extract_module(const struct gprof_options *opt, const char *module,
+void gmon_extract_module(struct profile *prof, const struct gprof_options *opt,
+			 const char *module,
 			 const char *to);
-/* Pointer size (4 or 8) and byte order of GNU files: the executable's. */
-extern unsigned int gmon_ptr_size;
-extern bool gmon_big_endian;
 /* Creates the module table with module 0, the executable, if needed. */
-void modules_init(void);
-/* The profile file being read, whose module records module_add() takes. */
-extern const char *module_profile;
+void modules_init(struct profile *prof);
 /*
  * The module of a module record (module_table.c): the executable
  * (module 0), or the module of the same path and build-id, or of the
@@ -476,31 +538,33 @@ extern const char *module_profile;
  * a new one.  A module of another build than an earlier file's cannot
  * be summed with it: UINT_MAX, and why (one line) in @why.
  */
-unsigned int module_add(const char *name, size_t name_len,
+unsigned int module_add(struct profile *prof, const char *name, size_t name_len,
 			const unsigned char *id, size_t id_len, uint64_t bias,
 			bool is_main, char *why, size_t whylen);
 /*
  * The module standing for addresses in no load module (the extension's
  * module 0xffffffff); created on first use.
  */
-unsigned int module_outside(void);
+unsigned int module_outside(struct profile *prof);
 /* Fails when the histograms read so far cannot be the executable's. */
-void gmon_check_match(const struct gprof_options *opt, const char *name);
+void gmon_check_match(struct profile *prof, const struct gprof_options *opt,
+		      const char *name);
 /* Forgets every profile read so far (the fuzz target parses many). */
-void profile_reset(void);
+void profile_reset(struct profile *prof);
 /*
  * The fuzz targets load many files in one process: after
  * profile_reset(), these free in turn the DWARF and source files
  * (lines_reset), the ELF files and the symbol table (core_reset), and
  * the module table and the loaded profile files (modules_reset).
  */
-void lines_reset(void);
-void core_reset(void);
-void modules_reset(void);
+void lines_reset(struct profile *prof);
+void core_reset(struct profile *prof);
+void modules_reset(struct profile *prof);
 /* Reads a file with gmon_parse; any problem is fatal. */
 void gmon_out_read(const char *path);
 /* -s: writes gmon.sum. */
-void gmon_out_write(const struct gprof_options *opt, const char *path);
+void gmon_out_write(struct profile *prof, const struct gprof_options *opt,
+		    const char *path);
 
 /* ---- ELF (symtab.c) ---- */
 
@@ -545,41 +609,44 @@ struct Dwfl *debug_dwfl_begin(const struct gprof_options *opt);
 /* The separate debug file of the ELF file at @path (malloc), or NULL. */
 char *debug_file_find(const struct gprof_options *opt, const char *path);
 /* Whether module @m is libsprofil: by name, or it defines its API. */
-bool module_is_profiler(unsigned int m, Elf *elf,
+bool module_is_profiler(struct profile *prof, unsigned int m, Elf *elf,
 			const struct elf_symbols *es);
 /*
  * Multi-module profiles: a pseudo-function "module+0xOFFSET" for each
  * stretch of code past the st_size of the symbols before it (sym_gaps.c).
  */
-void symtab_add_gaps(void);
+void symtab_add_gaps(struct profile *prof);
 /* Makes @base (@len symbols, malloc'd, sorted, ends set) the symtab. */
-void symtab_adopt(struct sym *base, size_t len);
+void symtab_adopt(struct profile *prof, struct sym *base, size_t len);
 void sym_gaps_reset(void);
 
 /* Reads the executable (module 0) and every module the profile named. */
-void core_init(const struct gprof_options *opt, const char *a_out);
-void core_create_function_syms(const struct gprof_options *opt);
+void core_init(struct profile *prof, const struct gprof_options *opt,
+	       const char *a_out);
+void core_create_function_syms(struct profile *prof,
+			       const struct gprof_options *opt);
 /* -S: symbols from an nm-style file ("ADDR TYPE NAME" lines). */
-void core_create_syms_from(const char *path);
+void core_create_syms_from(struct profile *prof, const char *path);
 /* -c: keeps the text bytes of every module for core_text(). */
-void core_get_text_space(const struct gprof_options *opt);
+void core_get_text_space(struct profile *prof, const struct gprof_options *opt);
 /* The .text sections' unified range of module @m (GNU's core_text_sect). */
-uint64_t core_text_end(unsigned int m);
+uint64_t core_text_end(struct profile *prof, unsigned int m);
 /*
  * The bytes of the text at unified [lo, hi), or NULL when that range is
  * not wholly inside one loaded module's section (-c reads them).
  */
 const unsigned char *core_text(uint64_t lo, uint64_t hi);
 /* -c: adds count-0 arcs for the direct calls inside @parent. */
-void find_call(struct sym *parent, uint64_t lowpc, uint64_t highpc);
+void find_call(struct profile *prof, struct sym *parent, uint64_t lowpc,
+	       uint64_t highpc);
 /* True when @addr lies inside a histogram record (GNU's check for -c). */
-bool hist_check_address(uint64_t addr);
+bool hist_check_address(struct profile *prof, uint64_t addr);
 
 /* ---- --export (export.c) ---- */
 
 bool export_format_known(const char *format);
 /* Writes the analyzed profile in export_format on stdout. */
-void export_profile(const struct gprof_options *opt);
+void export_profile(struct profile *prof, const struct gprof_options *opt);
 /*
  * --render=FORMAT: render_start() sends stdout through `dot -TFORMAT`
  * (fatal, one line, when dot is not installed); render_finish() waits
@@ -596,8 +663,8 @@ void render_finish(const struct gprof_options *opt);
  * modules_print() ends the report with the table of modules, including
  * those that could not be read and why.
  */
-void modules_print(const struct gprof_options *opt);
+void modules_print(struct profile *prof, const struct gprof_options *opt);
 /* The line saying what the profiler's own code took, if anything. */
-bool overhead_print(void);
+bool overhead_print(struct profile *prof);
 
 #endif /* GPROF_GPROF_H */

@@ -317,7 +317,8 @@ static size_t nlsyms, lsym_cap;
  * DWARF function or an ELF symbol starts or ends, since between two
  * such addresses bfd's answer cannot change.
  */
-static void module_line_syms(const struct gprof_options *opt, unsigned int m)
+static void module_line_syms(struct profile *prof,
+			     const struct gprof_options *opt, unsigned int m)
 {
 	struct line_ctx c = { .module = m };
 	struct breaks b = { 0 };
@@ -326,7 +327,7 @@ static void module_line_syms(const struct gprof_options *opt, unsigned int m)
 	struct line_sym *prev;
 	bool have_prev = false;
 
-	c.d = dmod_get(opt, m);
+	c.d = dmod_get(prof, opt, m);
 	if (!c.d || !line_ctx_elf(&c))
 		return;
 	for (i = 0; i < c.d->ncus; i++) {
@@ -389,7 +390,7 @@ static void module_line_syms(const struct gprof_options *opt, unsigned int m)
 			k++;
 		}
 
-		if (!dmod_line(c.d, addr, &file, &line))
+		if (!dmod_line(prof, c.d, addr, &file, &line))
 			continue;
 		name = best ? best->name : NULL;
 		if (!name) {
@@ -419,7 +420,8 @@ static void module_line_syms(const struct gprof_options *opt, unsigned int m)
 	free(c.esyms);
 }
 
-void core_create_line_syms(const struct gprof_options *opt)
+void core_create_line_syms(struct profile *prof,
+			   const struct gprof_options *opt)
 {
 	struct sym_table ltab;
 	struct sym *s, *prev = NULL, *fs;
@@ -427,14 +429,14 @@ void core_create_line_syms(const struct gprof_options *opt)
 	unsigned int m;
 
 	/* Function symbols too, for code compiled without -g. */
-	core_create_function_syms(opt);
+	core_create_function_syms(prof, opt);
 
 	ltab.len = 0;
 	ltab.base = NULL;
-	for (m = 0; m < (nmodules ? nmodules : 1); m++) {
+	for (m = 0; m < (prof->nmodules ? prof->nmodules : 1); m++) {
 		first = nlsyms;
-		module_line_syms(opt, m);
-		ltab.base = xrealloc(ltab.base, (nlsyms + symtab.len) *
+		module_line_syms(prof, opt, m);
+		ltab.base = xrealloc(ltab.base, (nlsyms + prof->symtab.len) *
 				     sizeof(*ltab.base));
 		for (i = first; i < nlsyms; i++) {
 			s = &ltab.base[ltab.len++];
@@ -454,7 +456,7 @@ void core_create_line_syms(const struct gprof_options *opt)
 			    !strcmp(prev->name, s->name)) {
 				s->is_static = prev->is_static;
 			} else {
-				fs = sym_lookup(&symtab, s->addr);
+				fs = sym_lookup(&prof->symtab, s->addr);
 				if (fs)
 					s->is_static = fs->is_static;
 			}
@@ -465,12 +467,12 @@ void core_create_line_syms(const struct gprof_options *opt)
 	lsyms = NULL;
 	nlsyms = lsym_cap = 0;
 
-	ltab.base = xrealloc(ltab.base, (ltab.len + symtab.len) *
+	ltab.base = xrealloc(ltab.base, (ltab.len + prof->symtab.len) *
 			     sizeof(*ltab.base));
-	memcpy(ltab.base + ltab.len, symtab.base,
-	       symtab.len * sizeof(*symtab.base));
-	ltab.len += symtab.len;
-	free(symtab.base);
-	symtab_finalize(&ltab);
-	symtab = ltab;
+	memcpy(ltab.base + ltab.len, prof->symtab.base,
+	       prof->symtab.len * sizeof(*prof->symtab.base));
+	ltab.len += prof->symtab.len;
+	free(prof->symtab.base);
+	symtab_finalize(prof, &ltab);
+	prof->symtab = ltab;
 }

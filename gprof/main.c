@@ -502,8 +502,8 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 }
 
 /* The phases, in GNU's order, over the @n profile files @files. */
-static int run(const struct gprof_options *opt, const char *const *files,
-	       int n)
+static int run(struct profile *prof, const struct gprof_options *opt,
+	       const char *const *files, int n)
 {
 	const char *const *ex;
 	struct sym **cg = NULL;
@@ -520,29 +520,29 @@ static int run(const struct gprof_options *opt, const char *const *files,
 	 * The profile files name the modules whose symbols are needed, so
 	 * they are loaded (not yet parsed) before the symbols are read.
 	 */
-	gmon_load_files(files, n);
-	core_init(opt, opt->a_out_name);
+	gmon_load_files(prof, files, n);
+	core_init(prof, opt, opt->a_out_name);
 	if (opt->ignore_direct_calls)
-		core_get_text_space(opt);
+		core_get_text_space(prof, opt);
 	if (opt->external_symbol_table)
-		core_create_syms_from(opt->external_symbol_table);
+		core_create_syms_from(prof, opt->external_symbol_table);
 	else if (opt->line_granularity)
-		core_create_line_syms(opt);
+		core_create_line_syms(prof, opt);
 	else
-		core_create_function_syms(opt);
+		core_create_function_syms(prof, opt);
 
-	sym_id_parse(opt);
-	gmon_parse_files(opt);
-	threads_apply_selection(opt);
+	sym_id_parse(prof, opt);
+	gmon_parse_files(prof, opt);
+	threads_apply_selection(prof, opt);
 	if (opt->threads_report) {
-		threads_print(opt);
+		threads_print(prof, opt);
 		if (fflush(stdout) || ferror(stdout))
 			fatal("standard output: %s", strerror(errno));
 		return 0;
 	}
 
 	if (opt->extract_module) {
-		gmon_extract_module(opt, opt->extract_module,
+		gmon_extract_module(prof, opt, opt->extract_module,
 				    opt->extract_to ? opt->extract_to : NULL);
 		return 0;
 	}
@@ -551,19 +551,19 @@ static int run(const struct gprof_options *opt, const char *const *files,
 	 * Caller samples give a call graph of their own (measured), unless
 	 * GNU's estimate is asked for, which needs -pg's call counts.
 	 */
-	if ((gmon_input & INPUT_CALLERS) && opt->estimated_times &&
-	    !(gmon_input & INPUT_CALL_GRAPH))
+	if ((prof->gmon_input & INPUT_CALLERS) && opt->estimated_times &&
+	    !(prof->gmon_input & INPUT_CALL_GRAPH))
 		fatal("--estimated-times: the profile has no call counts to estimate from (its program was not built with -pg); leave the option out for the call graph its caller samples measure");
-	counted = (gmon_input & INPUT_CALL_GRAPH) != 0;
-	if ((gmon_input & INPUT_CALLERS) && !opt->estimated_times)
-		gmon_input |= INPUT_CALL_GRAPH;
+	counted = (prof->gmon_input & INPUT_CALL_GRAPH) != 0;
+	if ((prof->gmon_input & INPUT_CALLERS) && !opt->estimated_times)
+		prof->gmon_input |= INPUT_CALL_GRAPH;
 
 	style = opt->output_style;
 	if (style == 0) {
-		if (gmon_input & (INPUT_HISTOGRAM | INPUT_CALL_GRAPH)) {
-			if (gmon_input & INPUT_HISTOGRAM)
+		if (prof->gmon_input & (INPUT_HISTOGRAM | INPUT_CALL_GRAPH)) {
+			if (prof->gmon_input & INPUT_HISTOGRAM)
 				style |= STYLE_FLAT_PROFILE;
-			if (gmon_input & INPUT_CALL_GRAPH)
+			if (prof->gmon_input & INPUT_CALL_GRAPH)
 				style |= STYLE_CALL_GRAPH;
 		} else {
 			style = STYLE_EXEC_COUNTS;
@@ -572,17 +572,17 @@ static int run(const struct gprof_options *opt, const char *const *files,
 	}
 
 	if (style & STYLE_SUMMARY_FILE)
-		gmon_out_write(opt, "gmon.sum");
+		gmon_out_write(prof, opt, "gmon.sum");
 
-	if (gmon_input & INPUT_HISTOGRAM)
-		hist_assign_samples();
-	if (gmon_input & INPUT_CALLERS)
-		cg_measured_arcs(opt, counted);
-	if ((gmon_input & INPUT_CALL_GRAPH) || opt->export_format)
-		cg = cg_assemble(opt);
+	if (prof->gmon_input & INPUT_HISTOGRAM)
+		hist_assign_samples(prof);
+	if (prof->gmon_input & INPUT_CALLERS)
+		cg_measured_arcs(prof, opt, counted);
+	if ((prof->gmon_input & INPUT_CALL_GRAPH) || opt->export_format)
+		cg = cg_assemble(prof, opt);
 	if (opt->export_format) {
 		render_start(opt);
-		export_profile(opt);
+		export_profile(prof, opt);
 		render_finish(opt);
 		free(cg);
 		if (fflush(stdout) || ferror(stdout))
@@ -591,32 +591,32 @@ static int run(const struct gprof_options *opt, const char *const *files,
 	}
 
 	if ((style & STYLE_FLAT_PROFILE) &&
-	    !(gmon_input & INPUT_HISTOGRAM))
+	    !(prof->gmon_input & INPUT_HISTOGRAM))
 		fatal("gmon.out file is missing histogram");
 	if ((style & STYLE_CALL_GRAPH) &&
-	    !(gmon_input & INPUT_CALL_GRAPH))
+	    !(prof->gmon_input & INPUT_CALL_GRAPH))
 		fatal("gmon.out file is missing call-graph data");
 
 	if (cg && (style & STYLE_CALL_GRAPH) && opt->bsd_style_output)
-		cg_print(opt, cg);
+		cg_print(prof, opt, cg);
 	if (style & STYLE_FLAT_PROFILE)
-		hist_print(opt);
+		hist_print(prof, opt);
 	if (cg && (style & STYLE_CALL_GRAPH)) {
 		if (!opt->bsd_style_output)
-			cg_print(opt, cg);
-		cg_print_index(opt);
+			cg_print(prof, opt, cg);
+		cg_print_index(prof, opt);
 	}
 	if (style & STYLE_EXEC_COUNTS)
-		print_exec_counts(opt);
+		print_exec_counts(prof, opt);
 	if (style & STYLE_ANNOTATED_SOURCE)
-		print_annotated_source(opt);
+		print_annotated_source(prof, opt);
 	if (style & STYLE_FUNCTION_ORDER)
-		cg_print_function_ordering();
+		cg_print_function_ordering(prof);
 	if (style & STYLE_FILE_ORDER)
-		cg_print_file_ordering();
-	if (multi_module &&
+		cg_print_file_ordering(prof);
+	if (prof->multi_module &&
 	    (style & (STYLE_FLAT_PROFILE | STYLE_CALL_GRAPH)))
-		modules_print(opt);
+		modules_print(prof, opt);
 	free(cg);
 
 	if (fflush(stdout) || ferror(stdout))
@@ -627,6 +627,7 @@ static int run(const struct gprof_options *opt, const char *const *files,
 int main(int argc, char **argv)
 {
 	struct gprof_options options;
+	struct profile profile;
 	char **given = argv;
 	int first, status;
 
@@ -639,9 +640,11 @@ int main(int argc, char **argv)
 	fatal_name = options.whoami;
 	expandargv(&argc, &argv);
 	first = parse_options(&options, argc, argv);
-	status = run(&options, first < argc ?
+	profile_init(&profile);
+	status = run(&profile, &options, first < argc ?
 		     (const char *const *)&argv[first] : NULL,
 		     first < argc ? argc - first : 0);
+	profile_free(&profile);
 	/* The options point into the arguments an @FILE expanded to. */
 	if (argv != given)
 		freeargv(argv);

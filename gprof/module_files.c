@@ -162,10 +162,10 @@ char *debug_file_find(const struct gprof_options *opt, const char *path)
 /* libsprofil's own API: no other library defines it. */
 #define PROFILER_MARKER "sprofil_info"
 
-bool module_is_profiler(unsigned int m, Elf *elf,
+bool module_is_profiler(struct profile *prof, unsigned int m, Elf *elf,
 			const struct elf_symbols *es)
 {
-	const struct module *mod = &modules[m];
+	const struct module *mod = &prof->modules[m];
 	size_t i;
 
 	/* A program linked with libsprofil.a has it inside: its code. */

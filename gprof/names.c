@@ -40,7 +40,8 @@ static char *demangled(const char *name)
 	return out;
 }
 
-size_t print_name_only(const struct gprof_options *opt, FILE *f, struct sym *s)
+size_t print_name_only(struct profile *prof, const struct gprof_options *opt,
+		       FILE *f, struct sym *s)
 {
 	const char *name = s->name;
 	char *dm = NULL;
@@ -57,7 +58,7 @@ size_t print_name_only(const struct gprof_options *opt, FILE *f, struct sym *s)
 	size = strlen(name);
 	free(dm);
 	if (opt->line_granularity || opt->inline_file_names)
-		sym_source(opt, s);
+		sym_source(prof, opt, s);
 	if ((opt->line_granularity || opt->inline_file_names) && s->file) {
 		const char *file = s->file->name;
 		const char *slash = strrchr(file, '/');
@@ -76,9 +77,10 @@ size_t print_name_only(const struct gprof_options *opt, FILE *f, struct sym *s)
 	return size;
 }
 
-void print_name(const struct gprof_options *opt, FILE *f, struct sym *s)
+void print_name(struct profile *prof, const struct gprof_options *opt, FILE *f,
+		struct sym *s)
 {
-	print_name_only(opt, f, s);
+	print_name_only(prof, opt, f, s);
 	if (s->cg.cyc.num)
 		fprintf(f, " <cycle %d>", s->cg.cyc.num);
 	if (s->cg.index)

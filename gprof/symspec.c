@@ -18,8 +18,6 @@
 
 #include "gprof.h"
 
-struct sym_table syms[NUM_TABLES];
-
 struct pattern {
 	const char *file;	/* basename to match, or NULL */
 	const char *name;
@@ -104,12 +102,13 @@ static void parse_spec(char *spec, struct pattern *p)
 	}
 }
 
-static bool pattern_matches(const struct gprof_options *opt,
+static bool pattern_matches(struct profile *prof,
+			    const struct gprof_options *opt,
 			    const struct pattern *p, struct sym *s,
 			    uint32_t hash)
 {
 	if (p->file || p->line_num) {
-		sym_source(opt, s);
+		sym_source(prof, opt, s);
 		if (p->file) {
 			const char *base;
 
@@ -141,7 +140,7 @@ static void extend(struct match *m, struct sym *s, struct sym_table *t)
 	m->prev = s;
 }
 
-void sym_id_parse(const struct gprof_options *opt)
+void sym_id_parse(struct profile *prof, const struct gprof_options *opt)
 {
 	struct sym_id *id;
 	size_t i;
@@ -160,15 +159,15 @@ void sym_id_parse(const struct gprof_options *opt)
 		if (id->right.name)
 			id->right.hash = name_hash(id->right.name);
 	}
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 		uint32_t hash = name_hash(s->name);
 
 		for (id = id_list; id; id = id->next) {
-			if (pattern_matches(opt, &id->left, s, hash))
-				extend(&id->lm, s, &syms[id->table]);
+			if (pattern_matches(prof, opt, &id->left, s, hash))
+				extend(&id->lm, s, &prof->syms[id->table]);
 			if (id->has_right &&
-			    pattern_matches(opt, &id->right, s, hash))
+			    pattern_matches(prof, opt, &id->right, s, hash))
 				extend(&id->rm, s, &right_ids);
 		}
 	}
@@ -177,7 +176,7 @@ void sym_id_parse(const struct gprof_options *opt)
 
 		for (l = 0; id->has_right && l < id->lm.count; l++) {
 			const struct sym *left =
-				&syms[id->table].base[id->lm.ranges[l]];
+				&prof->syms[id->table].base[id->lm.ranges[l]];
 
 			for (r = 0; r < id->rm.count; r++) {
 				const struct sym *right =
@@ -197,13 +196,14 @@ void sym_id_parse(const struct gprof_options *opt)
 		}
 	}
 	for (i = 0; i < NUM_TABLES; i++)
-		symtab_finalize(&syms[i]);
+		symtab_finalize(prof, &prof->syms[i]);
 }
 
-bool sym_id_arc_is_present(struct sym_table *t, struct sym *from,
+bool sym_id_arc_is_present(struct profile *prof, struct sym_table *t,
+			   struct sym *from,
 			   struct sym *to)
 {
-	enum table_id table = (enum table_id)(t - syms);
+	enum table_id table = (enum table_id)(t - prof->syms);
 	size_t i;
 
 	for (i = 0; i < narc_specs; i++) {
@@ -215,4 +215,30 @@ bool sym_id_arc_is_present(struct sym_table *t, struct sym *from,
 			return true;
 	}
 	return false;
+}
+
+void sym_id_reset(struct profile *prof)
+{
+	struct sym_id *id, *next;
+	size_t i;
+
+	for (id = id_list; id; id = next) {
+		next = id->next;
+		free(id->lm.ranges);
+		free(id->rm.ranges);
+		free(id->spec);
+		free(id);
+	}
+	id_list = NULL;
+	for (i = 0; i < NUM_TABLES; i++) {
+		free(prof->syms[i].base);
+		prof->syms[i].base = NULL;
+		prof->syms[i].len = 0;
+	}
+	free(right_ids.base);
+	right_ids.base = NULL;
+	right_ids.len = 0;
+	free(arc_specs);
+	arc_specs = NULL;
+	narc_specs = 0;
 }

@@ -26,8 +26,6 @@
 
 #include "gprof.h"
 
-struct sym_table symtab;
-
 /* One opened ELF file per module (NULL when it could not be read). */
 struct core_module {
 	Elf *elf;
@@ -180,7 +178,8 @@ static Elf_Scn *symbol_section(Elf *elf, bool dynsym_too)
  * of a multi-module profile).  A debug file that cannot be read, or
  * whose headers lie, is passed over: the .dynsym still serves.
  */
-static bool debug_symbols(const struct gprof_options *opt, unsigned int m)
+static bool debug_symbols(struct profile *prof, const struct gprof_options *opt,
+			  unsigned int m)
 {
 	struct core_module *cm = &core[m];
 	struct elf_symbols es;
@@ -189,8 +188,10 @@ static bool debug_symbols(const struct gprof_options *opt, unsigned int m)
 	Elf *elf;
 	int fd;
 
-	if (modules[m].is_vdso || !(path = debug_file_find(opt,
-							   modules[m].path)))
+	if (prof->modules[m].is_vdso)
+		return false;
+	path = debug_file_find(opt, prof->modules[m].path);
+	if (!path)
 		return false;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
@@ -200,11 +201,11 @@ static bool debug_symbols(const struct gprof_options *opt, unsigned int m)
 		cm->sym_elf = elf;
 		cm->dbg_fd = fd;
 		cm->syms = es;
-		modules[m].debug_path = path;
+		prof->modules[m].debug_path = path;
 		return true;
 	}
 	fprintf(stderr, "%s: %s: debug file %s not used: %s\n", opt->whoami,
-		modules[m].path, path,
+		prof->modules[m].path, path,
 		elf ? "no readable symbol table" : strerror(errno));
 	if (elf)
 		elf_end(elf);
@@ -221,10 +222,11 @@ static bool debug_symbols(const struct gprof_options *opt, unsigned int m)
  * executable of a GNU report fails as GNU's does.  Returns NULL when
  * they hold, also when it has no symbol table.
  */
-static const char *module_symbols(const struct gprof_options *opt,
+static const char *module_symbols(struct profile *prof,
+				  const struct gprof_options *opt,
 				  unsigned int m)
 {
-	bool multi = m != 0 || multi_module;
+	bool multi = m != 0 || prof->multi_module;
 	Elf_Scn *use = symbol_section(core[m].elf, multi);
 	const char *why = elf_sections_in_file(core[m].elf);
 
@@ -232,7 +234,7 @@ static const char *module_symbols(const struct gprof_options *opt,
 	if (why)
 		return why;
 	if (multi && (!use || symbol_section(core[m].elf, false) != use) &&
-	    debug_symbols(opt, m))
+	    debug_symbols(prof, opt, m))
 		return NULL;
 	if (!use)
 		return NULL;
@@ -243,10 +245,11 @@ static const char *module_symbols(const struct gprof_options *opt,
  * Opens module @m's ELF file.  Returns NULL with *why set (an
  * explanation without the file name) when it cannot be used.
  */
-static const char *open_module(unsigned int m, const char *path)
+static const char *open_module(struct profile *prof, unsigned int m,
+			       const char *path)
 {
 	struct core_module *cm = &core[m];
-	struct module *mod = &modules[m];
+	struct module *mod = &prof->modules[m];
 	size_t shstrndx, i, nph, idlen;
 	const unsigned char *id;
 	Elf_Scn *scn = NULL;
@@ -271,8 +274,9 @@ static const char *open_module(unsigned int m, const char *path)
 	if (m == 0) {
 		const char *ident = elf_getident(cm->elf, NULL);
 
-		gmon_ptr_size = gelf_getclass(cm->elf) == ELFCLASS32 ? 4 : 8;
-		gmon_big_endian = ident && ident[EI_DATA] == ELFDATA2MSB;
+		prof->gmon_ptr_size = gelf_getclass(cm->elf) == ELFCLASS32 ? 4 :
+			8;
+		prof->gmon_big_endian = ident && ident[EI_DATA] == ELFDATA2MSB;
 	}
 	while ((scn = elf_nextscn(cm->elf, scn))) {
 		GElf_Shdr sh;
@@ -333,18 +337,19 @@ static void core_module_close(struct core_module *cm)
 	cm->fd = cm->dbg_fd = -1;
 }
 
-void core_init(const struct gprof_options *opt, const char *a_out)
+void core_init(struct profile *prof, const struct gprof_options *opt,
+	       const char *a_out)
 {
 	unsigned int m;
 
 	elf_version(EV_CURRENT);
-	modules_init();
+	modules_init(prof);
 	if (opt->function_mapping_file)
-		read_function_mappings(opt->function_mapping_file);
-	core = xcalloc(nmodules, sizeof(*core));
-	ncore = nmodules;
-	for (m = 0; m < nmodules; m++) {
-		struct module *mod = &modules[m];
+		read_function_mappings(prof, opt->function_mapping_file);
+	core = xcalloc(prof->nmodules, sizeof(*core));
+	ncore = prof->nmodules;
+	for (m = 0; m < prof->nmodules; m++) {
+		struct module *mod = &prof->modules[m];
 		const char *why;
 
 		core[m].fd = core[m].dbg_fd = -1;
@@ -354,9 +359,9 @@ void core_init(const struct gprof_options *opt, const char *a_out)
 		mod->is_vdso = m != 0 && module_is_vdso_name(mod->recorded);
 		mod->path = xstrdup(m == 0 ? a_out :
 				    mod->is_vdso ? "[vdso]" : mod->recorded);
-		why = open_module(m, mod->path);
+		why = open_module(prof, m, mod->path);
 		if (!why) {
-			why = module_symbols(opt, m);
+			why = module_symbols(prof, opt, m);
 			/* A file that lies about its sizes is not skipped. */
 			if (why)
 				fatal("%s: %s", mod->path, why);
@@ -370,7 +375,7 @@ void core_init(const struct gprof_options *opt, const char *a_out)
 	}
 }
 
-void core_reset(void)
+void core_reset(struct profile *prof)
 {
 	unsigned int m;
 
@@ -380,27 +385,27 @@ void core_reset(void)
 	core = NULL;
 	ncore = 0;
 	sym_gaps_reset();
-	free(symtab.base);
-	symtab.base = NULL;
-	symtab.len = sym_cap = 0;
+	free(prof->symtab.base);
+	prof->symtab.base = NULL;
+	prof->symtab.len = sym_cap = 0;
 }
 
-void symtab_adopt(struct sym *base, size_t len)
+void symtab_adopt(struct profile *prof, struct sym *base, size_t len)
 {
-	symtab.base = base;
-	symtab.len = sym_cap = len;
+	prof->symtab.base = base;
+	prof->symtab.len = sym_cap = len;
 }
 
-uint64_t core_text_end(unsigned int m)
+uint64_t core_text_end(struct profile *prof, unsigned int m)
 {
-	if (m < nmodules && modules[m].loaded)
-		return modules[m].text_high;
-	if (m < nmodules && modules[m].hist_high)
-		return modules[m].hist_high;
+	if (m < prof->nmodules && prof->modules[m].loaded)
+		return prof->modules[m].text_high;
+	if (m < prof->nmodules && prof->modules[m].hist_high)
+		return prof->modules[m].hist_high;
 	return MODULE_BASE(m);
 }
 
-void core_get_text_space(const struct gprof_options *opt)
+void core_get_text_space(struct profile *prof, const struct gprof_options *opt)
 {
 	unsigned int m;
 
@@ -426,7 +431,7 @@ void core_get_text_space(const struct gprof_options *opt)
 				cm->text = d->d_buf;
 			else
 				fprintf(stderr, "%s: %s: cannot read .text: %s\n",
-					opt->whoami, modules[m].path,
+					opt->whoami, prof->modules[m].path,
 					elf_errmsg(-1));
 			break;
 		}
@@ -495,7 +500,8 @@ static bool static_name_ok(const char *name, const char *limit)
  * (or weak non-object) symbol, 't' for a local text symbol, 0 when it
  * does not count.  @func tells whether BFD would flag it BSF_FUNCTION.
  */
-static int sym_class(const struct gprof_options *opt, Elf *elf,
+static int sym_class(struct profile *prof, const struct gprof_options *opt,
+		     Elf *elf,
 		     const GElf_Sym *s, const char *name,
 		     const char *limit, bool *func)
 {
@@ -531,7 +537,7 @@ static int sym_class(const struct gprof_options *opt, Elf *elf,
 	 * st_size (sym_gaps.c), would show them as unnamed gaps: there
 	 * they keep their names.
 	 */
-	if (!name || (!multi_module && !static_name_ok(name, limit)))
+	if (!name || (!prof->multi_module && !static_name_ok(name, limit)))
 		return 0;
 	if (!strncmp(name, "__gnu_compiled", 14) ||
 	    !strncmp(name, "___gnu_compiled", 15))
@@ -541,15 +547,16 @@ static int sym_class(const struct gprof_options *opt, Elf *elf,
 	return 't';
 }
 
-static struct sym *sym_new(void)
+static struct sym *sym_new(struct profile *prof)
 {
 	struct sym *s;
 
-	if (symtab.len == sym_cap) {
+	if (prof->symtab.len == sym_cap) {
 		sym_cap = sym_cap ? sym_cap * 2 : 4096;
-		symtab.base = xreallocarray(symtab.base, sym_cap, sizeof(*s));
+		prof->symtab.base = xreallocarray(prof->symtab.base, sym_cap,
+						  sizeof(*s));
 	}
-	s = &symtab.base[symtab.len++];
+	s = &prof->symtab.base[prof->symtab.len++];
 	memset(s, 0, sizeof(*s));
 	return s;
 }
@@ -574,11 +581,12 @@ static uint64_t sym_size(Elf *elf, const GElf_Sym *sym)
 }
 
 /* Reads module @m's symbols. */
-static size_t module_syms(const struct gprof_options *opt, unsigned int m)
+static size_t module_syms(struct profile *prof, const struct gprof_options *opt,
+			  unsigned int m)
 {
 	const struct elf_symbols *es = &core[m].syms;
 	Elf *elf = core[m].sym_elf;
-	size_t before = symtab.len, i;
+	size_t before = prof->symtab.len, i;
 
 	for (i = 1; es->data && i < es->count; i++) {
 		const struct function_map *map;
@@ -591,35 +599,37 @@ static size_t module_syms(const struct gprof_options *opt, unsigned int m)
 		if (!gelf_getsym(es->data, i, &sym))
 			continue;
 		/* Past its window it would be another module's address. */
-		if ((m || multi_module) && sym.st_value > ADDR_LINK(~0ull))
+		if ((m || prof->multi_module) &&
+		    sym.st_value > ADDR_LINK(~0ull))
 			continue;
 		name = elf_strptr(elf, es->strndx, sym.st_name);
 		if (!name)
 			continue;
-		cls = sym_class(opt, elf, &sym, name, es->str_end, &func);
+		cls = sym_class(prof, opt, elf, &sym, name, es->str_end, &func);
 		if (!cls)
 			continue;
 		/* -R: a mapped file is one symbol, at its first function. */
-		map = symbol_map_count ? symbol_map_find(name) : NULL;
+		map = prof->symbol_map_count ? symbol_map_find(prof,
+							       name) : NULL;
 		if (map && !map->is_first)
 			continue;
-		s = sym_new();
+		s = sym_new(prof);
 		s->addr = MODULE_BASE(m) + sym.st_value;
 		s->name = map ? map->file_name : name;
 		s->module = m;
 		s->is_func = func;
 		s->is_bb_head = true;
 		s->is_static = cls == 't';
-		s->size = multi_module ? sym_size(elf, &sym) : 0;
+		s->size = prof->multi_module ? sym_size(elf, &sym) : 0;
 		s->size_known = sym.st_size != 0;
 	}
-	return symtab.len - before;
+	return prof->symtab.len - before;
 }
 
 /* A module whose file could not be read is one symbol: "<name>". */
-static void module_placeholder(unsigned int m)
+static void module_placeholder(struct profile *prof, unsigned int m)
 {
-	struct module *mod = &modules[m];
+	struct module *mod = &prof->modules[m];
 	const char *base = strrchr(mod->recorded, '/');
 	size_t n;
 	char *name;
@@ -634,7 +644,7 @@ static void module_placeholder(unsigned int m)
 	snprintf(name, n, mod->is_vdso ? "[vdso]" : "<%s>", base);
 	free(mod->label);
 	mod->label = name;
-	s = sym_new();
+	s = sym_new(prof);
 	s->addr = mod->hist_low;
 	s->end_addr = mod->hist_high - 1;
 	s->name = name;
@@ -643,7 +653,8 @@ static void module_placeholder(unsigned int m)
 	s->is_bb_head = true;
 }
 
-void core_create_function_syms(const struct gprof_options *opt)
+void core_create_function_syms(struct profile *prof,
+			       const struct gprof_options *opt)
 {
 	unsigned int m;
 	size_t total = ncore;	/* one placeholder each at most */
@@ -656,35 +667,37 @@ void core_create_function_syms(const struct gprof_options *opt)
 		if (core[m].elf &&
 		    __builtin_add_overflow(total, core[m].syms.count, &total))
 			fatal("too many symbols in the load modules");
-	symtab.base = xreallocarray(symtab.base, total, sizeof(*symtab.base));
+	prof->symtab.base = xreallocarray(prof->symtab.base, total,
+					  sizeof(*prof->symtab.base));
 	sym_cap = total;
 
 	for (m = 0; m < ncore; m++) {
 		/* The profiler's time is overhead, in no function. */
-		if (module_is_profiler(m, core[m].sym_elf, &core[m].syms)) {
-			modules[m].overhead = true;
+		if (module_is_profiler(prof, m, core[m].sym_elf,
+				       &core[m].syms)) {
+			prof->modules[m].overhead = true;
 			continue;
 		}
 		if (!core[m].elf) {
-			module_placeholder(m);
+			module_placeholder(prof, m);
 			continue;
 		}
-		if (module_syms(opt, m))
+		if (module_syms(prof, opt, m))
 			continue;
 		/* In a multi-module profile it is one of the modules. */
-		if (m == 0 && !multi_module)
+		if (m == 0 && !prof->multi_module)
 			fatal("%s: has no symbols", opt->a_out_name);
-		modules[m].why = xstrdup("has no symbols");
-		modules[m].loaded = false;
-		module_placeholder(m);
+		prof->modules[m].why = xstrdup("has no symbols");
+		prof->modules[m].loaded = false;
+		module_placeholder(prof, m);
 	}
-	symtab_finalize(&symtab);
+	symtab_finalize(prof, &prof->symtab);
 	/* GNU ignores st_size; where no GNU report is at stake, not here. */
-	if (multi_module)
-		symtab_add_gaps();
+	if (prof->multi_module)
+		symtab_add_gaps(prof);
 }
 
-void core_create_syms_from(const char *path)
+void core_create_syms_from(struct profile *prof, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char line[4096], name[4096], type;
@@ -699,7 +712,7 @@ void core_create_syms_from(const char *path)
 			continue;
 		if (type != 't' && type != 'T')
 			continue;
-		s = sym_new();
+		s = sym_new(prof);
 		s->addr = addr;
 		s->name = xstrdup(name);
 		s->is_func = true;
@@ -707,9 +720,9 @@ void core_create_syms_from(const char *path)
 		s->is_static = type == 't';
 	}
 	fclose(f);
-	if (!symtab.len)
+	if (!prof->symtab.len)
 		fatal("%s: has no symbols", path);
-	symtab_finalize(&symtab);
+	symtab_finalize(prof, &prof->symtab);
 }
 
 /*
@@ -812,7 +825,7 @@ static void sym_size_merge(struct sym *s, const struct sym *a,
 	}
 }
 
-void symtab_finalize(struct sym_table *t)
+void symtab_finalize(struct profile *prof, struct sym_table *t)
 {
 	struct sym *src, *dst, *end;
 	uint64_t prev;
@@ -838,7 +851,7 @@ void symtab_finalize(struct sym_table *t)
 			dst[-1].end_addr =
 				dst[-1].module == src->module ?
 				src->addr - 1 :
-				core_text_end(dst[-1].module) - 1;
+				core_text_end(prof, dst[-1].module) - 1;
 		/* Keep it only if its range is not empty. */
 		if (!src->end_addr || src->addr <= src->end_addr) {
 			if (dst != src)
@@ -852,7 +865,7 @@ void symtab_finalize(struct sym_table *t)
 	 * finalized once (ends set) and again among -l's line symbols.
 	 */
 	if (dst > t->base && !dst[-1].end_addr)
-		dst[-1].end_addr = core_text_end(dst[-1].module) - 1;
+		dst[-1].end_addr = core_text_end(prof, dst[-1].module) - 1;
 	t->len = dst - t->base;
 }
 

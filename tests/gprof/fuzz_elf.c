@@ -18,7 +18,7 @@
  * bit 1 -l, bit 2 -c.  A file the analyzer refuses must go through
  * fatal(), whose message must name it; a crash, a sanitizer report, a
  * leak or a hang is a finding.  fatal() comes back here through
- * fatal_hook, and the *_reset() functions free what was loaded.
+ * fatal_hook, and profile_free() frees what was loaded.
  */
 #include <setjmp.h>
 #include <stddef.h>
@@ -46,6 +46,8 @@ static char elf_path[64], prof_path[64];
 static jmp_buf back;
 /* Each input's options: -l and -c as its last byte picks them. */
 static struct gprof_options opt;
+/* Each input's profile, freed after it. */
+static struct profile prof;
 
 static void fatal_back(const char *message)
 {
@@ -90,6 +92,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	elf_fd = memfd("fuzz-elf", elf_path, sizeof(elf_path));
 	prof_fd = memfd("fuzz-profile", prof_path, sizeof(prof_path));
 	fatal_hook = fatal_back;
+	profile_init(&prof);
 	/* The reports are not printed; stderr keeps the warnings. */
 	unsetenv("DEBUGINFOD_URLS");
 	return 0;
@@ -155,13 +158,14 @@ static void ext_module(struct buf *o, uint32_t index, bool is_main,
 /* Some symbols' addresses, spread over the table (0 when none). */
 static uint64_t pick(size_t k)
 {
-	return symtab.len ? symtab.base[(k * 7 + 3) % symtab.len].addr : 0;
+	return prof.symtab.len ?
+	       prof.symtab.base[(k * 7 + 3) % prof.symtab.len].addr : 0;
 }
 
 /* Module 1's histogram over its .text and arcs into and inside it. */
 static void ext_profile(struct buf *o)
 {
-	const struct module *mod = &modules[1];
+	const struct module *mod = &prof.modules[1];
 	uint64_t lo = ADDR_LINK(mod->text_low), hi = ADDR_LINK(mod->text_high);
 	unsigned char b[GMF_HIST_FIXED];
 	uint64_t bins = 32, i;
@@ -207,9 +211,9 @@ static void ext_profile(struct buf *o)
 /* A GNU gmon.out for the input as the executable. */
 static void gnu_profile(struct buf *o)
 {
-	const struct module *mod = &modules[0];
-	unsigned int ps = gmon_ptr_size, bins = 64, i;
-	bool big = gmon_big_endian;
+	const struct module *mod = &prof.modules[0];
+	unsigned int ps = prof.gmon_ptr_size, bins = 64, i;
+	bool big = prof.gmon_big_endian;
 
 	put_bytes(o, "gmon", 4);
 	put(o, 1, 4, big);
@@ -234,7 +238,8 @@ static void gnu_profile(struct buf *o)
 }
 
 /* What main() does with the symbols, without printing the reports. */
-static void analyze(const struct gprof_options *opt, bool as_library)
+static void analyze(struct profile *p, const struct gprof_options *opt,
+		    bool as_library)
 {
 	static struct buf o;
 	char err[512];
@@ -246,16 +251,16 @@ static void analyze(const struct gprof_options *opt, bool as_library)
 		ext_profile(&o);
 	else
 		gnu_profile(&o);
-	if (gmon_parse(opt, o.b, o.n, "fuzz.out", err, sizeof(err)))
+	if (gmon_parse(p, opt, o.b, o.n, "fuzz.out", err, sizeof(err)))
 		return;
 	if (!as_library)
-		gmon_check_match(opt, elf_path);
-	if (gmon_input & INPUT_HISTOGRAM)
-		hist_assign_samples();
-	cg = cg_assemble(opt);
+		gmon_check_match(p, opt, elf_path);
+	if (p->gmon_input & INPUT_HISTOGRAM)
+		hist_assign_samples(p);
+	cg = cg_assemble(p, opt);
 	free(cg);
-	for (i = 0; i < symtab.len; i++)
-		sym_source(opt, &symtab.base[i]);
+	for (i = 0; i < p->symtab.len; i++)
+		sym_source(p, opt, &p->symtab.base[i]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -278,21 +283,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ext_module(&o, 1, false, elf_path);
 			fill(prof_fd, o.b, o.n);
 			name = prof_path;
-			gmon_load_files(&name, 1);
+			gmon_load_files(&prof, &name, 1);
 		}
 		opt.a_out_name = as_library ? exe : elf_path;
-		core_init(&opt, opt.a_out_name);
+		core_init(&prof, &opt, opt.a_out_name);
 		if (opt.ignore_direct_calls)
-			core_get_text_space(&opt);
+			core_get_text_space(&prof, &opt);
 		if (opt.line_granularity)
-			core_create_line_syms(&opt);
+			core_create_line_syms(&prof, &opt);
 		else
-			core_create_function_syms(&opt);
-		analyze(&opt, as_library);
+			core_create_function_syms(&prof, &opt);
+		analyze(&prof, &opt, as_library);
 	}
-	profile_reset();
-	lines_reset();
-	core_reset();
-	modules_reset();
+	profile_free(&prof);
 	return 0;
 }

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A profile's life: made empty, filled by the readers and the analysis,
+ * freed whole, so that a program can hold several at once or read one
+ * after another (the fuzz targets).
+ */
+#include <stdlib.h>
+
+#include "gprof.h"
+#include "threads.h"
+
+void profile_init(struct profile *prof)
+{
+	*prof = (struct profile){
+		.module_profile = "",
+		/* The executable's, until core_init() has read it. */
+		.gmon_ptr_size = 8,
+		.callers = { .truncated_top = CALLER_NONE },
+	};
+}
+
+void profile_free(struct profile *prof)
+{
+	profile_reset(prof);
+	threads_reset(prof);
+	sym_id_reset(prof);
+	function_map_reset(prof);
+	lines_reset(prof);
+	core_reset(prof);
+	modules_reset(prof);
+	free(prof->arcs);
+	profile_init(prof);
+}
