@@ -137,8 +137,8 @@ void print_exec_counts(struct profile *prof, const struct gprof_options *opt)
 	size_t n = 0, k;
 	int i;
 
-	if (first_output)
-		first_output = false;
+	if (prof->first_output)
+		prof->first_output = false;
 	else
 		printf("\f\n");
 
@@ -254,7 +254,8 @@ static void annotate_with_count(const struct gprof_options *opt, char *buf,
  * working directory, with a @width-column count before each line.
  * Returns the output stream (to be closed if not stdout), or NULL.
  */
-static FILE *annotate_source(const struct gprof_options *opt,
+static FILE *annotate_source(struct profile *prof,
+			     const struct gprof_options *opt,
 			     const struct source_file *sf, unsigned int width)
 {
 	static bool first_file = true;
@@ -289,8 +290,8 @@ static FILE *annotate_source(const struct gprof_options *opt,
 			first_file = false;
 		else
 			fputc('\n', out);
-		if (first_output)
-			first_output = false;
+		if (prof->first_output)
+			prof->first_output = false;
 		else
 			fprintf(out, "\f\n");
 		fprintf(out, "*** File %s:\n", sf->name);
@@ -514,7 +515,7 @@ void print_annotated_source(struct profile *prof,
 			continue;
 		num_executable_lines = 0;
 		num_lines_executed = 0;
-		out = annotate_source(opt, sf, 16);
+		out = annotate_source(prof, opt, sf, 16);
 		if (!out)
 			continue;
 		print_file_tables(opt, out, sf);

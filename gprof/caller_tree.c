@@ -49,37 +49,40 @@ enum {
 };
 
 
-/* Merged nodes by (parent, module, pc): indices + 1, 0 for free. */
-static uint32_t *node_hash;
-static size_t node_hash_size;	/* a power of two, or 0 */
-
-static size_t node_slot(uint32_t parent, uint32_t module, uint64_t pc)
+/*
+ * Merged nodes by (parent, module, pc), prof->node_hash: indices + 1,
+ * 0 for free.
+ */
+static size_t node_slot(struct profile *prof, uint32_t parent, uint32_t module,
+			uint64_t pc)
 {
 	uint64_t k = pc * UINT64_C(0x9e3779b97f4a7c15);
 
 	k ^= ((uint64_t)parent << 32 | module) + (k >> 29);
 	k *= UINT64_C(0xbf58476d1ce4e5b9);
 	k ^= k >> 32;
-	return (size_t)k & (node_hash_size - 1);
+	return (size_t)k & (prof->node_hash_size - 1);
 }
 
 static void node_hash_put(struct profile *prof, uint32_t i)
 {
 	const struct caller_node *n = &prof->callers.node[i];
-	size_t s = node_slot(n->parent, n->module, n->pc);
+	size_t s = node_slot(prof, n->parent, n->module, n->pc);
 
-	while (node_hash[s])
-		s = (s + 1) & (node_hash_size - 1);
-	node_hash[s] = i + 1;
+	while (prof->node_hash[s])
+		s = (s + 1) & (prof->node_hash_size - 1);
+	prof->node_hash[s] = i + 1;
 }
 
 static void node_hash_grow(struct profile *prof)
 {
 	size_t i;
 
-	free(node_hash);
-	node_hash_size = node_hash_size ? node_hash_size * 2 : 1024;
-	node_hash = xcalloc(node_hash_size, sizeof(*node_hash));
+	free(prof->node_hash);
+	prof->node_hash_size = prof->node_hash_size ?
+		prof->node_hash_size * 2 : 1024;
+	prof->node_hash =
+		xcalloc(prof->node_hash_size, sizeof(*prof->node_hash));
 	for (i = 0; i < prof->callers.len; i++)
 		node_hash_put(prof, (uint32_t)i);
 }
@@ -91,13 +94,14 @@ static uint32_t node_find_add(struct profile *prof, uint32_t parent,
 	struct caller_node *n;
 	size_t s;
 
-	if (node_hash_size) {
-		for (s = node_slot(parent, module, pc); node_hash[s];
-		     s = (s + 1) & (node_hash_size - 1)) {
-			n = &prof->callers.node[node_hash[s] - 1];
+	if (prof->node_hash_size) {
+		for (s = node_slot(prof, parent, module, pc);
+		     prof->node_hash[s];
+		     s = (s + 1) & (prof->node_hash_size - 1)) {
+			n = &prof->callers.node[prof->node_hash[s] - 1];
 			if (n->parent == parent && n->module == module &&
 			    n->pc == pc)
-				return node_hash[s] - 1;
+				return prof->node_hash[s] - 1;
 		}
 	}
 	if (prof->callers.len >= CALLER_NONE - 1)
@@ -115,7 +119,7 @@ static uint32_t node_find_add(struct profile *prof, uint32_t parent,
 	n->module = module;
 	n->pc = pc;
 	n->count = 0;
-	if ((prof->callers.len + 1) * 2 > node_hash_size)
+	if ((prof->callers.len + 1) * 2 > prof->node_hash_size)
 		node_hash_grow(prof);
 	node_hash_put(prof, (uint32_t)prof->callers.len);
 	return (uint32_t)prof->callers.len++;
@@ -329,9 +333,9 @@ void callers_parse(struct profile *prof, const struct gprof_options *opt,
 void callers_reset(struct profile *prof)
 {
 	free(prof->callers.node);
-	free(node_hash);
-	node_hash = NULL;
-	node_hash_size = 0;
+	free(prof->node_hash);
+	prof->node_hash = NULL;
+	prof->node_hash_size = 0;
 	memset(&prof->callers, 0, sizeof(prof->callers));
 	prof->callers.truncated_top = CALLER_NONE;
 }

@@ -22,47 +22,45 @@
  * Arcs between symbols of the symbol table, by (parent, child).  Arcs
  * whose parent is elsewhere (the symspec tables' own copies) are not
  * hashed: those tables get sorted after their arcs exist, which moves
- * the symbols, and they are looked up by address range, as GNU does.
+ * the symbols, and they are looked up by address range, as GNU does
+ * (prof->arc_hash).
  */
-static struct arc **arc_hash;
-static size_t arc_hash_size;	/* a power of two, or 0 */
-static size_t arc_hash_used;
-
 static bool in_symtab(struct profile *prof, const struct sym *s)
 {
 	return prof->symtab.base && s >= prof->symtab.base &&
 		s < prof->symtab.base + prof->symtab.len;
 }
 
-static size_t arc_slot(const struct sym *parent, const struct sym *child)
+static size_t arc_slot(struct profile *prof, const struct sym *parent,
+		       const struct sym *child)
 {
 	uint64_t k = (uint64_t)(uintptr_t)parent * UINT64_C(0x9e3779b97f4a7c15);
 
 	k ^= (uint64_t)(uintptr_t)child + (k >> 29);
 	k *= UINT64_C(0xbf58476d1ce4e5b9);
 	k ^= k >> 32;
-	return (size_t)k & (arc_hash_size - 1);
+	return (size_t)k & (prof->arc_hash_size - 1);
 }
 
-static void arc_hash_insert(struct arc *a)
+static void arc_hash_insert(struct profile *prof, struct arc *a)
 {
-	size_t i = arc_slot(a->parent, a->child);
+	size_t i = arc_slot(prof, a->parent, a->child);
 
-	while (arc_hash[i])
-		i = (i + 1) & (arc_hash_size - 1);
-	arc_hash[i] = a;
+	while (prof->arc_hash[i])
+		i = (i + 1) & (prof->arc_hash_size - 1);
+	prof->arc_hash[i] = a;
 }
 
-static void arc_hash_grow(void)
+static void arc_hash_grow(struct profile *prof)
 {
-	struct arc **old = arc_hash;
-	size_t old_size = arc_hash_size, i;
+	struct arc **old = prof->arc_hash;
+	size_t old_size = prof->arc_hash_size, i;
 
-	arc_hash_size = old_size ? old_size * 2 : 1024;
-	arc_hash = xcalloc(arc_hash_size, sizeof(*arc_hash));
+	prof->arc_hash_size = old_size ? old_size * 2 : 1024;
+	prof->arc_hash = xcalloc(prof->arc_hash_size, sizeof(*prof->arc_hash));
 	for (i = 0; i < old_size; i++)
 		if (old[i])
-			arc_hash_insert(old[i]);
+			arc_hash_insert(prof, old[i]);
 	free(old);
 }
 
@@ -80,10 +78,10 @@ struct arc *arc_lookup(struct profile *prof, struct sym *parent,
 	if (!parent || !child)
 		return NULL;
 	if (in_symtab(prof, parent)) {
-		if (!arc_hash_size)
+		if (!prof->arc_hash_size)
 			return NULL;
-		for (i = arc_slot(parent, child); (a = arc_hash[i]);
-		     i = (i + 1) & (arc_hash_size - 1))
+		for (i = arc_slot(prof, parent, child); (a = prof->arc_hash[i]);
+		     i = (i + 1) & (prof->arc_hash_size - 1))
 			if (a->parent == parent && a->child == child)
 				return a;
 		return NULL;
@@ -127,10 +125,10 @@ void arc_add(struct profile *prof, struct sym *parent, struct sym *child,
 	child->cg.parents = a;
 
 	if (in_symtab(prof, parent)) {
-		if ((arc_hash_used + 1) * 2 > arc_hash_size)
-			arc_hash_grow();
-		arc_hash_insert(a);
-		arc_hash_used++;
+		if ((prof->arc_hash_used + 1) * 2 > prof->arc_hash_size)
+			arc_hash_grow(prof);
+		arc_hash_insert(prof, a);
+		prof->arc_hash_used++;
 	}
 }
 
@@ -147,8 +145,8 @@ void arcs_reset(struct profile *prof)
 		if (!in_symtab(prof, prof->arcs[i]->parent))
 			prof->arcs[kept++] = prof->arcs[i];
 	prof->numarcs = kept;
-	for (i = 0; i < arc_hash_size; i++) {
-		struct arc *a = arc_hash[i];
+	for (i = 0; i < prof->arc_hash_size; i++) {
+		struct arc *a = prof->arc_hash[i];
 
 		if (!a)
 			continue;
@@ -156,9 +154,9 @@ void arcs_reset(struct profile *prof)
 		a->child->cg.parents = NULL;
 		free(a);
 	}
-	free(arc_hash);
-	arc_hash = NULL;
-	arc_hash_size = arc_hash_used = 0;
+	free(prof->arc_hash);
+	prof->arc_hash = NULL;
+	prof->arc_hash_size = prof->arc_hash_used = 0;
 	free(prof->cycle_header);
 	prof->cycle_header = NULL;
 	prof->num_cycles = 0;

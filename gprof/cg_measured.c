@@ -40,12 +40,10 @@
 /*
  * The function of each node of the tree, NULL for an unknown frame: as
  * a caller's frame (its pc a return address), and as a sampled pc (the
- * innermost frame of the node's own samples).  A pc may be both.
+ * innermost frame of the node's own samples).  A pc may be both
+ * (prof->node_caller, prof->node_leaf; prof->node_known: the nearest
+ * known caller frame at or above each node, or NULL).
  */
-static struct sym **node_caller, **node_leaf;
-/* The nearest known caller frame at or above each node, or NULL. */
-static struct sym **node_known;
-
 /*
  * The function holding a node's pc.  A return address follows its call,
  * so it may lie past the end of a function that ends with a call (one
@@ -78,23 +76,24 @@ static void resolve_nodes(struct profile *prof)
 {
 	size_t i, n = prof->callers.len ? prof->callers.len : 1;
 
-	free(node_caller);
-	free(node_leaf);
-	free(node_known);
-	node_caller = xcalloc(n, sizeof(*node_caller));
-	node_leaf = xcalloc(n, sizeof(*node_leaf));
-	node_known = xcalloc(n, sizeof(*node_known));
+	free(prof->node_caller);
+	free(prof->node_leaf);
+	free(prof->node_known);
+	prof->node_caller = xcalloc(n, sizeof(*prof->node_caller));
+	prof->node_leaf = xcalloc(n, sizeof(*prof->node_leaf));
+	prof->node_known = xcalloc(n, sizeof(*prof->node_known));
 	for (i = 0; i < prof->callers.len; i++) {
 		const struct caller_node *c = &prof->callers.node[i];
 		uint32_t p = c->parent;
 
 		if (caller_node_truncated(c))
 			continue;
-		node_caller[i] = frame_function(prof, c, false);
+		prof->node_caller[i] = frame_function(prof, c, false);
 		if (c->count)
-			node_leaf[i] = frame_function(prof, c, true);
-		node_known[i] = node_caller[i] ? node_caller[i] :
-				p != CALLER_NONE ? node_known[p] : NULL;
+			prof->node_leaf[i] = frame_function(prof, c, true);
+		prof->node_known[i] = prof->node_caller[i] ?
+			prof->node_caller[i] :
+			p != CALLER_NONE ? prof->node_known[p] : NULL;
 	}
 }
 
@@ -143,11 +142,12 @@ void cg_measured_arcs(struct profile *prof, const struct gprof_options *opt,
 	for (i = 0; i < prof->callers.len; i++) {
 		uint32_t p = prof->callers.node[i].parent;
 
-		if (p == CALLER_NONE || !node_known[p])
+		if (p == CALLER_NONE || !prof->node_known[p])
 			continue;
 		if (has_child[i])
-			add_arc(prof, node_known[p], node_caller[i]);
-		add_arc(prof, node_known[p], node_leaf[i]);
+			add_arc(prof, prof->node_known[p],
+				prof->node_caller[i]);
+		add_arc(prof, prof->node_known[p], prof->node_leaf[i]);
 	}
 	free(has_child);
 }
@@ -308,7 +308,7 @@ void cg_measured_times(struct profile *prof)
 		if (cut[i] && c->parent != CALLER_NONE)
 			above = entry[c->parent];
 		entry[i] = above != ENTRY_NONE ? above :
-			   entry_of(node_caller[i]);
+			   entry_of(prof->node_caller[i]);
 		if (!c->count)
 			continue;
 		/*
@@ -328,18 +328,18 @@ void cg_measured_times(struct profile *prof)
 		 * leaves 1 in the register): complete.
 		 */
 		if (cut[i] && (above != ENTRY_NONE ? above :
-			       entry_of(node_leaf[i])) != ENTRY_MAIN)
+			       entry_of(prof->node_leaf[i])) != ENTRY_MAIN)
 			prof->caller_stats.truncated += c->count;
 		else
 			prof->caller_stats.complete += c->count;
 		/* Depths were checked when read: the walk ends in time. */
-		if (node_leaf[i])
-			chain[len++] = node_leaf[i];
+		if (prof->node_leaf[i])
+			chain[len++] = prof->node_leaf[i];
 		for (k = c->parent; k != CALLER_NONE &&
 		     len < SPROFIL_MAX_DEPTH + 2;
 		     k = prof->callers.node[k].parent)
-			if (node_caller[k])
-				chain[len++] = node_caller[k];
+			if (prof->node_caller[k])
+				chain[len++] = prof->node_caller[k];
 		if (!len) {
 			prof->caller_stats.unknown += c->count;
 			continue;
@@ -358,10 +358,10 @@ void cg_measured_times(struct profile *prof)
 	free(stamp);
 	free(cut);
 	free(entry);
-	free(node_caller);
-	free(node_leaf);
-	free(node_known);
-	node_caller = node_leaf = node_known = NULL;
+	free(prof->node_caller);
+	free(prof->node_leaf);
+	free(prof->node_known);
+	prof->node_caller = prof->node_leaf = prof->node_known = NULL;
 }
 
 bool sym_calls_unknown(struct profile *prof, const struct sym *s)

@@ -197,8 +197,8 @@ static void print_measured_header(struct profile *prof)
 
 static void print_header(struct profile *prof, const struct gprof_options *opt)
 {
-	if (first_output)
-		first_output = false;
+	if (prof->first_output)
+		prof->first_output = false;
 	else
 		printf("\f\n");
 

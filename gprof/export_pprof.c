@@ -381,8 +381,8 @@ static void samples_from_callers(struct profile *prof,
 
 	p->period_ns = prof->callers.period_ns;
 	if (prof->nthreads) {
-		for (i = 0; i < thread_leaves(); i++) {
-			thread_leaf_at(i, &node, &t, &count);
+		for (i = 0; i < thread_leaves(prof); i++) {
+			thread_leaf_at(prof, i, &node, &t, &count);
 			if (node == CALLER_NONE || !count ||
 			    overhead_node(prof, node))
 				continue;

@@ -23,24 +23,13 @@
 #include "gprof.h"
 #include "threads.h"
 
-/* A file's GNU call arcs, and those whose callee is in no symbol. */
-static uint64_t file_arcs, file_stray_arcs;
-
-/* The GNU records' common bin width and whether one was read yet. */
-static double gnu_hist_scale;
-static bool have_gnu_hist;
-/* The sampling period of the extension's histograms read so far, or 0. */
-static uint64_t ext_period;
-
+/* A profile file read (struct profile's files). */
 struct profile_file {
 	const char *name;
 	char *sidecar_name;	/* the name, when made here (a sidecar) */
 	unsigned char *buf;
 	size_t len;
 };
-
-static struct profile_file *files;
-static int nfiles;
 
 /* GNU files are in the executable's byte order. */
 static bool gnu_swap(struct profile *prof)
@@ -253,16 +242,18 @@ void gmon_load_files(struct profile *prof, const char *const *names, int n)
 		n = 1;
 	}
 	/* Each file may bring its sidecar. */
-	files = xcalloc(2 * (size_t)n, sizeof(*files));
-	nfiles = 0;
+	prof->files = xcalloc(2 * (size_t)n, sizeof(*prof->files));
+	prof->nfiles = 0;
 	for (i = 0; i < n; i++) {
 		char *side;
 
-		if (load_profile(prof, &files[nfiles++], names[i], NULL))
+		if (load_profile(prof, &prof->files[prof->nfiles++], names[i],
+				 NULL))
 			continue;
 		side = sidecar_of(names[i], names, n);
 		if (side)
-			load_profile(prof, &files[nfiles++], side, side);
+			load_profile(prof, &prof->files[prof->nfiles++], side,
+				     side);
 	}
 }
 
@@ -396,12 +387,12 @@ static void gnu_hist_record(struct profile *prof,
 		return;
 	}
 	n.bin_scale = (double)((n.highpc - n.lowpc) / 2) / n.num_bins;
-	if (!have_gnu_hist) {
+	if (!prof->have_gnu_hist) {
 		prof->hz = rate;
 		memcpy(prof->hist_dimension, ndim, 16);
 		prof->hist_dimension_abbrev = dim[15];
-		gnu_hist_scale = n.bin_scale;
-		have_gnu_hist = true;
+		prof->gnu_hist_scale = n.bin_scale;
+		prof->have_gnu_hist = true;
 	} else if (strncmp(ndim, prof->hist_dimension, 15)) {
 		gmf_fail(c, "dimension unit changed between histogram records (from '%s' to '%s')",
 			 prof->hist_dimension, ndim);
@@ -410,8 +401,8 @@ static void gnu_hist_record(struct profile *prof,
 		gmf_fail(c, "dimension abbreviation changed between histogram records (from '%c' to '%c')",
 			 prof->hist_dimension_abbrev, dim[15]);
 		return;
-	} else if (gnu_hist_scale - n.bin_scale > 0.000001 ||
-		   n.bin_scale - gnu_hist_scale > 0.000001) {
+	} else if (prof->gnu_hist_scale - n.bin_scale > 0.000001 ||
+		   n.bin_scale - prof->gnu_hist_scale > 0.000001) {
 		gmf_fail(c, "different scales in histogram records");
 		return;
 	}
@@ -474,9 +465,9 @@ static void parse_gnu(struct profile *prof, const struct gprof_options *opt,
 			prof->gmon_input |= INPUT_CALL_GRAPH;
 			if (c->failed)
 				break;
-			file_arcs++;
+			prof->file_arcs++;
 			if (!sym_lookup(&prof->symtab, self))
-				file_stray_arcs++;
+				prof->file_stray_arcs++;
 			cg_tally(prof, from, self, count);
 			break;
 		}
@@ -555,8 +546,8 @@ static void parse_bsd(struct profile *prof, const struct gprof_options *opt,
 	if (!prof->num_hist_records) {
 		n.bin_scale = n.num_bins ?
 			(double)((n.highpc - n.lowpc) / 2) / n.num_bins : 0;
-		gnu_hist_scale = n.bin_scale;
-		have_gnu_hist = true;
+		prof->gnu_hist_scale = n.bin_scale;
+		prof->have_gnu_hist = true;
 		strcpy(prof->hist_dimension, "seconds");
 		prof->hist_dimension_abbrev = 's';
 		add_record(prof, &n);
@@ -630,9 +621,10 @@ void gmon_check_match(struct profile *prof, const struct gprof_options *opt,
 		      (unsigned long long)exe->exec_low,
 		      (unsigned long long)exe->exec_high);
 	}
-	if (file_arcs && file_arcs == file_stray_arcs)
+	if (prof->file_arcs && prof->file_arcs == prof->file_stray_arcs)
 		fatal("%s: does not match %s: none of its %llu call arcs lands in a function of it",
-		      name, opt->a_out_name, (unsigned long long)file_arcs);
+		      name, opt->a_out_name,
+			      (unsigned long long)prof->file_arcs);
 }
 
 static unsigned int ext_module(struct profile *prof, struct gmf_cursor *c,
@@ -708,19 +700,19 @@ static void ext_hist(struct profile *prof, const struct gprof_options *opt,
 	n.scale = h.scale;
 	n.bin_scale = (double)((h.high_pc - h.low_pc) / 2) / n.num_bins;
 	/* Samples of different periods are not the same time: no sum. */
-	if (ext_period && h.period_ns != ext_period) {
+	if (prof->ext_period && h.period_ns != prof->ext_period) {
 		gmf_fail(c, "sampled every %llu ns, not every %llu ns as the profiles before it",
 			 (unsigned long long)h.period_ns,
-			 (unsigned long long)ext_period);
+			 (unsigned long long)prof->ext_period);
 		return;
 	}
-	ext_period = h.period_ns;
+	prof->ext_period = h.period_ns;
 	rate = 1e9 / (double)h.period_ns;
-	if (!have_gnu_hist && !prof->num_hist_records) {
+	if (!prof->have_gnu_hist && !prof->num_hist_records) {
 		prof->hz = rate;
 		strcpy(prof->hist_dimension, "seconds");
 		prof->hist_dimension_abbrev = 's';
-		gnu_hist_scale = n.bin_scale;
+		prof->gnu_hist_scale = n.bin_scale;
 	}
 	r = find_record(prof, &n);
 	if (!r)
@@ -864,7 +856,7 @@ int gmon_parse(struct profile *prof, const struct gprof_options *opt,
 			printf(fc.ncallers == 1 ?
 			       "\t%d caller-sample record\n" :
 			       "\t%d caller-sample records\n", fc.ncallers);
-		first_output = false;
+		prof->first_output = false;
 	}
 	return 0;
 }
@@ -873,19 +865,20 @@ void gmon_parse_files(struct profile *prof, const struct gprof_options *opt)
 {
 	int i;
 
-	for (i = 0; i < nfiles; i++) {
+	for (i = 0; i < prof->nfiles; i++) {
 		char err[512];
 
-		file_arcs = file_stray_arcs = 0;
-		if (gmon_parse(prof, opt, files[i].buf, files[i].len,
-			       files[i].name,
+		prof->file_arcs = prof->file_stray_arcs = 0;
+		if (gmon_parse(prof, opt, prof->files[i].buf,
+			       prof->files[i].len,
+			       prof->files[i].name,
 			       err,
 			       sizeof(err)))
-			fatal("%s: %s", files[i].name, err);
-		gmon_check_match(prof, opt, files[i].name);
+			fatal("%s: %s", prof->files[i].name, err);
+		gmon_check_match(prof, opt, prof->files[i].name);
 		/* Everything is in the records now; reports need memory. */
-		free(files[i].buf);
-		files[i].buf = NULL;
+		free(prof->files[i].buf);
+		prof->files[i].buf = NULL;
 	}
 }
 
@@ -899,8 +892,8 @@ void profile_reset(struct profile *prof)
 	free(prof->hist_records);
 	prof->hist_records = NULL;
 	prof->num_hist_records = 0;
-	have_gnu_hist = false;
-	ext_period = 0;
+	prof->have_gnu_hist = false;
+	prof->ext_period = 0;
 	prof->hz = 0;
 	prof->gmon_input = 0;
 	callers_reset(prof);
@@ -935,11 +928,11 @@ void modules_reset(struct profile *prof)
 	prof->multi_module = false;
 	outside = 0;
 	prof->module_profile = "";
-	for (i = 0; i < nfiles; i++) {
-		free(files[i].buf);
-		free(files[i].sidecar_name);
+	for (i = 0; i < prof->nfiles; i++) {
+		free(prof->files[i].buf);
+		free(prof->files[i].sidecar_name);
 	}
-	free(files);
-	files = NULL;
-	nfiles = 0;
+	free(prof->files);
+	prof->files = NULL;
+	prof->nfiles = 0;
 }

@@ -34,6 +34,11 @@
 
 struct profile;
 struct thread_prof;
+struct thread_leaf;
+struct profile_file;
+struct core_module;
+struct line_sym;
+struct dmod;
 
 #define MODULE_SHIFT 44
 #define MODULE_BASE(m) ((uint64_t)(m) << MODULE_SHIFT)
@@ -415,6 +420,49 @@ struct profile {
 	struct sym_table syms[NUM_TABLES];
 	/* Every source_file made so far (by sym_source), newest first. */
 	struct source_file *first_src_file;
+	/* No report section printed yet: the next one has no form feed. */
+	bool first_output;
+
+	/*
+	 * The parts' own bookkeeping, kept here so that profiles do not
+	 * share it.  The files read (gmon_read.c):
+	 */
+	struct profile_file *files;
+	int nfiles;
+	/* A file's GNU call arcs, and those whose callee is in no symbol. */
+	uint64_t file_arcs, file_stray_arcs;
+	double gnu_hist_scale;	/* the GNU records' common bin width */
+	bool have_gnu_hist;	/* one was read yet */
+	uint64_t ext_period;	/* the extension histograms' period, or 0 */
+	/* Each module's ELF file, symbol table room (symtab.c). */
+	struct core_module *core;
+	unsigned int ncore;	/* modules when core_init() ran */
+	size_t sym_cap;		/* symtab.base's room */
+	char **gap_names;	/* the gaps' names (sym_gaps.c) */
+	size_t ngap_names;
+	/* -l's symbols in the making (line_syms.c). */
+	struct line_sym *lsyms;
+	size_t nlsyms, lsym_cap;
+	/* Source files by name, each module's DWARF (lines.c). */
+	struct source_file **sf_hash;
+	size_t sf_hash_size;	/* a power of two */
+	size_t sf_count;
+	struct dmod *dmods;
+	unsigned int ndmods;
+	/* Arcs by (parent, child) (callgraph.c). */
+	struct arc **arc_hash;
+	size_t arc_hash_size;	/* a power of two, or 0 */
+	size_t arc_hash_used;
+	/* Caller nodes by (parent, module, pc) (caller_tree.c). */
+	uint32_t *node_hash;
+	size_t node_hash_size;	/* a power of two, or 0 */
+	/* Each caller node's functions (cg_measured.c). */
+	struct sym **node_caller, **node_leaf, **node_known;
+	/* The chains' ends by thread (threads.c). */
+	struct thread_leaf *leaves;
+	size_t nleaves, leaves_cap;
+	uint32_t threads_cap;
+	uint64_t per_thread_records;	/* callers records with threads */
 };
 
 /* An empty profile. */
@@ -424,7 +472,6 @@ void profile_free(struct profile *prof);
 
 /* ---- reports (main.c) ---- */
 
-extern bool first_output;	/* no section printed yet (form feeds) */
 
 /* Prints "gprof: <fmt>\n" on stderr and exits 1. */
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2),
@@ -618,7 +665,7 @@ bool module_is_profiler(struct profile *prof, unsigned int m, Elf *elf,
 void symtab_add_gaps(struct profile *prof);
 /* Makes @base (@len symbols, malloc'd, sorted, ends set) the symtab. */
 void symtab_adopt(struct profile *prof, struct sym *base, size_t len);
-void sym_gaps_reset(void);
+void sym_gaps_reset(struct profile *prof);
 
 /* Reads the executable (module 0) and every module the profile named. */
 void core_init(struct profile *prof, const struct gprof_options *opt,
@@ -635,7 +682,7 @@ uint64_t core_text_end(struct profile *prof, unsigned int m);
  * The bytes of the text at unified [lo, hi), or NULL when that range is
  * not wholly inside one loaded module's section (-c reads them).
  */
-const unsigned char *core_text(uint64_t lo, uint64_t hi);
+const unsigned char *core_text(struct profile *prof, uint64_t lo, uint64_t hi);
 /* -c: adds count-0 arcs for the direct calls inside @parent. */
 void find_call(struct profile *prof, struct sym *parent, uint64_t lowpc,
 	       uint64_t highpc);

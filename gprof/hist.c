@@ -339,8 +339,8 @@ void hist_print(struct profile *prof, const struct gprof_options *opt)
 	bool top = false;
 	size_t i, n;
 
-	if (first_output)
-		first_output = false;
+	if (prof->first_output)
+		prof->first_output = false;
 	else
 		printf("\f\n");
 	accum_time = 0.0;

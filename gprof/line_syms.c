@@ -308,9 +308,6 @@ struct line_sym {
 	int line;
 };
 
-static struct line_sym *lsyms;
-static size_t nlsyms, lsym_cap;
-
 /*
  * The line symbols of one module: what GNU's byte-by-byte walk of .text
  * finds, computed only at the addresses where a line row, a CU range, a
@@ -401,17 +398,21 @@ static void module_line_syms(struct profile *prof,
 		if (!name)
 			continue;
 		if (have_prev) {
-			prev = &lsyms[nlsyms - 1];
+			prev = &prof->lsyms[prof->nlsyms - 1];
 			if (prev->line == line && prev->file == file &&
 			    !strcmp(prev->name, name))
 				continue;
 		}
-		if (nlsyms == lsym_cap) {
-			lsym_cap = lsym_cap ? 2 * lsym_cap : 4096;
-			lsyms = xrealloc(lsyms, lsym_cap * sizeof(*lsyms));
+		if (prof->nlsyms == prof->lsym_cap) {
+			prof->lsym_cap = prof->lsym_cap ?
+				2 * prof->lsym_cap : 4096;
+			prof->lsyms = xreallocarray(prof->lsyms,
+						    prof->lsym_cap,
+						    sizeof(*prof->lsyms));
 		}
 		have_prev = true;
-		lsyms[nlsyms++] = (struct line_sym){ .addr = addr, .name = name,
+		prof->lsyms[prof->nlsyms++] = (struct line_sym){ .addr = addr,
+			.name = name,
 					   .file = file, .line = line };
 	}
 	free(active);
@@ -434,17 +435,18 @@ void core_create_line_syms(struct profile *prof,
 	ltab.len = 0;
 	ltab.base = NULL;
 	for (m = 0; m < (prof->nmodules ? prof->nmodules : 1); m++) {
-		first = nlsyms;
+		first = prof->nlsyms;
 		module_line_syms(prof, opt, m);
-		ltab.base = xrealloc(ltab.base, (nlsyms + prof->symtab.len) *
-				     sizeof(*ltab.base));
-		for (i = first; i < nlsyms; i++) {
+		ltab.base = xreallocarray(ltab.base,
+					  prof->nlsyms + prof->symtab.len,
+					  sizeof(*ltab.base));
+		for (i = first; i < prof->nlsyms; i++) {
 			s = &ltab.base[ltab.len++];
 			memset(s, 0, sizeof(*s));
-			s->addr = MODULE_BASE(m) + lsyms[i].addr;
-			s->name = lsyms[i].name;
-			s->file = lsyms[i].file;
-			s->line_num = lsyms[i].line;
+			s->addr = MODULE_BASE(m) + prof->lsyms[i].addr;
+			s->name = prof->lsyms[i].name;
+			s->file = prof->lsyms[i].file;
+			s->line_num = prof->lsyms[i].line;
 			s->module = m;
 			s->src_known = 1;
 			/*
@@ -463,9 +465,9 @@ void core_create_line_syms(struct profile *prof,
 			prev = s;
 		}
 	}
-	free(lsyms);
-	lsyms = NULL;
-	nlsyms = lsym_cap = 0;
+	free(prof->lsyms);
+	prof->lsyms = NULL;
+	prof->nlsyms = prof->lsym_cap = 0;
 
 	ltab.base = xrealloc(ltab.base, (ltab.len + prof->symtab.len) *
 			     sizeof(*ltab.base));

@@ -33,10 +33,6 @@
 
 /* ---- source files: one struct per distinct name ---- */
 
-static struct source_file **sf_hash;
-static size_t sf_hash_size;	/* a power of two */
-static size_t sf_count;
-
 static size_t str_hash(const char *s)
 {
 	size_t h = 5381;
@@ -46,13 +42,13 @@ static size_t str_hash(const char *s)
 	return h;
 }
 
-static void sf_hash_grow(void)
+static void sf_hash_grow(struct profile *prof)
 {
-	size_t n = sf_hash_size ? sf_hash_size * 2 : 64, i;
+	size_t n = prof->sf_hash_size ? prof->sf_hash_size * 2 : 64, i;
 	struct source_file **t = xcalloc(n, sizeof(*t));
 
-	for (i = 0; i < sf_hash_size; i++) {
-		struct source_file *sf = sf_hash[i];
+	for (i = 0; i < prof->sf_hash_size; i++) {
+		struct source_file *sf = prof->sf_hash[i];
 		size_t h;
 
 		if (!sf)
@@ -61,9 +57,9 @@ static void sf_hash_grow(void)
 			;
 		t[h] = sf;
 	}
-	free(sf_hash);
-	sf_hash = t;
-	sf_hash_size = n;
+	free(prof->sf_hash);
+	prof->sf_hash = t;
+	prof->sf_hash_size = n;
 }
 
 struct source_file *source_file_lookup_path(struct profile *prof,
@@ -72,26 +68,24 @@ struct source_file *source_file_lookup_path(struct profile *prof,
 	struct source_file *sf;
 	size_t h;
 
-	if (2 * (sf_count + 1) > sf_hash_size)
-		sf_hash_grow();
-	for (h = str_hash(path) & (sf_hash_size - 1); sf_hash[h];
-	     h = (h + 1) & (sf_hash_size - 1))
-		if (!strcmp(sf_hash[h]->name, path))
-			return sf_hash[h];
+	if (2 * (prof->sf_count + 1) > prof->sf_hash_size)
+		sf_hash_grow(prof);
+	for (h = str_hash(path) & (prof->sf_hash_size - 1); prof->sf_hash[h];
+	     h = (h + 1) & (prof->sf_hash_size - 1))
+		if (!strcmp(prof->sf_hash[h]->name, path))
+			return prof->sf_hash[h];
 	sf = xcalloc(1, sizeof(*sf));
 	sf->name = xstrdup(path);
 	/* GNU prepends; print_annotated_source() restores GNU's order. */
 	sf->next = prof->first_src_file;
 	prof->first_src_file = sf;
-	sf_hash[h] = sf;
-	sf_count++;
+	prof->sf_hash[h] = sf;
+	prof->sf_count++;
 	return sf;
 }
 
 /* ---- each module's DWARF (the types: dwarf_lines.h) ---- */
 
-static struct dmod *dmods;
-static unsigned int ndmods;
 
 static int cmp_span(const void *a, const void *b)
 {
@@ -167,15 +161,16 @@ struct dmod *dmod_get(struct profile *prof, const struct gprof_options *opt,
 
 	const char *path;
 
-	if (m >= ndmods) {
+	if (m >= prof->ndmods) {
 		unsigned int n = m + 1 > prof->nmodules ? m + 1 :
 			prof->nmodules;
 
-		dmods = xrealloc(dmods, n * sizeof(*dmods));
-		memset(dmods + ndmods, 0, (n - ndmods) * sizeof(*dmods));
-		ndmods = n;
+		prof->dmods = xrealloc(prof->dmods, n * sizeof(*prof->dmods));
+		memset(prof->dmods + prof->ndmods, 0,
+		       (n - prof->ndmods) * sizeof(*prof->dmods));
+		prof->ndmods = n;
 	}
-	d = &dmods[m];
+	d = &prof->dmods[m];
 	if (d->opened)
 		return d->dw ? d : NULL;
 	d->opened = true;
@@ -458,8 +453,8 @@ void lines_reset(struct profile *prof)
 	unsigned int m;
 	size_t i;
 
-	for (m = 0; m < ndmods; m++) {
-		struct dmod *d = &dmods[m];
+	for (m = 0; m < prof->ndmods; m++) {
+		struct dmod *d = &prof->dmods[m];
 
 		for (i = 0; i < d->ncus; i++)
 			free(d->cus[i].pl.files);
@@ -470,9 +465,9 @@ void lines_reset(struct profile *prof)
 		if (d->dwfl)
 			dwfl_end(d->dwfl);
 	}
-	free(dmods);
-	dmods = NULL;
-	ndmods = 0;
+	free(prof->dmods);
+	prof->dmods = NULL;
+	prof->ndmods = 0;
 	for (sf = prof->first_src_file; sf; sf = next) {
 		next = sf->next;
 		free((char *)sf->name);
@@ -480,9 +475,9 @@ void lines_reset(struct profile *prof)
 		free(sf);
 	}
 	prof->first_src_file = NULL;
-	free(sf_hash);
-	sf_hash = NULL;
-	sf_hash_size = sf_count = 0;
+	free(prof->sf_hash);
+	prof->sf_hash = NULL;
+	prof->sf_hash_size = prof->sf_count = 0;
 }
 
 struct source_file *source_file_lookup_name(struct profile *prof,

@@ -19,8 +19,6 @@
 #include "gprof.h"
 #include "threads.h"
 
-/* No report section printed yet: the next one starts without a form feed. */
-bool first_output = true;
 /*
  * The name fatal()'s messages start with (argv[0]'s last part), which
  * main() sets before anything can fail.

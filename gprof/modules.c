@@ -64,8 +64,8 @@ void modules_print(struct profile *prof, const struct gprof_options *opt)
 		prof->modules[prof->symtab.base[i].module].calls +=
 			prof->symtab.base[i].ncalls;
 
-	if (first_output)
-		first_output = false;
+	if (prof->first_output)
+		prof->first_output = false;
 	else
 		printf("\f\n");
 	printf("Load modules:\n\n");

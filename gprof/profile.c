@@ -13,6 +13,7 @@ void profile_init(struct profile *prof)
 {
 	*prof = (struct profile){
 		.module_profile = "",
+		.first_output = true,
 		/* The executable's, until core_init() has read it. */
 		.gmon_ptr_size = 8,
 		.callers = { .truncated_top = CALLER_NONE },
@@ -29,5 +30,10 @@ void profile_free(struct profile *prof)
 	core_reset(prof);
 	modules_reset(prof);
 	free(prof->arcs);
+	/* Freed by the analysis when it ran to its end. */
+	free(prof->node_caller);
+	free(prof->node_leaf);
+	free(prof->node_known);
+	free(prof->lsyms);
 	profile_init(prof);
 }

@@ -74,13 +74,13 @@ void find_call(struct profile *prof, struct sym *parent, uint64_t lowpc,
 		return;
 
 	/* The displacement of a call near the end lies past the function. */
-	text = core_text(lowpc, highpc + CALL_LEN - 1);
+	text = core_text(prof, lowpc, highpc + CALL_LEN - 1);
 	if (text) {
 		for (pc = lowpc; pc < highpc; pc++)
 			try_call(prof, parent, pc, text + (pc - lowpc));
 		return;
 	}
-	text = core_text(lowpc, highpc);
+	text = core_text(prof, lowpc, highpc);
 	if (!text)
 		return;
 	last = highpc > lowpc + CALL_LEN - 1 ? highpc - (CALL_LEN - 1) : lowpc;
@@ -88,7 +88,7 @@ void find_call(struct profile *prof, struct sym *parent, uint64_t lowpc,
 		try_call(prof, parent, pc, text + (pc - lowpc));
 	/* At the very end of the section only whole calls are read. */
 	for (; pc < highpc; pc++) {
-		const unsigned char *ip = core_text(pc, pc + CALL_LEN);
+		const unsigned char *ip = core_text(prof, pc, pc + CALL_LEN);
 
 		if (ip)
 			try_call(prof, parent, pc, ip);

@@ -21,10 +21,6 @@
 
 #include "gprof.h"
 
-/* The gaps' names, freed by sym_gaps_reset(). */
-static char **names;
-static size_t nnames;
-
 static const char *gap_name(struct profile *prof, unsigned int m, uint64_t addr)
 {
 	const char *base = module_basename(&prof->modules[m]);
@@ -33,8 +29,10 @@ static const char *gap_name(struct profile *prof, unsigned int m, uint64_t addr)
 
 	snprintf(name, n, "%s+0x%llx", base,
 		 (unsigned long long)ADDR_LINK(addr));
-	names = xreallocarray(names, nnames + 1, sizeof(*names));
-	names[nnames++] = name;
+	prof->gap_names =
+		xreallocarray(prof->gap_names, prof->ngap_names + 1,
+			      sizeof(*prof->gap_names));
+	prof->gap_names[prof->ngap_names++] = name;
 	return name;
 }
 
@@ -107,13 +105,13 @@ void symtab_add_gaps(struct profile *prof)
 	symtab_adopt(prof, out, n);
 }
 
-void sym_gaps_reset(void)
+void sym_gaps_reset(struct profile *prof)
 {
 	size_t i;
 
-	for (i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
-	names = NULL;
-	nnames = 0;
+	for (i = 0; i < prof->ngap_names; i++)
+		free(prof->gap_names[i]);
+	free(prof->gap_names);
+	prof->gap_names = NULL;
+	prof->ngap_names = 0;
 }

@@ -38,10 +38,6 @@ struct core_module {
 	struct elf_symbols syms;	/* data NULL: no symbol table */
 };
 
-static struct core_module *core;
-static unsigned int ncore;	/* modules when core_init() ran */
-static size_t sym_cap;		/* symtab.base's room */
-
 static char *why_text(const char *fmt, const char *arg)
 {
 	size_t n = strlen(fmt) + (arg ? strlen(arg) : 0) + 1;
@@ -181,7 +177,7 @@ static Elf_Scn *symbol_section(Elf *elf, bool dynsym_too)
 static bool debug_symbols(struct profile *prof, const struct gprof_options *opt,
 			  unsigned int m)
 {
-	struct core_module *cm = &core[m];
+	struct core_module *cm = &prof->core[m];
 	struct elf_symbols es;
 	Elf_Scn *scn;
 	char *path;
@@ -227,18 +223,19 @@ static const char *module_symbols(struct profile *prof,
 				  unsigned int m)
 {
 	bool multi = m != 0 || prof->multi_module;
-	Elf_Scn *use = symbol_section(core[m].elf, multi);
-	const char *why = elf_sections_in_file(core[m].elf);
+	Elf_Scn *use = symbol_section(prof->core[m].elf, multi);
+	const char *why = elf_sections_in_file(prof->core[m].elf);
 
-	core[m].sym_elf = core[m].elf;
+	prof->core[m].sym_elf = prof->core[m].elf;
 	if (why)
 		return why;
-	if (multi && (!use || symbol_section(core[m].elf, false) != use) &&
+	if (multi &&
+	    (!use || symbol_section(prof->core[m].elf, false) != use) &&
 	    debug_symbols(prof, opt, m))
 		return NULL;
 	if (!use)
 		return NULL;
-	return elf_symbols_read(core[m].elf, use, &core[m].syms);
+	return elf_symbols_read(prof->core[m].elf, use, &prof->core[m].syms);
 }
 
 /*
@@ -248,7 +245,7 @@ static const char *module_symbols(struct profile *prof,
 static const char *open_module(struct profile *prof, unsigned int m,
 			       const char *path)
 {
-	struct core_module *cm = &core[m];
+	struct core_module *cm = &prof->core[m];
 	struct module *mod = &prof->modules[m];
 	size_t shstrndx, i, nph, idlen;
 	const unsigned char *id;
@@ -346,13 +343,13 @@ void core_init(struct profile *prof, const struct gprof_options *opt,
 	modules_init(prof);
 	if (opt->function_mapping_file)
 		read_function_mappings(prof, opt->function_mapping_file);
-	core = xcalloc(prof->nmodules, sizeof(*core));
-	ncore = prof->nmodules;
+	prof->core = xcalloc(prof->nmodules, sizeof(*prof->core));
+	prof->ncore = prof->nmodules;
 	for (m = 0; m < prof->nmodules; m++) {
 		struct module *mod = &prof->modules[m];
 		const char *why;
 
-		core[m].fd = core[m].dbg_fd = -1;
+		prof->core[m].fd = prof->core[m].dbg_fd = -1;
 		if (mod->why)	/* a pseudo module, with no file */
 			continue;
 		/* The vDSO has no file: the name the reports give it. */
@@ -371,7 +368,7 @@ void core_init(struct profile *prof, const struct gprof_options *opt,
 		if (m == 0)
 			fatal("%s: %s", a_out, why);
 		mod->why = why_text("%s", why);
-		core_module_close(&core[m]);
+		core_module_close(&prof->core[m]);
 	}
 }
 
@@ -379,21 +376,21 @@ void core_reset(struct profile *prof)
 {
 	unsigned int m;
 
-	for (m = 0; m < ncore; m++)
-		core_module_close(&core[m]);
-	free(core);
-	core = NULL;
-	ncore = 0;
-	sym_gaps_reset();
+	for (m = 0; m < prof->ncore; m++)
+		core_module_close(&prof->core[m]);
+	free(prof->core);
+	prof->core = NULL;
+	prof->ncore = 0;
+	sym_gaps_reset(prof);
 	free(prof->symtab.base);
 	prof->symtab.base = NULL;
-	prof->symtab.len = sym_cap = 0;
+	prof->symtab.len = prof->sym_cap = 0;
 }
 
 void symtab_adopt(struct profile *prof, struct sym *base, size_t len)
 {
 	prof->symtab.base = base;
-	prof->symtab.len = sym_cap = len;
+	prof->symtab.len = prof->sym_cap = len;
 }
 
 uint64_t core_text_end(struct profile *prof, unsigned int m)
@@ -409,8 +406,8 @@ void core_get_text_space(struct profile *prof, const struct gprof_options *opt)
 {
 	unsigned int m;
 
-	for (m = 0; m < ncore; m++) {
-		struct core_module *cm = &core[m];
+	for (m = 0; m < prof->ncore; m++) {
+		struct core_module *cm = &prof->core[m];
 		Elf_Scn *scn = NULL;
 		size_t shstrndx;
 
@@ -438,15 +435,15 @@ void core_get_text_space(struct profile *prof, const struct gprof_options *opt)
 	}
 }
 
-const unsigned char *core_text(uint64_t lo, uint64_t hi)
+const unsigned char *core_text(struct profile *prof, uint64_t lo, uint64_t hi)
 {
 	unsigned int m = ADDR_MODULE(lo);
 	struct core_module *cm;
 
 	/* Modules named after core_init() (no module) have no file. */
-	if (m >= ncore || ADDR_MODULE(hi - 1) != m || hi < lo)
+	if (m >= prof->ncore || ADDR_MODULE(hi - 1) != m || hi < lo)
 		return NULL;
-	cm = &core[m];
+	cm = &prof->core[m];
 	if (!cm->text || ADDR_LINK(lo) < cm->text_lo ||
 	    ADDR_LINK(hi) > cm->text_hi)
 		return NULL;
@@ -551,10 +548,11 @@ static struct sym *sym_new(struct profile *prof)
 {
 	struct sym *s;
 
-	if (prof->symtab.len == sym_cap) {
-		sym_cap = sym_cap ? sym_cap * 2 : 4096;
-		prof->symtab.base = xreallocarray(prof->symtab.base, sym_cap,
-						  sizeof(*s));
+	if (prof->symtab.len == prof->sym_cap) {
+		prof->sym_cap = prof->sym_cap ? prof->sym_cap * 2 : 4096;
+		prof->symtab.base =
+			xreallocarray(prof->symtab.base, prof->sym_cap,
+				      sizeof(*s));
 	}
 	s = &prof->symtab.base[prof->symtab.len++];
 	memset(s, 0, sizeof(*s));
@@ -584,8 +582,8 @@ static uint64_t sym_size(Elf *elf, const GElf_Sym *sym)
 static size_t module_syms(struct profile *prof, const struct gprof_options *opt,
 			  unsigned int m)
 {
-	const struct elf_symbols *es = &core[m].syms;
-	Elf *elf = core[m].sym_elf;
+	const struct elf_symbols *es = &prof->core[m].syms;
+	Elf *elf = prof->core[m].sym_elf;
 	size_t before = prof->symtab.len, i;
 
 	for (i = 1; es->data && i < es->count; i++) {
@@ -657,28 +655,29 @@ void core_create_function_syms(struct profile *prof,
 			       const struct gprof_options *opt)
 {
 	unsigned int m;
-	size_t total = ncore;	/* one placeholder each at most */
+	size_t total = prof->ncore;	/* one placeholder each at most */
 
 	/*
 	 * One allocation of the right size: no copies while growing.  The
 	 * counts were checked against the files (elf_symbols_read()).
 	 */
-	for (m = 0; m < ncore; m++)
-		if (core[m].elf &&
-		    __builtin_add_overflow(total, core[m].syms.count, &total))
+	for (m = 0; m < prof->ncore; m++)
+		if (prof->core[m].elf &&
+		    __builtin_add_overflow(total, prof->core[m].syms.count,
+					   &total))
 			fatal("too many symbols in the load modules");
 	prof->symtab.base = xreallocarray(prof->symtab.base, total,
 					  sizeof(*prof->symtab.base));
-	sym_cap = total;
+	prof->sym_cap = total;
 
-	for (m = 0; m < ncore; m++) {
+	for (m = 0; m < prof->ncore; m++) {
 		/* The profiler's time is overhead, in no function. */
-		if (module_is_profiler(prof, m, core[m].sym_elf,
-				       &core[m].syms)) {
+		if (module_is_profiler(prof, m, prof->core[m].sym_elf,
+				       &prof->core[m].syms)) {
 			prof->modules[m].overhead = true;
 			continue;
 		}
-		if (!core[m].elf) {
+		if (!prof->core[m].elf) {
 			module_placeholder(prof, m);
 			continue;
 		}

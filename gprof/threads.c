@@ -31,11 +31,6 @@ struct thread_leaf {
 	uint32_t node;		/* the merged caller node, or CALLER_NONE */
 };
 
-static struct thread_leaf *leaves;
-static size_t nleaves, leaves_cap;
-static uint32_t threads_cap;
-static uint64_t per_thread_records;	/* callers records with threads */
-
 uint32_t thread_find_add(struct profile *prof, uint32_t tid)
 {
 	uint32_t t;
@@ -43,9 +38,10 @@ uint32_t thread_find_add(struct profile *prof, uint32_t tid)
 	for (t = 0; t < prof->nthreads; t++)
 		if (prof->threads[t].tid == tid)
 			return t;
-	if (prof->nthreads == threads_cap) {
-		threads_cap = threads_cap ? 2 * threads_cap : 16;
-		prof->threads = xreallocarray(prof->threads, threads_cap,
+	if (prof->nthreads == prof->threads_cap) {
+		prof->threads_cap = prof->threads_cap ?
+			2 * prof->threads_cap : 16;
+		prof->threads = xreallocarray(prof->threads, prof->threads_cap,
 					      sizeof(*prof->threads));
 	}
 	memset(&prof->threads[prof->nthreads], 0, sizeof(*prof->threads));
@@ -109,24 +105,29 @@ void thread_leaf(struct profile *prof, uint32_t t, uint32_t module, uint64_t pc,
 		      th->samples + count;
 	if (cut)
 		th->truncated += count;
-	if (nleaves == leaves_cap) {
-		leaves_cap = leaves_cap ? 2 * leaves_cap : 1024;
-		leaves = xreallocarray(leaves, leaves_cap, sizeof(*leaves));
+	if (prof->nleaves == prof->leaves_cap) {
+		prof->leaves_cap = prof->leaves_cap ?
+			2 * prof->leaves_cap : 1024;
+		prof->leaves =
+			xreallocarray(prof->leaves, prof->leaves_cap,
+				      sizeof(*prof->leaves));
 	}
-	leaves[nleaves++] = (struct thread_leaf){ t, module, pc, count, node };
-	per_thread_records = 1;
+	prof->leaves[prof->nleaves++] = (struct thread_leaf){ t, module, pc,
+		count, node };
+	prof->per_thread_records = 1;
 }
 
-size_t thread_leaves(void)
+size_t thread_leaves(struct profile *prof)
 {
-	return nleaves;
+	return prof->nleaves;
 }
 
-void thread_leaf_at(size_t k, uint32_t *node, uint32_t *t, uint64_t *count)
+void thread_leaf_at(struct profile *prof, size_t k, uint32_t *node, uint32_t *t,
+		    uint64_t *count)
 {
-	*node = leaves[k].node;
-	*t = leaves[k].thread;
-	*count = leaves[k].count;
+	*node = prof->leaves[k].node;
+	*t = prof->leaves[k].thread;
+	*count = prof->leaves[k].count;
 }
 
 static int cmp_leaf_thread(const void *a, const void *b)
@@ -153,9 +154,9 @@ static void no_thread_chains(struct profile *prof, struct caller_tree *t,
 
 	for (i = 0; i < prof->callers.len; i++)
 		rest[i] = prof->callers.node[i].count;
-	for (k = 0; k < nleaves; k++)
-		if (leaves[k].node != CALLER_NONE)
-			rest[leaves[k].node] -= leaves[k].count;
+	for (k = 0; k < prof->nleaves; k++)
+		if (prof->leaves[k].node != CALLER_NONE)
+			rest[prof->leaves[k].node] -= prof->leaves[k].count;
 	for (i = 0; i < prof->callers.len; i++) {
 		if (!rest[i])
 			continue;
@@ -188,7 +189,7 @@ bool threads_tree(struct profile *prof, struct caller_tree *t)
 	uint32_t *out, *path, th, top, j;
 	size_t k, first = 0;
 
-	if (!prof->nthreads || !per_thread_records)
+	if (!prof->nthreads || !prof->per_thread_records)
 		return false;
 	memset(t, 0, sizeof(*t));
 	t->truncated_top = CALLER_NONE;
@@ -199,11 +200,12 @@ bool threads_tree(struct profile *prof, struct caller_tree *t)
 	       (prof->callers.len ? prof->callers.len : 1) * sizeof(*out));
 	path = xmallocarray(prof->callers.len ? prof->callers.len : 1,
 			    sizeof(*path));
-	qsort(leaves, nleaves, sizeof(*leaves), cmp_leaf_thread);
+	qsort(prof->leaves, prof->nleaves, sizeof(*prof->leaves),
+	      cmp_leaf_thread);
 	for (th = 0; th < prof->nthreads; th++) {
 		size_t end = first;
 
-		while (end < nleaves && leaves[end].thread == th)
+		while (end < prof->nleaves && prof->leaves[end].thread == th)
 			end++;
 		if (!prof->threads[th].selected || first == end) {
 			first = end;
@@ -214,9 +216,9 @@ bool threads_tree(struct profile *prof, struct caller_tree *t)
 		for (k = first; k < end; k++) {
 			uint32_t n = 0, parent = top;
 
-			if (leaves[k].node == CALLER_NONE)
+			if (prof->leaves[k].node == CALLER_NONE)
 				continue;
-			for (j = leaves[k].node; j != CALLER_NONE &&
+			for (j = prof->leaves[k].node; j != CALLER_NONE &&
 			     out[j] == UINT32_MAX; j =
 				     prof->callers.node[j].parent)
 				path[n++] = j;
@@ -230,11 +232,12 @@ bool threads_tree(struct profile *prof, struct caller_tree *t)
 							 c->pc);
 				out[path[n]] = parent;
 			}
-			t->node[out[leaves[k].node]].count += leaves[k].count;
+			t->node[out[prof->leaves[k].node]].count +=
+				prof->leaves[k].count;
 		}
 		/* The copies of this thread's paths are not the next one's. */
 		for (k = first; k < end; k++)
-			for (j = leaves[k].node; j != CALLER_NONE &&
+			for (j = prof->leaves[k].node; j != CALLER_NONE &&
 			     out[j] != UINT32_MAX; j =
 				     prof->callers.node[j].parent)
 				out[j] = UINT32_MAX;
@@ -281,8 +284,8 @@ static void rebuild_histograms(struct profile *prof)
 	for (i = 0; i < prof->num_hist_records; i++)
 		memset(prof->hist_records[i].sample, 0,
 		       prof->hist_records[i].num_bins * sizeof(uint32_t));
-	for (k = 0; k < nleaves; k++) {
-		const struct thread_leaf *l = &leaves[k];
+	for (k = 0; k < prof->nleaves; k++) {
+		const struct thread_leaf *l = &prof->leaves[k];
 		struct hist_record *r;
 		uint32_t *b;
 
@@ -309,7 +312,7 @@ void threads_apply_selection(struct profile *prof,
 	}
 	if (!opt->threads_report && !opt->thread_selection)
 		return;
-	if (!per_thread_records && !prof->nthreads)
+	if (!prof->per_thread_records && !prof->nthreads)
 		fatal("%s: the profile has no per-thread data (record it with `sprofil record --threads')",
 		      opt->threads_report ? "--threads" : "--thread");
 	if (!opt->thread_selection)
@@ -343,7 +346,7 @@ static struct sym *top_function(struct profile *prof, size_t k, size_t end,
 
 	*n = 0;
 	for (i = k; i < end; i++) {
-		const struct thread_leaf *l = &leaves[i];
+		const struct thread_leaf *l = &prof->leaves[i];
 
 		if (l->module == CALLER_ABSOLUTE)
 			continue;
@@ -357,7 +360,7 @@ static struct sym *top_function(struct profile *prof, size_t k, size_t end,
 		}
 	}
 	for (i = k; i < end; i++) {
-		const struct thread_leaf *l = &leaves[i];
+		const struct thread_leaf *l = &prof->leaves[i];
 
 		if (l->module != CALLER_ABSOLUTE) {
 			s = sym_lookup(&prof->symtab,
@@ -381,10 +384,11 @@ void threads_print(struct profile *prof, const struct gprof_options *opt)
 	counts = xcalloc(prof->symtab.len ? prof->symtab.len : 1,
 			 sizeof(*counts));
 	/* Each thread's leaves together: [first[t], first[t + 1]). */
-	qsort(leaves, nleaves, sizeof(*leaves), cmp_leaf_thread);
+	qsort(prof->leaves, prof->nleaves, sizeof(*prof->leaves),
+	      cmp_leaf_thread);
 	first = xcalloc(prof->nthreads + 1, sizeof(*first));
-	for (size_t k = 0; k < nleaves; k++)
-		first[leaves[k].thread + 1]++;
+	for (size_t k = 0; k < prof->nleaves; k++)
+		first[prof->leaves[k].thread + 1]++;
 	for (i = 0; i < prof->nthreads; i++)
 		first[i + 1] += first[i];
 	sorted = xmallocarray(prof->nthreads ? prof->nthreads : 1,
@@ -445,9 +449,9 @@ void threads_reset(struct profile *prof)
 {
 	free(prof->threads);
 	prof->threads = NULL;
-	prof->nthreads = threads_cap = 0;
-	free(leaves);
-	leaves = NULL;
-	nleaves = leaves_cap = 0;
-	per_thread_records = 0;
+	prof->nthreads = prof->threads_cap = 0;
+	free(prof->leaves);
+	prof->leaves = NULL;
+	prof->nleaves = prof->leaves_cap = 0;
+	prof->per_thread_records = 0;
 }

@@ -53,8 +53,9 @@ void thread_leaf(struct profile *prof, uint32_t t, uint32_t module, uint64_t pc,
  * The samples by thread, for the exports: @k from 0 to thread_leaves(),
  * each a merged caller node (or CALLER_NONE), a thread and a count.
  */
-size_t thread_leaves(void);
-void thread_leaf_at(size_t k, uint32_t *node, uint32_t *t, uint64_t *count);
+size_t thread_leaves(struct profile *prof);
+void thread_leaf_at(struct profile *prof, size_t k, uint32_t *node, uint32_t *t,
+		    uint64_t *count);
 
 /*
  * After every file is read: with --thread, the histograms are rebuilt
