@@ -39,6 +39,7 @@ struct profile_file;
 struct core_module;
 struct line_sym;
 struct dmod;
+struct arc_spec;
 
 #define MODULE_SHIFT 44
 #define MODULE_BASE(m) ((uint64_t)(m) << MODULE_SHIFT)
@@ -365,8 +366,12 @@ void sym_id_parse(struct profile *prof, const struct gprof_options *opt);
 bool sym_id_arc_is_present(struct profile *prof, struct sym_table *t,
 			   struct sym *from,
 			   struct sym *to);
-/* Forgets the symspecs and the symbols they matched (profile_free()). */
+/* Forgets the symbols the symspecs matched in @prof (profile_free()). */
 void sym_id_reset(struct profile *prof);
+/* GNU's: the profiling runtime's functions excluded from every report. */
+void sym_id_add_defaults(void);
+/* Forgets the symspecs sym_id_add() took. */
+void sym_id_free(void);
 
 /* ---- the profile ---- */
 
@@ -416,8 +421,11 @@ struct profile {
 	/* -R's map, by function_name. */
 	struct function_map *symbol_map;
 	unsigned int symbol_map_count;
-	/* The symspecs' symbols (symspec.c). */
+	/* The symspecs' symbols, the arc specs' callees and ranges. */
 	struct sym_table syms[NUM_TABLES];
+	struct sym_table right_ids;
+	struct arc_spec *arc_specs;
+	size_t narc_specs;
 	/* Every source_file made so far (by sym_source), newest first. */
 	struct source_file *first_src_file;
 	/* No report section printed yet: the next one has no form feed. */
@@ -470,8 +478,32 @@ void profile_init(struct profile *prof);
 /* Frees everything @prof holds (it can be initialized again). */
 void profile_free(struct profile *prof);
 
-/* ---- reports (main.c) ---- */
+/* ---- the phases over one profile (pipeline.c) ---- */
 
+/*
+ * Reads the executable's and every module's symbols, then the @n
+ * profile files @files (gmon.out when none) into @prof.
+ */
+void profile_read(struct profile *prof, const struct gprof_options *opt,
+		  const char *const *files, int n);
+/*
+ * Decides whether the call graph is measured from caller samples or
+ * estimated from call counts; returns whether the files had call counts.
+ */
+bool profile_prepare(struct profile *prof, const struct gprof_options *opt);
+/* The STYLE_* reports to print: the options', else what the files hold. */
+int report_style(const struct profile *prof, const struct gprof_options *opt);
+/*
+ * Histograms to symbols and the call graph; returns the symbols by
+ * [index] (to free), or NULL when there is no call graph to report.
+ */
+struct sym **profile_analyze(struct profile *prof,
+			     const struct gprof_options *opt, bool counted);
+/* Prints the @style reports of @prof on stdout, in GNU's order. */
+void report_print(struct profile *prof, const struct gprof_options *opt,
+		  int style, struct sym **cg);
+
+/* ---- errors and allocation (util.c) ---- */
 
 /* Prints "gprof: <fmt>\n" on stderr and exits 1. */
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2),
@@ -482,6 +514,8 @@ void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2),
  * which then frees everything with the *_reset() functions).
  */
 extern void (*fatal_hook)(const char *message);
+/* The name fatal()'s messages start with, "gprof" until set. */
+void fatal_set_name(const char *name);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

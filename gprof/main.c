@@ -1,16 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * gprof: GNU gprof's command line and phases, over sprofil's readers.
- *
- * The phases run in GNU's order because several results depend on it:
- * symbols are read before the profile files (symspecs are resolved
- * against them, arcs are tallied into them while reading), gmon.sum is
- * written before any analysis, and the reports come out flat profile,
- * call graph, index (-T: call graph first).
+ * gprof: GNU gprof's command line, and its phases (pipeline.c) over
+ * sprofil's readers.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty.h>
@@ -18,111 +12,6 @@
 
 #include "gprof.h"
 #include "threads.h"
-
-/*
- * The name fatal()'s messages start with (argv[0]'s last part), which
- * main() sets before anything can fail.
- */
-static const char *fatal_name = "gprof";
-
-void gprof_options_init(struct gprof_options *opt)
-{
-	*opt = (struct gprof_options){
-		.whoami = "gprof",
-		.a_out_name = "a.out",
-		.output_width = 80,
-		.print_descriptions = true,
-		.demangle = true,
-		.ignore_zeros = true,
-		.bb_min_calls = 1,
-		.bb_table_length = 10,
-		.file_format = FF_AUTO,
-		.node_threshold = 0.5,
-		.edge_threshold = 0.1,
-		.debug_file_directory = "/usr/lib/debug",
-	};
-}
-
-/* GNU's profiling-runtime functions, never shown or charged. */
-static const char *const default_excluded[] = {
-	"_gprof_mcount", "mcount", "_mcount", "__mcount", "__mcount_internal",
-	"__mcleanup", NULL
-};
-
-void (*fatal_hook)(const char *message);
-
-void fatal(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fatal_hook) {
-		char message[512];
-
-		va_start(ap, fmt);
-		vsnprintf(message, sizeof(message), fmt, ap);
-		va_end(ap);
-		fatal_hook(message);
-		abort();	/* the hook must not return */
-	}
-	fflush(stdout);
-	fprintf(stderr, "%s: ", fatal_name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p)
-		fatal("out of memory (%zu bytes)", n);
-	return p;
-}
-
-void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p)
-		fatal("out of memory (%zu x %zu bytes)", n, size);
-	return p;
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		fatal("out of memory (%zu bytes)", n);
-	return p;
-}
-
-/*
- * @n elements of @size bytes: a count read from a file must not wrap
- * the product into a small allocation that the elements then overrun.
- */
-void *xreallocarray(void *p, size_t n, size_t size)
-{
-	size_t bytes;
-
-	if (__builtin_mul_overflow(n, size, &bytes))
-		fatal("out of memory (%zu x %zu bytes)", n, size);
-	return xrealloc(p, bytes);
-}
-
-void *xmallocarray(size_t n, size_t size)
-{
-	return xreallocarray(NULL, n, size);
-}
-
-char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(xmalloc(n), s, n);
-}
 
 enum {
 	OPTION_DEMANGLE = 256,
@@ -499,39 +388,15 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 	return optind;
 }
 
-/* The phases, in GNU's order, over the @n profile files @files. */
+/* The phases (pipeline.c) over the @n profile files @files. */
 static int run(struct profile *prof, const struct gprof_options *opt,
 	       const char *const *files, int n)
 {
-	const char *const *ex;
-	struct sym **cg = NULL;
+	struct sym **cg;
 	bool counted;
 	int style;
 
-	for (ex = default_excluded; *ex; ex++) {
-		sym_id_add(*ex, EXCL_TIME);
-		sym_id_add(*ex, EXCL_GRAPH);
-		sym_id_add(*ex, EXCL_FLAT);
-	}
-
-	/*
-	 * The profile files name the modules whose symbols are needed, so
-	 * they are loaded (not yet parsed) before the symbols are read.
-	 */
-	gmon_load_files(prof, files, n);
-	core_init(prof, opt, opt->a_out_name);
-	if (opt->ignore_direct_calls)
-		core_get_text_space(prof, opt);
-	if (opt->external_symbol_table)
-		core_create_syms_from(prof, opt->external_symbol_table);
-	else if (opt->line_granularity)
-		core_create_line_syms(prof, opt);
-	else
-		core_create_function_syms(prof, opt);
-
-	sym_id_parse(prof, opt);
-	gmon_parse_files(prof, opt);
-	threads_apply_selection(prof, opt);
+	profile_read(prof, opt, files, n);
 	if (opt->threads_report) {
 		threads_print(prof, opt);
 		if (fflush(stdout) || ferror(stdout))
@@ -545,78 +410,20 @@ static int run(struct profile *prof, const struct gprof_options *opt,
 		return 0;
 	}
 
-	/*
-	 * Caller samples give a call graph of their own (measured), unless
-	 * GNU's estimate is asked for, which needs -pg's call counts.
-	 */
-	if ((prof->gmon_input & INPUT_CALLERS) && opt->estimated_times &&
-	    !(prof->gmon_input & INPUT_CALL_GRAPH))
-		fatal("--estimated-times: the profile has no call counts to estimate from (its program was not built with -pg); leave the option out for the call graph its caller samples measure");
-	counted = (prof->gmon_input & INPUT_CALL_GRAPH) != 0;
-	if ((prof->gmon_input & INPUT_CALLERS) && !opt->estimated_times)
-		prof->gmon_input |= INPUT_CALL_GRAPH;
-
-	style = opt->output_style;
-	if (style == 0) {
-		if (prof->gmon_input & (INPUT_HISTOGRAM | INPUT_CALL_GRAPH)) {
-			if (prof->gmon_input & INPUT_HISTOGRAM)
-				style |= STYLE_FLAT_PROFILE;
-			if (prof->gmon_input & INPUT_CALL_GRAPH)
-				style |= STYLE_CALL_GRAPH;
-		} else {
-			style = STYLE_EXEC_COUNTS;
-		}
-		style &= ~opt->user_specified;
-	}
-
+	counted = profile_prepare(prof, opt);
+	style = report_style(prof, opt);
 	if (style & STYLE_SUMMARY_FILE)
 		gmon_out_write(prof, opt, "gmon.sum");
 
-	if (prof->gmon_input & INPUT_HISTOGRAM)
-		hist_assign_samples(prof);
-	if (prof->gmon_input & INPUT_CALLERS)
-		cg_measured_arcs(prof, opt, counted);
-	if ((prof->gmon_input & INPUT_CALL_GRAPH) || opt->export_format)
-		cg = cg_assemble(prof, opt);
+	cg = profile_analyze(prof, opt, counted);
 	if (opt->export_format) {
 		render_start(opt);
 		export_profile(prof, opt);
 		render_finish(opt);
-		free(cg);
-		if (fflush(stdout) || ferror(stdout))
-			fatal("standard output: %s", strerror(errno));
-		return 0;
+	} else {
+		report_print(prof, opt, style, cg);
 	}
-
-	if ((style & STYLE_FLAT_PROFILE) &&
-	    !(prof->gmon_input & INPUT_HISTOGRAM))
-		fatal("gmon.out file is missing histogram");
-	if ((style & STYLE_CALL_GRAPH) &&
-	    !(prof->gmon_input & INPUT_CALL_GRAPH))
-		fatal("gmon.out file is missing call-graph data");
-
-	if (cg && (style & STYLE_CALL_GRAPH) && opt->bsd_style_output)
-		cg_print(prof, opt, cg);
-	if (style & STYLE_FLAT_PROFILE)
-		hist_print(prof, opt);
-	if (cg && (style & STYLE_CALL_GRAPH)) {
-		if (!opt->bsd_style_output)
-			cg_print(prof, opt, cg);
-		cg_print_index(prof, opt);
-	}
-	if (style & STYLE_EXEC_COUNTS)
-		print_exec_counts(prof, opt);
-	if (style & STYLE_ANNOTATED_SOURCE)
-		print_annotated_source(prof, opt);
-	if (style & STYLE_FUNCTION_ORDER)
-		cg_print_function_ordering(prof);
-	if (style & STYLE_FILE_ORDER)
-		cg_print_file_ordering(prof);
-	if (prof->multi_module &&
-	    (style & (STYLE_FLAT_PROFILE | STYLE_CALL_GRAPH)))
-		modules_print(prof, opt);
 	free(cg);
-
 	if (fflush(stdout) || ferror(stdout))
 		fatal("standard output: %s", strerror(errno));
 	return 0;
@@ -635,14 +442,16 @@ int main(int argc, char **argv)
 
 		options.whoami = slash ? slash + 1 : argv[0];
 	}
-	fatal_name = options.whoami;
+	fatal_set_name(options.whoami);
 	expandargv(&argc, &argv);
 	first = parse_options(&options, argc, argv);
+	sym_id_add_defaults();
 	profile_init(&profile);
 	status = run(&profile, &options, first < argc ?
 		     (const char *const *)&argv[first] : NULL,
 		     first < argc ? argc - first : 0);
 	profile_free(&profile);
+	sym_id_free();
 	/* The options point into the arguments an @FILE expanded to. */
 	if (argv != given)
 		freeargv(argv);
