@@ -11,10 +11,6 @@
 
 #include "gprof.h"
 
-/* The file names of the map live in one block, which marks them. */
-static char *map_names;
-static size_t map_names_len;
-
 /*
  * Placement state of the symbols, which struct sym does not carry: one
  * slot per symbol of the table, then one per other symbol an arc names
@@ -381,11 +377,11 @@ void cg_print_function_ordering(struct profile *prof)
 	places_free();
 }
 
-bool sym_is_mapped(const struct sym *s)
+bool sym_is_mapped(struct profile *prof, const struct sym *s)
 {
-	uintptr_t p = (uintptr_t)s->name, lo = (uintptr_t)map_names;
+	uintptr_t p = (uintptr_t)s->name, lo = (uintptr_t)prof->map_names;
 
-	return map_names && p >= lo && p < lo + map_names_len;
+	return prof->map_names && p >= lo && p < lo + prof->map_names_len;
 }
 
 static int cmp_map_function(const void *l, const void *r)
@@ -491,8 +487,8 @@ void read_function_mappings(struct profile *prof, const char *path)
 		}
 	}
 	prof->symbol_map = xcalloc(count + 1, sizeof(*prof->symbol_map));
-	map_names = xmalloc(names + 1);
-	map_names_len = names + 1;
+	prof->map_names = xmalloc(names + 1);
+	prof->map_names_len = names + 1;
 	rewind(f);
 
 	count = 0;
@@ -501,10 +497,10 @@ void read_function_mappings(struct profile *prof, const char *path)
 
 		if (!read_map_entry(f, path, file, rest))
 			continue;
-		if (off + strlen(file) + 1 > map_names_len)
+		if (off + strlen(file) + 1 > prof->map_names_len)
 			fatal("mapping file %s changed while read", path);
-		prof->symbol_map[count].file_name = strcpy(map_names + off,
-							   file);
+		prof->symbol_map[count].file_name =
+			strcpy(prof->map_names + off, file);
 		off += strlen(file) + 1;
 		fn = strrchr(rest, ' ');
 		fn = fn ? fn + 1 : rest;
@@ -541,21 +537,22 @@ void cg_print_file_ordering(struct profile *prof)
 	places_init(prof);
 	scratch = xmalloc((prof->numarcs + 1) * sizeof(*scratch));
 	for (i = 0; i < prof->numarcs; i++)
-		if (!sym_is_mapped(prof->arcs[i]->parent) ||
-		    !sym_is_mapped(prof->arcs[i]->child))
+		if (!sym_is_mapped(prof, prof->arcs[i]->parent) ||
+		    !sym_is_mapped(prof, prof->arcs[i]->child))
 			prof->arcs[i]->has_been_placed = 1;
 
 	order_and_dump(prof, prof->arcs, prof->numarcs, false, scratch,
 		       &num_scratch);
 
 	for (i = 0; i < prof->symtab.len; i++)
-		if (sym_is_mapped(&prof->symtab.base[i]) && !places[i].placed)
+		if (sym_is_mapped(prof, &prof->symtab.base[i]) &&
+		    !places[i].placed)
 			printf("%s\n", prof->symtab.base[i].name);
 
 	/* The files with a symbol, sorted, to find the others quickly. */
 	have = xmalloc((prof->symtab.len + 1) * sizeof(*have));
 	for (i = 0; i < prof->symtab.len; i++)
-		if (sym_is_mapped(&prof->symtab.base[i]))
+		if (sym_is_mapped(prof, &prof->symtab.base[i]))
 			have[nhave++] = prof->symtab.base[i].name;
 	qsort(have, nhave, sizeof(*have), cmp_str);
 
@@ -583,7 +580,7 @@ void function_map_reset(struct profile *prof)
 	free(prof->symbol_map);
 	prof->symbol_map = NULL;
 	prof->symbol_map_count = 0;
-	free(map_names);
-	map_names = NULL;
-	map_names_len = 0;
+	free(prof->map_names);
+	prof->map_names = NULL;
+	prof->map_names_len = 0;
 }

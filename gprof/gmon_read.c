@@ -575,22 +575,20 @@ static void parse_bsd(struct profile *prof, const struct gprof_options *opt,
 
 /* ---- the sprofil extension ---- */
 
-static unsigned int outside;	/* module_outside()'s, 0 before */
-
 unsigned int module_outside(struct profile *prof)
 {
-	if (!outside) {
+	if (!prof->outside) {
 		char why[512];
 
-		outside = module_add(prof, "(no module)", 11, NULL, 0, 0, false,
-				     why, sizeof(why));
-		if (outside == UINT_MAX)
+		prof->outside = module_add(prof, "(no module)", 11, NULL, 0,
+					   0, false, why, sizeof(why));
+		if (prof->outside == UINT_MAX)
 			fatal("%s", why);
-		prof->modules[outside].absolute = true;
-		prof->modules[outside].why =
+		prof->modules[prof->outside].absolute = true;
+		prof->modules[prof->outside].why =
 			xstrdup("absolute addresses, in no load module");
 	}
-	return outside;
+	return prof->outside;
 }
 
 void gmon_check_match(struct profile *prof, const struct gprof_options *opt,
@@ -926,7 +924,7 @@ void modules_reset(struct profile *prof)
 	prof->modules = NULL;
 	prof->nmodules = 0;
 	prof->multi_module = false;
-	outside = 0;
+	prof->outside = 0;
 	prof->module_profile = "";
 	for (i = 0; i < prof->nfiles; i++) {
 		free(prof->files[i].buf);

@@ -251,7 +251,7 @@ struct function_map {
 void read_function_mappings(struct profile *prof, const char *path);
 /* The map line of function @name, or NULL (GNU's bsearch). */
 struct function_map *symbol_map_find(struct profile *prof, const char *name);
-bool sym_is_mapped(const struct sym *s);
+bool sym_is_mapped(struct profile *prof, const struct sym *s);
 /* Forgets -R's map (profile_free()). */
 void function_map_reset(struct profile *prof);
 
@@ -418,9 +418,11 @@ struct profile {
 	struct thread_prof *threads;
 	uint32_t nthreads;
 
-	/* -R's map, by function_name. */
+	/* -R's map, by function_name, and its file names' one block. */
 	struct function_map *symbol_map;
 	unsigned int symbol_map_count;
+	char *map_names;
+	size_t map_names_len;
 	/* The symspecs' symbols, the arc specs' callees and ranges. */
 	struct sym_table syms[NUM_TABLES];
 	struct sym_table right_ids;
@@ -437,6 +439,7 @@ struct profile {
 	 */
 	struct profile_file *files;
 	int nfiles;
+	unsigned int outside;	/* module_outside()'s module, 0 before */
 	/* A file's GNU call arcs, and those whose callee is in no symbol. */
 	uint64_t file_arcs, file_stray_arcs;
 	double gnu_hist_scale;	/* the GNU records' common bin width */
