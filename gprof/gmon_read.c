@@ -134,7 +134,8 @@ static bool scan_modules(struct profile *prof, struct gmf_cursor *c,
 	return !c->failed;
 }
 
-static void load_one(struct profile_file *f)
+/* Reads file @f whole into memory; 0, or -1 and @prof's error. */
+static int load_one(struct profile *prof, struct profile_file *f)
 {
 	struct stat st;
 	size_t got = 0;
@@ -145,11 +146,18 @@ static void load_one(struct profile_file *f)
 	else
 		fd = open(f->name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		fatal("%s: %s", f->name, strerror(errno));
-	if (fstat(fd, &st))
-		fatal("%s: %s", f->name, strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		fatal("%s: is a directory, not a profile file", f->name);
+		return profile_error(prof, "%s: %s", f->name, strerror(errno));
+	if (fstat(fd, &st)) {
+		profile_error(prof, "%s: %s", f->name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return profile_error(prof,
+				     "%s: is a directory, not a profile file",
+				     f->name);
+	}
 	f->len = S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
 	f->buf = xmalloc(f->len + 1);
 	for (;;) {
@@ -164,14 +172,19 @@ static void load_one(struct profile_file *f)
 		n = read(fd, f->buf + got, f->len - got);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			fatal("%s: %s", f->name, strerror(errno));
+		if (n < 0) {
+			profile_error(prof, "%s: %s", f->name,
+				      strerror(errno));
+			close(fd);
+			return -1;
+		}
 		if (n == 0)
 			break;
 		got += n;
 	}
 	f->len = got;
 	close(fd);
+	return 0;
 }
 
 /*
@@ -203,11 +216,11 @@ static char *sidecar_of(const char *name, const char *const *names, int n)
 
 /*
  * Loads one file into @f and, for the extension, registers the modules
- * it names; returns whether it is in the extension format.
+ * it names; returns 1 when it is in the extension format, 0 when not,
+ * -1 (@prof's error) when it cannot be read.
  */
-static bool load_profile(struct profile *prof, struct profile_file *f,
-			 const char *name,
-			 char *sidecar_name)
+static int load_profile(struct profile *prof, struct profile_file *f,
+			const char *name, char *sidecar_name)
 {
 	unsigned int *map = NULL, nmap = 0;
 	char err[256];
@@ -216,22 +229,25 @@ static bool load_profile(struct profile *prof, struct profile_file *f,
 	f->name = name;
 	f->sidecar_name = sidecar_name;
 	prof->module_profile = name;
-	load_one(f);
+	if (load_one(prof, f))
+		return -1;
 	if (!is_extension(f->buf, f->len, &c.swap)) {
 		if (sidecar_name)
-			fatal("%s: caller samples beside a GNU profile must be in sprofil's format (sprofil-gmon(5))",
-			      name);
-		return false;
+			return profile_error(prof, "%s: caller samples beside a GNU profile must be in sprofil's format (sprofil-gmon(5))",
+					     name);
+		return 0;
 	}
 	c.p = f->buf + GMF_HEADER_SIZE;
 	c.end = f->buf + f->len;
-	if (!scan_modules(prof, &c, &map, &nmap))
-		fatal("%s: %s", f->name, err);
+	if (!scan_modules(prof, &c, &map, &nmap)) {
+		free(map);
+		return profile_error(prof, "%s: %s", f->name, err);
+	}
 	free(map);
-	return true;
+	return 1;
 }
 
-void gmon_load_files(struct profile *prof, const char *const *names, int n)
+int gmon_load_files(struct profile *prof, const char *const *names, int n)
 {
 	static const char *const fallback[] = { "gmon.out" };
 	int i;
@@ -246,15 +262,19 @@ void gmon_load_files(struct profile *prof, const char *const *names, int n)
 	prof->nfiles = 0;
 	for (i = 0; i < n; i++) {
 		char *side;
+		int ext = load_profile(prof, &prof->files[prof->nfiles++],
+				       names[i], NULL);
 
-		if (load_profile(prof, &prof->files[prof->nfiles++], names[i],
-				 NULL))
+		if (ext < 0)
+			return -1;
+		if (ext)
 			continue;
 		side = sidecar_of(names[i], names, n);
-		if (side)
-			load_profile(prof, &prof->files[prof->nfiles++], side,
-				     side);
+		if (side && load_profile(prof, &prof->files[prof->nfiles++],
+					 side, side) < 0)
+			return -1;
 	}
+	return 0;
 }
 
 /* ---- histograms ---- */
@@ -591,14 +611,14 @@ unsigned int module_outside(struct profile *prof)
 	return prof->outside;
 }
 
-void gmon_check_match(struct profile *prof, const struct gprof_options *opt,
-		      const char *name)
+int gmon_check_match(struct profile *prof, const struct gprof_options *opt,
+		     const char *name)
 {
 	const struct module *exe = &prof->modules[0];
 	unsigned int i;
 
 	if (!exe->exec_high)
-		return;
+		return 0;
 	for (i = 0; i < prof->num_hist_records; i++) {
 		const struct hist_record *r = &prof->hist_records[i];
 
@@ -613,16 +633,18 @@ void gmon_check_match(struct profile *prof, const struct gprof_options *opt,
 		if (r->lowpc < exe->exec_high && r->highpc > exe->exec_low &&
 		    r->highpc <= exe->exec_high + 64)
 			continue;
-		fatal("%s: does not match %s: its histogram covers 0x%llx-0x%llx, not the executable's code at 0x%llx-0x%llx",
-		      name, opt->a_out_name, (unsigned long long)r->lowpc,
-		      (unsigned long long)r->highpc,
-		      (unsigned long long)exe->exec_low,
-		      (unsigned long long)exe->exec_high);
+		return profile_error(prof, "%s: does not match %s: its histogram covers 0x%llx-0x%llx, not the executable's code at 0x%llx-0x%llx",
+				     name, opt->a_out_name,
+				     (unsigned long long)r->lowpc,
+				     (unsigned long long)r->highpc,
+				     (unsigned long long)exe->exec_low,
+				     (unsigned long long)exe->exec_high);
 	}
 	if (prof->file_arcs && prof->file_arcs == prof->file_stray_arcs)
-		fatal("%s: does not match %s: none of its %llu call arcs lands in a function of it",
-		      name, opt->a_out_name,
-			      (unsigned long long)prof->file_arcs);
+		return profile_error(prof, "%s: does not match %s: none of its %llu call arcs lands in a function of it",
+				     name, opt->a_out_name,
+				     (unsigned long long)prof->file_arcs);
+	return 0;
 }
 
 static unsigned int ext_module(struct profile *prof, struct gmf_cursor *c,
@@ -859,7 +881,7 @@ int gmon_parse(struct profile *prof, const struct gprof_options *opt,
 	return 0;
 }
 
-void gmon_parse_files(struct profile *prof, const struct gprof_options *opt)
+int gmon_parse_files(struct profile *prof, const struct gprof_options *opt)
 {
 	int i;
 
@@ -868,16 +890,17 @@ void gmon_parse_files(struct profile *prof, const struct gprof_options *opt)
 
 		prof->file_arcs = prof->file_stray_arcs = 0;
 		if (gmon_parse(prof, opt, prof->files[i].buf,
-			       prof->files[i].len,
-			       prof->files[i].name,
-			       err,
+			       prof->files[i].len, prof->files[i].name, err,
 			       sizeof(err)))
-			fatal("%s: %s", prof->files[i].name, err);
-		gmon_check_match(prof, opt, prof->files[i].name);
+			return profile_error(prof, "%s: %s",
+					     prof->files[i].name, err);
+		if (gmon_check_match(prof, opt, prof->files[i].name))
+			return -1;
 		/* Everything is in the records now; reports need memory. */
 		free(prof->files[i].buf);
 		prof->files[i].buf = NULL;
 	}
+	return 0;
 }
 
 void profile_reset(struct profile *prof)

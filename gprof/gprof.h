@@ -432,6 +432,8 @@ struct profile {
 	struct source_file *first_src_file;
 	/* No report section printed yet: the next one has no form feed. */
 	bool first_output;
+	/* Why the last phase that returned an error failed (one line). */
+	char error[512];
 
 	/*
 	 * The parts' own bookkeeping, kept here so that profiles do not
@@ -480,15 +482,19 @@ struct profile {
 void profile_init(struct profile *prof);
 /* Frees everything @prof holds (it can be initialized again). */
 void profile_free(struct profile *prof);
+/* Sets @prof's error to the message @fmt says; returns -1. */
+int profile_error(struct profile *prof, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* ---- the phases over one profile (pipeline.c) ---- */
 
 /*
  * Reads the executable's and every module's symbols, then the @n
- * profile files @files (gmon.out when none) into @prof.
+ * profile files @files (gmon.out when none) into @prof; 0, or -1 and
+ * why in prof->error.
  */
-void profile_read(struct profile *prof, const struct gprof_options *opt,
-		  const char *const *files, int n);
+int profile_read(struct profile *prof, const struct gprof_options *opt,
+		 const char *const *files, int n);
 /*
  * Decides whether the call graph is measured from caller samples or
  * estimated from call counts; returns whether the files had call counts.
@@ -511,12 +517,6 @@ void report_print(struct profile *prof, const struct gprof_options *opt,
 /* Prints "gprof: <fmt>\n" on stderr and exits 1. */
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 						 noreturn));
-/*
- * The fuzz targets' way out of fatal(): when set, it is called with the
- * message instead, and must not return (a longjmp back to the target,
- * which then frees everything with the *_reset() functions).
- */
-extern void (*fatal_hook)(const char *message);
 /* The name fatal()'s messages start with, "gprof" until set. */
 void fatal_set_name(const char *name);
 void *xmalloc(size_t n);
@@ -604,11 +604,12 @@ int gmon_parse(struct profile *prof, const struct gprof_options *opt,
 /*
  * Reads the profile files named on the command line (gmon.out when
  * none) into memory and registers the load modules they name, so that
- * core_init() can read every module's symbols first.
+ * core_init() can read every module's symbols first.  0, or -1 and
+ * @prof's error.
  */
-void gmon_load_files(struct profile *prof, const char *const *names, int n);
-/* Parses the files gmon_load_files() read, in order; errors are fatal. */
-void gmon_parse_files(struct profile *prof, const struct gprof_options *opt);
+int gmon_load_files(struct profile *prof, const char *const *names, int n);
+/* Parses the files gmon_load_files() read, in order; 0, or -1 (error). */
+int gmon_parse_files(struct profile *prof, const struct gprof_options *opt);
 /* --extract-module: writes one module's data as GNU gmon.out. */
 void gmon_extract_module(struct profile *prof, const struct gprof_options *opt,
 			 const char *module,
@@ -630,9 +631,12 @@ unsigned int module_add(struct profile *prof, const char *name, size_t name_len,
  * module 0xffffffff); created on first use.
  */
 unsigned int module_outside(struct profile *prof);
-/* Fails when the histograms read so far cannot be the executable's. */
-void gmon_check_match(struct profile *prof, const struct gprof_options *opt,
-		      const char *name);
+/*
+ * -1 and @prof's error when the histograms or arcs of file @name cannot
+ * be the executable's, else 0.
+ */
+int gmon_check_match(struct profile *prof, const struct gprof_options *opt,
+		     const char *name);
 /* Forgets every profile read so far (the fuzz target parses many). */
 void profile_reset(struct profile *prof);
 /*
@@ -704,13 +708,16 @@ void symtab_add_gaps(struct profile *prof);
 void symtab_adopt(struct profile *prof, struct sym *base, size_t len);
 void sym_gaps_reset(struct profile *prof);
 
-/* Reads the executable (module 0) and every module the profile named. */
-void core_init(struct profile *prof, const struct gprof_options *opt,
-	       const char *a_out);
-void core_create_function_syms(struct profile *prof,
-			       const struct gprof_options *opt);
+/*
+ * Reads the executable (module 0) and every module the profile named;
+ * these three return 0, or -1 and @prof's error.
+ */
+int core_init(struct profile *prof, const struct gprof_options *opt,
+	      const char *a_out);
+int core_create_function_syms(struct profile *prof,
+			      const struct gprof_options *opt);
 /* -S: symbols from an nm-style file ("ADDR TYPE NAME" lines). */
-void core_create_syms_from(struct profile *prof, const char *path);
+int core_create_syms_from(struct profile *prof, const char *path);
 /* -c: keeps the text bytes of every module for core_text(). */
 void core_get_text_space(struct profile *prof, const struct gprof_options *opt);
 /* The .text sections' unified range of module @m (GNU's core_text_sect). */

@@ -396,7 +396,8 @@ static int run(struct profile *prof, const struct gprof_options *opt,
 	bool counted;
 	int style;
 
-	profile_read(prof, opt, files, n);
+	if (profile_read(prof, opt, files, n))
+		fatal("%s", prof->error);
 	if (opt->threads_report) {
 		threads_print(prof, opt);
 		if (fflush(stdout) || ferror(stdout))

@@ -15,27 +15,32 @@
 #include "gprof.h"
 #include "threads.h"
 
-void profile_read(struct profile *prof, const struct gprof_options *opt,
-		  const char *const *files, int n)
+int profile_read(struct profile *prof, const struct gprof_options *opt,
+		 const char *const *files, int n)
 {
 	/*
 	 * The profile files name the modules whose symbols are needed, so
 	 * they are loaded (not yet parsed) before the symbols are read.
 	 */
-	gmon_load_files(prof, files, n);
-	core_init(prof, opt, opt->a_out_name);
+	if (gmon_load_files(prof, files, n) ||
+	    core_init(prof, opt, opt->a_out_name))
+		return -1;
 	if (opt->ignore_direct_calls)
 		core_get_text_space(prof, opt);
-	if (opt->external_symbol_table)
-		core_create_syms_from(prof, opt->external_symbol_table);
-	else if (opt->line_granularity)
+	if (opt->external_symbol_table) {
+		if (core_create_syms_from(prof, opt->external_symbol_table))
+			return -1;
+	} else if (opt->line_granularity) {
 		core_create_line_syms(prof, opt);
-	else
-		core_create_function_syms(prof, opt);
+	} else if (core_create_function_syms(prof, opt)) {
+		return -1;
+	}
 
 	sym_id_parse(prof, opt);
-	gmon_parse_files(prof, opt);
+	if (gmon_parse_files(prof, opt))
+		return -1;
 	threads_apply_selection(prof, opt);
+	return 0;
 }
 
 bool profile_prepare(struct profile *prof, const struct gprof_options *opt)

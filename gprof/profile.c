@@ -4,6 +4,8 @@
  * freed whole, so that a program can hold several at once or read one
  * after another (the fuzz targets).
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "gprof.h"
@@ -36,4 +38,14 @@ void profile_free(struct profile *prof)
 	free(prof->node_known);
 	free(prof->lsyms);
 	profile_init(prof);
+}
+
+int profile_error(struct profile *prof, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(prof->error, sizeof(prof->error), fmt, ap);
+	va_end(ap);
+	return -1;
 }

@@ -334,8 +334,8 @@ static void core_module_close(struct core_module *cm)
 	cm->fd = cm->dbg_fd = -1;
 }
 
-void core_init(struct profile *prof, const struct gprof_options *opt,
-	       const char *a_out)
+int core_init(struct profile *prof, const struct gprof_options *opt,
+	      const char *a_out)
 {
 	unsigned int m;
 
@@ -361,15 +361,17 @@ void core_init(struct profile *prof, const struct gprof_options *opt,
 			why = module_symbols(prof, opt, m);
 			/* A file that lies about its sizes is not skipped. */
 			if (why)
-				fatal("%s: %s", mod->path, why);
+				return profile_error(prof, "%s: %s", mod->path,
+						     why);
 			mod->loaded = true;
 			continue;
 		}
 		if (m == 0)
-			fatal("%s: %s", a_out, why);
+			return profile_error(prof, "%s: %s", a_out, why);
 		mod->why = why_text("%s", why);
 		core_module_close(&prof->core[m]);
 	}
+	return 0;
 }
 
 void core_reset(struct profile *prof)
@@ -651,8 +653,8 @@ static void module_placeholder(struct profile *prof, unsigned int m)
 	s->is_bb_head = true;
 }
 
-void core_create_function_syms(struct profile *prof,
-			       const struct gprof_options *opt)
+int core_create_function_syms(struct profile *prof,
+			      const struct gprof_options *opt)
 {
 	unsigned int m;
 	size_t total = prof->ncore;	/* one placeholder each at most */
@@ -685,7 +687,8 @@ void core_create_function_syms(struct profile *prof,
 			continue;
 		/* In a multi-module profile it is one of the modules. */
 		if (m == 0 && !prof->multi_module)
-			fatal("%s: has no symbols", opt->a_out_name);
+			return profile_error(prof, "%s: has no symbols",
+					     opt->a_out_name);
 		prof->modules[m].why = xstrdup("has no symbols");
 		prof->modules[m].loaded = false;
 		module_placeholder(prof, m);
@@ -694,16 +697,17 @@ void core_create_function_syms(struct profile *prof,
 	/* GNU ignores st_size; where no GNU report is at stake, not here. */
 	if (prof->multi_module)
 		symtab_add_gaps(prof);
+	return 0;
 }
 
-void core_create_syms_from(struct profile *prof, const char *path)
+int core_create_syms_from(struct profile *prof, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char line[4096], name[4096], type;
 	unsigned long long addr;
 
 	if (!f)
-		fatal("%s: %s", path, strerror(errno));
+		return profile_error(prof, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		struct sym *s;
 
@@ -720,8 +724,9 @@ void core_create_syms_from(struct profile *prof, const char *path)
 	}
 	fclose(f);
 	if (!prof->symtab.len)
-		fatal("%s: has no symbols", path);
+		return profile_error(prof, "%s: has no symbols", path);
 	symtab_finalize(prof, &prof->symtab);
+	return 0;
 }
 
 /*

@@ -16,21 +16,10 @@
  */
 static const char *fatal_name = "gprof";
 
-void (*fatal_hook)(const char *message);
-
 void fatal(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (fatal_hook) {
-		char message[512];
-
-		va_start(ap, fmt);
-		vsnprintf(message, sizeof(message), fmt, ap);
-		va_end(ap);
-		fatal_hook(message);
-		abort();	/* the hook must not return */
-	}
 	fflush(stdout);
 	fprintf(stderr, "%s: ", fatal_name);
 	va_start(ap, fmt);

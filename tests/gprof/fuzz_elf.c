@@ -15,12 +15,11 @@
  *     from its DWARF.
  *
  * The input's last byte picks the way: bit 0 library (else executable),
- * bit 1 -l, bit 2 -c.  A file the analyzer refuses must go through
- * fatal(), whose message must name it; a crash, a sanitizer report, a
- * leak or a hang is a finding.  fatal() comes back here through
- * fatal_hook, and profile_free() frees what was loaded.
+ * bit 1 -l, bit 2 -c.  A file the analyzer refuses must come back as
+ * the profile's error, which must name it; a crash, an exit (fatal()),
+ * a sanitizer report, a leak or a hang is a finding.  Each input is read
+ * into a fresh profile, which profile_free() frees after it.
  */
-#include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,22 +42,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char *exe;
 static int elf_fd = -1, prof_fd = -1;
 static char elf_path[64], prof_path[64];
-static jmp_buf back;
 /* Each input's options: -l and -c as its last byte picks them. */
 static struct gprof_options opt;
 /* Each input's profile, freed after it. */
 static struct profile prof;
 
-static void fatal_back(const char *message)
+/* The file at fault must be named in the error: a module's, the input's. */
+static void check_named(const struct profile *p)
 {
-	/* The file at fault must be named (a module's, the input's). */
-	if (!strstr(message, "/proc/self/fd/") && !strstr(message, exe) &&
-	    strncmp(message, "out of memory", 13) &&
-	    strncmp(message, "too many", 8)) {
-		fprintf(stderr, "fatal() without a file name: %s\n", message);
+	if (!strstr(p->error, "/proc/self/fd/") && !strstr(p->error, exe)) {
+		fprintf(stderr, "an error without a file name: %s\n", p->error);
 		abort();
 	}
-	longjmp(back, 1);
 }
 
 static int memfd(const char *name, char *path, size_t len)
@@ -91,7 +86,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		exe = FUZZ_EXE;
 	elf_fd = memfd("fuzz-elf", elf_path, sizeof(elf_path));
 	prof_fd = memfd("fuzz-profile", prof_path, sizeof(prof_path));
-	fatal_hook = fatal_back;
 	profile_init(&prof);
 	/* The reports are not printed; stderr keeps the warnings. */
 	unsetenv("DEBUGINFOD_URLS");
@@ -253,8 +247,10 @@ static void analyze(struct profile *p, const struct gprof_options *opt,
 		gnu_profile(&o);
 	if (gmon_parse(p, opt, o.b, o.n, "fuzz.out", err, sizeof(err)))
 		return;
-	if (!as_library)
-		gmon_check_match(p, opt, elf_path);
+	if (!as_library && gmon_check_match(p, opt, elf_path)) {
+		check_named(p);
+		return;
+	}
 	if (p->gmon_input & INPUT_HISTOGRAM)
 		hist_assign_samples(p);
 	cg = cg_assemble(p, opt);
@@ -263,38 +259,49 @@ static void analyze(struct profile *p, const struct gprof_options *opt,
 		sym_source(p, opt, &p->symtab.base[i]);
 }
 
+/* What profile_read() does, with the input as a library or the program. */
+static int load(struct profile *p, struct gprof_options *opt,
+		bool as_library)
+{
+	static struct buf o;
+	const char *name;
+
+	if (as_library) {
+		/* The module records, read before the symbols. */
+		o.n = 0;
+		ext_header(&o);
+		ext_module(&o, 0, true, exe);
+		ext_module(&o, 1, false, elf_path);
+		fill(prof_fd, o.b, o.n);
+		name = prof_path;
+		if (gmon_load_files(p, &name, 1))
+			return -1;
+	}
+	opt->a_out_name = as_library ? exe : elf_path;
+	if (core_init(p, opt, opt->a_out_name))
+		return -1;
+	if (opt->ignore_direct_calls)
+		core_get_text_space(p, opt);
+	if (opt->line_granularity)
+		core_create_line_syms(p, opt);
+	else if (core_create_function_syms(p, opt))
+		return -1;
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned int how = size ? data[size - 1] : 0;
 	bool as_library = how & 1;
-	static struct buf o;
-	const char *name;
 
 	fill(elf_fd, data, size);
 	gprof_options_init(&opt);
 	opt.line_granularity = how & 2;
 	opt.ignore_direct_calls = how & 4;
-	if (!setjmp(back)) {
-		if (as_library) {
-			/* The module records, read before the symbols. */
-			o.n = 0;
-			ext_header(&o);
-			ext_module(&o, 0, true, exe);
-			ext_module(&o, 1, false, elf_path);
-			fill(prof_fd, o.b, o.n);
-			name = prof_path;
-			gmon_load_files(&prof, &name, 1);
-		}
-		opt.a_out_name = as_library ? exe : elf_path;
-		core_init(&prof, &opt, opt.a_out_name);
-		if (opt.ignore_direct_calls)
-			core_get_text_space(&prof, &opt);
-		if (opt.line_granularity)
-			core_create_line_syms(&prof, &opt);
-		else
-			core_create_function_syms(&prof, &opt);
+	if (load(&prof, &opt, as_library))
+		check_named(&prof);
+	else
 		analyze(&prof, &opt, as_library);
-	}
 	profile_free(&prof);
 	return 0;
 }

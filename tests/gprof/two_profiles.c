@@ -36,8 +36,11 @@ int main(int argc, char **argv)
 		p[i].opt.a_out_name = argv[1 + 2 * i];
 		p[i].opt.print_descriptions = false;	/* -b */
 		profile_init(&p[i].prof);
-		profile_read(&p[i].prof, &p[i].opt,
-			     (const char *const *)&argv[2 + 2 * i], 1);
+		if (profile_read(&p[i].prof, &p[i].opt,
+				 (const char *const *)&argv[2 + 2 * i], 1)) {
+			fprintf(stderr, "%s: %s\n", argv[0], p[i].prof.error);
+			return 1;
+		}
 	}
 	for (i = 0; i < n; i++) {
 		bool counted = profile_prepare(&p[i].prof, &p[i].opt);
