@@ -100,8 +100,11 @@ unsigned int module_add(struct profile *prof, const char *name, size_t name_len,
 					whylen))
 				return UINT_MAX;
 		}
-		if (prof->nmodules >= (1u << (64 - MODULE_SHIFT)) - 1)
-			fatal("too many load modules in the profiles");
+		if (prof->nmodules >= (1u << (64 - MODULE_SHIFT)) - 1) {
+			snprintf(why, whylen,
+				 "too many load modules in the profiles");
+			return UINT_MAX;
+		}
 		prof->modules = xrealloc(prof->modules,
 					 (prof->nmodules + 1) *
 					 sizeof(*prof->modules));

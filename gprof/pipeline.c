@@ -37,9 +37,9 @@ int profile_read(struct profile *prof, const struct gprof_options *opt,
 	}
 
 	sym_id_parse(prof, opt);
-	if (gmon_parse_files(prof, opt))
+	if (gmon_parse_files(prof, opt) ||
+	    threads_apply_selection(prof, opt))
 		return -1;
-	threads_apply_selection(prof, opt);
 	return 0;
 }
 

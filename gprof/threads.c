@@ -301,8 +301,8 @@ static void rebuild_histograms(struct profile *prof)
 	}
 }
 
-void threads_apply_selection(struct profile *prof,
-			     const struct gprof_options *opt)
+int threads_apply_selection(struct profile *prof,
+			    const struct gprof_options *opt)
 {
 	uint32_t t, chosen = 0;
 
@@ -311,16 +311,18 @@ void threads_apply_selection(struct profile *prof,
 		chosen += prof->threads[t].selected;
 	}
 	if (!opt->threads_report && !opt->thread_selection)
-		return;
+		return 0;
 	if (!prof->per_thread_records && !prof->nthreads)
-		fatal("%s: the profile has no per-thread data (record it with `sprofil record --threads')",
-		      opt->threads_report ? "--threads" : "--thread");
+		return profile_error(prof, "%s: the profile has no per-thread data (record it with `sprofil record --threads')",
+				     opt->threads_report ?
+				     "--threads" : "--thread");
 	if (!opt->thread_selection)
-		return;
+		return 0;
 	if (!chosen)
-		fatal("--thread=%s: no thread of that id or name in the profile (sprofil report --threads lists them)",
-		      opt->thread_selection);
+		return profile_error(prof, "--thread=%s: no thread of that id or name in the profile (sprofil report --threads lists them)",
+				     opt->thread_selection);
 	rebuild_histograms(prof);
+	return 0;
 }
 
 static int cmp_samples(const void *a, const void *b)

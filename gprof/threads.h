@@ -61,10 +61,10 @@ void thread_leaf_at(struct profile *prof, size_t k, uint32_t *node, uint32_t *t,
  * After every file is read: with --thread, the histograms are rebuilt
  * from the selected threads' chains (the flat profile is then theirs);
  * fails when a per-thread option meets a profile without threads, or
- * the selection names none of them.
+ * the selection names none of them: -1 and @prof's error, else 0.
  */
-void threads_apply_selection(struct profile *prof,
-			     const struct gprof_options *opt);
+int threads_apply_selection(struct profile *prof,
+			    const struct gprof_options *opt);
 
 /*
  * The merged tree with each selected thread's chains below a top node of
