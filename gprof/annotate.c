@@ -20,23 +20,24 @@
 
 /* ---- basic-block records ---- */
 
-void bb_record(uint64_t addr, uint64_t count)
+void bb_record(struct profile *prof, const struct gprof_options *opt,
+	       uint64_t addr, uint64_t count)
 {
 	static bool warned;
 	struct sym *s;
 	int i;
 
 	/* Block counts only mean something per line (-l). */
-	if (!line_granularity) {
+	if (!opt->line_granularity) {
 		if (!warned) {
 			warned = true;
 			fprintf(stderr,
 				"%s: warning: ignoring basic-block exec counts (use -l or --line)\n",
-				whoami);
+				opt->whoami);
 		}
 		return;
 	}
-	s = sym_lookup(&symtab, addr);
+	s = sym_lookup(&prof->symtab, addr);
 	if (!s)
 		return;
 	/* A block already seen adds up; beyond NBBS blocks are dropped. */
@@ -52,36 +53,40 @@ void bb_record(uint64_t addr, uint64_t count)
 }
 
 /* An address-sized field in the executable's byte order, as GNU's. */
-static void put_uint(FILE *f, uint64_t v, unsigned int size)
+static void put_uint(struct profile *prof, FILE *f, uint64_t v,
+		     unsigned int size)
 {
 	unsigned int i;
 
 	for (i = 0; i < size; i++) {
-		unsigned int shift = gmon_big_endian ? 8 * (size - 1 - i) :
-						       8 * i;
+		unsigned int shift = prof->gmon_big_endian ?
+				     8 * (size - 1 - i) : 8 * i;
 
 		putc((int)(v >> shift & 0xff), f);
 	}
 }
 
 /* The caller checks ferror(): it knows the file's name for the message. */
-void bb_write(FILE *f)
+void bb_write(struct profile *prof, FILE *f)
 {
 	uint64_t nblocks = 0;
 	size_t k;
 	int i;
 
-	for (k = 0; k < symtab.len; k++)
-		for (i = 0; i < NBBS && sym_bb_addr(&symtab.base[k], i); i++)
+	for (k = 0; k < prof->symtab.len; k++)
+		for (i = 0;
+		     i < NBBS && sym_bb_addr(&prof->symtab.base[k], i); i++)
 			nblocks++;
 	putc(2, f);
-	put_uint(f, (uint32_t)nblocks, 4);
-	for (k = 0; k < symtab.len; k++) {
-		const struct sym *s = &symtab.base[k];
+	put_uint(prof, f, (uint32_t)nblocks, 4);
+	for (k = 0; k < prof->symtab.len; k++) {
+		const struct sym *s = &prof->symtab.base[k];
 
 		for (i = 0; i < NBBS && sym_bb_addr(s, i); i++) {
-			put_uint(f, sym_bb_addr(s, i), gmon_ptr_size);
-			put_uint(f, sym_bb_calls(s, i), gmon_ptr_size);
+			put_uint(prof, f, sym_bb_addr(s, i),
+				 prof->gmon_ptr_size);
+			put_uint(prof, f, sym_bb_calls(s, i),
+				 prof->gmon_ptr_size);
 		}
 	}
 }
@@ -89,12 +94,13 @@ void bb_write(FILE *f)
 /* ---- -C: execution counts ---- */
 
 /* The table test GNU applies to -C and -A symbols. */
-static bool sym_selected(const struct sym *s, enum table_id incl,
+static bool sym_selected(struct profile *prof, const struct sym *s,
+			 enum table_id incl,
 			 enum table_id excl)
 {
-	if (sym_lookup(&syms[incl], s->addr))
+	if (sym_lookup(&prof->syms[incl], s->addr))
 		return true;
-	return !syms[incl].len && !sym_lookup(&syms[excl], s->addr);
+	return !prof->syms[incl].len && !sym_lookup(&prof->syms[excl], s->addr);
 }
 
 /* By file name, then line, then address; GNU's cmp_bb. */
@@ -125,23 +131,23 @@ static void print_exec_line(const struct sym *s, uint64_t addr,
 	       addr, count);
 }
 
-void print_exec_counts(void)
+void print_exec_counts(struct profile *prof, const struct gprof_options *opt)
 {
 	struct sym **v;
 	size_t n = 0, k;
 	int i;
 
-	if (first_output)
-		first_output = false;
+	if (prof->first_output)
+		prof->first_output = false;
 	else
 		printf("\f\n");
 
-	v = xmalloc((symtab.len ? symtab.len : 1) * sizeof(*v));
-	for (k = 0; k < symtab.len; k++) {
-		struct sym *s = &symtab.base[k];
+	v = xmalloc((prof->symtab.len ? prof->symtab.len : 1) * sizeof(*v));
+	for (k = 0; k < prof->symtab.len; k++) {
+		struct sym *s = &prof->symtab.base[k];
 
-		if (sym_selected(s, INCL_EXEC, EXCL_EXEC)) {
-			sym_source(s);
+		if (sym_selected(prof, s, INCL_EXEC, EXCL_EXEC)) {
+			sym_source(prof, opt, s);
 			v[n++] = s;
 		}
 	}
@@ -150,10 +156,10 @@ void print_exec_counts(void)
 	for (k = 0; k < n; k++) {
 		const struct sym *s = v[k];
 
-		if (s->ncalls > 0 || !ignore_zeros)
+		if (s->ncalls > 0 || !opt->ignore_zeros)
 			print_exec_line(s, s->addr, s->ncalls);
 		for (i = 0; i < NBBS && sym_bb_addr(s, i); i++)
-			if (sym_bb_calls(s, i) > 0 || !ignore_zeros)
+			if (sym_bb_calls(s, i) > 0 || !opt->ignore_zeros)
 				print_exec_line(s, sym_bb_addr(s, i),
 						sym_bb_calls(s, i));
 	}
@@ -204,7 +210,8 @@ static const char *last_component(const char *path)
  * working directory), then each search directory with that name (unless
  * absolute), then each search directory with the last component only.
  */
-static FILE *open_source(const struct source_file *sf)
+static FILE *open_source(const struct gprof_options *opt,
+			 const struct source_file *sf)
 {
 	const struct search_dir *d = sf->name[0] == '/' ? NULL : search_head;
 	const char *tail = NULL;
@@ -223,7 +230,7 @@ static FILE *open_source(const struct source_file *sf)
 		if (!d) {
 			if (errno == ENOENT)
 				fprintf(stderr, "%s: could not locate `%s'\n",
-					whoami, sf->name);
+					opt->whoami, sf->name);
 			else
 				perror(sf->name);
 			return NULL;
@@ -238,7 +245,8 @@ static FILE *open_source(const struct source_file *sf)
 	return f;
 }
 
-static void annotate_with_count(char *buf, unsigned int width, int line_num,
+static void annotate_with_count(const struct gprof_options *opt, char *buf,
+				unsigned int width, int line_num,
 				const struct source_file *sf);
 
 /*
@@ -246,7 +254,9 @@ static void annotate_with_count(char *buf, unsigned int width, int line_num,
  * working directory, with a @width-column count before each line.
  * Returns the output stream (to be closed if not stdout), or NULL.
  */
-static FILE *annotate_source(const struct source_file *sf, unsigned int width)
+static FILE *annotate_source(struct profile *prof,
+			     const struct gprof_options *opt,
+			     const struct source_file *sf, unsigned int width)
 {
 	static bool first_file = true;
 	char buf[8192], *annotation;
@@ -255,11 +265,11 @@ static FILE *annotate_source(const struct source_file *sf, unsigned int width)
 	size_t nread, i;
 	FILE *in, *out = stdout;
 
-	in = open_source(sf);
+	in = open_source(opt, sf);
 	if (!in)
 		return NULL;
 
-	if (create_annotation_files) {
+	if (opt->create_annotation_files) {
 		const char *base = last_component(sf->name);
 		char *name = xmalloc(strlen(base) + sizeof("-ann"));
 
@@ -280,8 +290,8 @@ static FILE *annotate_source(const struct source_file *sf, unsigned int width)
 			first_file = false;
 		else
 			fputc('\n', out);
-		if (first_output)
-			first_output = false;
+		if (prof->first_output)
+			prof->first_output = false;
 		else
 			fprintf(out, "\f\n");
 		fprintf(out, "*** File %s:\n", sf->name);
@@ -291,7 +301,7 @@ static FILE *annotate_source(const struct source_file *sf, unsigned int width)
 	while ((nread = fread(buf, 1, sizeof(buf), in)) > 0) {
 		for (i = 0; i < nread; i++) {
 			if (new_line) {
-				annotate_with_count(annotation, width,
+				annotate_with_count(opt, annotation, width,
 						    line_num++, sf);
 				fputs(annotation, out);
 			}
@@ -321,7 +331,8 @@ static void blank(char *buf, unsigned int width)
  * line, each block's count on the line the block starts; -x also carries
  * the last count onto lines without blocks and squeezes out repeats.
  */
-static void annotate_with_count(char *buf, unsigned int width, int line_num,
+static void annotate_with_count(const struct gprof_options *opt, char *buf,
+				unsigned int width, int line_num,
 				const struct source_file *sf)
 {
 	char tmp[NBBS * 30], *p = tmp;
@@ -346,7 +357,7 @@ static void annotate_with_count(char *buf, unsigned int width, int line_num,
 		last_print = last_count;
 		ncalls = b->ncalls;
 		ncalls_set = true;
-	} else if (bb_annotate_all_lines && sym_bb_addr(b, 0) &&
+	} else if (opt->bb_annotate_all_lines && sym_bb_addr(b, 0) &&
 		   sym_bb_addr(b, 0) > b->addr) {
 		/* The line starts inside the previous line's block. */
 		p += sprintf(p, "%" PRIu64, last_count);
@@ -362,7 +373,7 @@ static void annotate_with_count(char *buf, unsigned int width, int line_num,
 			ncalls_set = true;
 		}
 		ncalls += last_count;
-		if (bb_annotate_all_lines && last_count == last_print)
+		if (opt->bb_annotate_all_lines && last_count == last_print)
 			continue;
 		if (p > tmp)
 			*p++ = ',';
@@ -370,7 +381,7 @@ static void annotate_with_count(char *buf, unsigned int width, int line_num,
 		last_print = last_count;
 	}
 
-	if (bb_annotate_all_lines && p == tmp) {
+	if (opt->bb_annotate_all_lines && p == tmp) {
 		p += sprintf(p, "%" PRIu64, last_count);
 		ncalls = last_count;
 		ncalls_set = true;
@@ -382,7 +393,7 @@ static void annotate_with_count(char *buf, unsigned int width, int line_num,
 	}
 	num_lines_executed++;
 
-	if (ncalls < bb_min_calls) {
+	if (ncalls < opt->bb_min_calls) {
 		strcpy(tmp, "#####");
 		p = tmp + 5;
 	}
@@ -414,17 +425,18 @@ static int cmp_ncalls(const void *lp, const void *rp)
 	return l->line_num - r->line_num;
 }
 
-static void print_file_tables(FILE *out, struct source_file *sf)
+static void print_file_tables(const struct gprof_options *opt, FILE *out,
+			      struct source_file *sf)
 {
 	int i, table_len;
 
-	if (bb_table_length > 0) {
+	if (opt->bb_table_length > 0) {
 		fprintf(out, "\n\nTop %d Lines:\n\n     Line      Count\n\n",
-			bb_table_length);
+			opt->bb_table_length);
 		/* The line array is not needed any more: sort it. */
 		qsort(sf->line, sf->num_lines, sizeof(*sf->line), cmp_ncalls);
-		table_len = bb_table_length < sf->num_lines ?
-			    bb_table_length : sf->num_lines;
+		table_len = opt->bb_table_length < sf->num_lines ?
+			    opt->bb_table_length : sf->num_lines;
 		for (i = 0; i < table_len; i++) {
 			const struct sym *s = sf->line[i];
 
@@ -450,7 +462,8 @@ static void print_file_tables(FILE *out, struct source_file *sf)
 		(double)sf->ncalls / (double)num_executable_lines : 0.0);
 }
 
-void print_annotated_source(void)
+void print_annotated_source(struct profile *prof,
+			    const struct gprof_options *opt)
 {
 	struct source_file **files, *sf;
 	size_t nfiles, k;
@@ -458,13 +471,13 @@ void print_annotated_source(void)
 	FILE *out;
 
 	/* Looks every symbol's line up, and gives GNU's file order. */
-	nfiles = source_files_gnu_order(&files);
+	nfiles = source_files_gnu_order(prof, opt, &files);
 
 	/* Each file's highest line with a selected symbol ... */
-	for (k = 0; k < symtab.len; k++) {
-		s = &symtab.base[k];
+	for (k = 0; k < prof->symtab.len; k++) {
+		s = &prof->symtab.base[k];
 		if (s->file && s->line_num > s->file->num_lines &&
-		    sym_selected(s, INCL_ANNO, EXCL_ANNO))
+		    sym_selected(prof, s, INCL_ANNO, EXCL_ANNO))
 			s->file->num_lines = s->line_num;
 	}
 	for (k = 0; k < nfiles; k++)
@@ -476,10 +489,10 @@ void print_annotated_source(void)
 	 * ... and the symbol of each line.  Where several symbols share a
 	 * line, a copy with address 0 sums their counts (GNU's merge).
 	 */
-	for (k = 0; k < symtab.len; k++) {
-		s = &symtab.base[k];
+	for (k = 0; k < prof->symtab.len; k++) {
+		s = &prof->symtab.base[k];
 		if (!s->file || !s->file->num_lines ||
-		    !sym_selected(s, INCL_ANNO, EXCL_ANNO))
+		    !sym_selected(prof, s, INCL_ANNO, EXCL_ANNO))
 			continue;
 		s->file->ncalls += s->ncalls;
 		ls = s->file->line[s->line_num - 1];
@@ -498,14 +511,14 @@ void print_annotated_source(void)
 
 	for (k = 0; k < nfiles; k++) {
 		sf = files[k];
-		if (!sf->num_lines || (ignore_zeros && !sf->ncalls))
+		if (!sf->num_lines || (opt->ignore_zeros && !sf->ncalls))
 			continue;
 		num_executable_lines = 0;
 		num_lines_executed = 0;
-		out = annotate_source(sf, 16);
+		out = annotate_source(prof, opt, sf, 16);
 		if (!out)
 			continue;
-		print_file_tables(out, sf);
+		print_file_tables(opt, out, sf);
 		free(sf->line);
 		sf->line = NULL;
 		if (out != stdout)

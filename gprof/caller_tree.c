@@ -48,75 +48,81 @@ enum {
 	NODE_BAD = 8,		/* malformed, or below a malformed node */
 };
 
-struct caller_tree callers = { .truncated_top = CALLER_NONE };
 
-/* Merged nodes by (parent, module, pc): indices + 1, 0 for free. */
-static uint32_t *node_hash;
-static size_t node_hash_size;	/* a power of two, or 0 */
-
-static size_t node_slot(uint32_t parent, uint32_t module, uint64_t pc)
+/*
+ * Merged nodes by (parent, module, pc), prof->node_hash: indices + 1,
+ * 0 for free.
+ */
+static size_t node_slot(struct profile *prof, uint32_t parent, uint32_t module,
+			uint64_t pc)
 {
 	uint64_t k = pc * UINT64_C(0x9e3779b97f4a7c15);
 
 	k ^= ((uint64_t)parent << 32 | module) + (k >> 29);
 	k *= UINT64_C(0xbf58476d1ce4e5b9);
 	k ^= k >> 32;
-	return (size_t)k & (node_hash_size - 1);
+	return (size_t)k & (prof->node_hash_size - 1);
 }
 
-static void node_hash_put(uint32_t i)
+static void node_hash_put(struct profile *prof, uint32_t i)
 {
-	const struct caller_node *n = &callers.node[i];
-	size_t s = node_slot(n->parent, n->module, n->pc);
+	const struct caller_node *n = &prof->callers.node[i];
+	size_t s = node_slot(prof, n->parent, n->module, n->pc);
 
-	while (node_hash[s])
-		s = (s + 1) & (node_hash_size - 1);
-	node_hash[s] = i + 1;
+	while (prof->node_hash[s])
+		s = (s + 1) & (prof->node_hash_size - 1);
+	prof->node_hash[s] = i + 1;
 }
 
-static void node_hash_grow(void)
+static void node_hash_grow(struct profile *prof)
 {
 	size_t i;
 
-	free(node_hash);
-	node_hash_size = node_hash_size ? node_hash_size * 2 : 1024;
-	node_hash = xcalloc(node_hash_size, sizeof(*node_hash));
-	for (i = 0; i < callers.len; i++)
-		node_hash_put((uint32_t)i);
+	free(prof->node_hash);
+	prof->node_hash_size = prof->node_hash_size ?
+		prof->node_hash_size * 2 : 1024;
+	prof->node_hash =
+		xcalloc(prof->node_hash_size, sizeof(*prof->node_hash));
+	for (i = 0; i < prof->callers.len; i++)
+		node_hash_put(prof, (uint32_t)i);
 }
 
 /* The merged node (@parent, @module, @pc), added if new. */
-static uint32_t node_find_add(uint32_t parent, uint32_t module, uint64_t pc)
+static uint32_t node_find_add(struct profile *prof, uint32_t parent,
+			      uint32_t module, uint64_t pc)
 {
 	struct caller_node *n;
 	size_t s;
 
-	if (node_hash_size) {
-		for (s = node_slot(parent, module, pc); node_hash[s];
-		     s = (s + 1) & (node_hash_size - 1)) {
-			n = &callers.node[node_hash[s] - 1];
+	if (prof->node_hash_size) {
+		for (s = node_slot(prof, parent, module, pc);
+		     prof->node_hash[s];
+		     s = (s + 1) & (prof->node_hash_size - 1)) {
+			n = &prof->callers.node[prof->node_hash[s] - 1];
 			if (n->parent == parent && n->module == module &&
 			    n->pc == pc)
-				return node_hash[s] - 1;
+				return prof->node_hash[s] - 1;
 		}
 	}
-	if (callers.len >= CALLER_NONE - 1)
+	if (prof->callers.len >= CALLER_NONE - 1)
 		fatal("more than %u distinct calling contexts in the profiles",
 		      CALLER_NONE - 1);
-	if (callers.len == callers.cap) {
-		callers.cap = callers.cap ? callers.cap * 2 : 256;
-		callers.node = xreallocarray(callers.node, callers.cap,
-					     sizeof(*callers.node));
+	if (prof->callers.len == prof->callers.cap) {
+		prof->callers.cap = prof->callers.cap ?
+				    prof->callers.cap * 2 : 256;
+		prof->callers.node = xreallocarray(prof->callers.node,
+						   prof->callers.cap,
+					     sizeof(*prof->callers.node));
 	}
-	n = &callers.node[callers.len];
+	n = &prof->callers.node[prof->callers.len];
 	n->parent = parent;
 	n->module = module;
 	n->pc = pc;
 	n->count = 0;
-	if ((callers.len + 1) * 2 > node_hash_size)
-		node_hash_grow();
-	node_hash_put((uint32_t)callers.len);
-	return (uint32_t)callers.len++;
+	if ((prof->callers.len + 1) * 2 > prof->node_hash_size)
+		node_hash_grow(prof);
+	node_hash_put(prof, (uint32_t)prof->callers.len);
+	return (uint32_t)prof->callers.len++;
 }
 
 bool caller_node_truncated(const struct caller_node *n)
@@ -131,7 +137,8 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 }
 
 /* The fixed part of a record, checked; false after gmf_fail(). */
-static bool read_head(struct gmf_cursor *c, struct gmf_callers_head *h)
+static bool read_head(struct profile *prof, struct gmf_cursor *c,
+		      struct gmf_callers_head *h)
 {
 	if (!gmf_callers_head_get(c, h))
 		return false;
@@ -147,9 +154,10 @@ static bool read_head(struct gmf_cursor *c, struct gmf_callers_head *h)
 			 (unsigned long long)h->period_ns);
 		return false;
 	}
-	if (callers.period_ns && callers.period_ns != h->period_ns) {
+	if (prof->callers.period_ns &&
+	    prof->callers.period_ns != h->period_ns) {
 		gmf_fail(c, "caller samples of different periods (%llu ns, then %llu ns) cannot be summed",
-			 (unsigned long long)callers.period_ns,
+			 (unsigned long long)prof->callers.period_ns,
 			 (unsigned long long)h->period_ns);
 		return false;
 	}
@@ -206,7 +214,9 @@ static void drop_samples(uint64_t count, const char *why, uint64_t *dropped,
 		snprintf(first, len, "%s", why);
 }
 
-void callers_parse(struct gmf_cursor *c, const unsigned int *map,
+void callers_parse(struct profile *prof, const struct gprof_options *opt,
+		   struct gmf_cursor *c,
+		   const unsigned int *map,
 		   unsigned int nmap)
 {
 	struct gmf_callers_head h;
@@ -216,7 +226,7 @@ void callers_parse(struct gmf_cursor *c, const unsigned int *map,
 	uint8_t *depth, *kind;
 	char why[160], first[160] = "";
 
-	if (!read_head(c, &h))
+	if (!read_head(prof, c, &h))
 		return;
 	/* Bounded by the record's bytes, checked above. */
 	merged = xmallocarray(h.nnodes ? h.nnodes : 1, sizeof(*merged));
@@ -262,9 +272,9 @@ void callers_parse(struct gmf_cursor *c, const unsigned int *map,
 			kind[i] |= NODE_CUT;
 			d = 0;
 		} else if (fmod == GMF_NO_MODULE && spc_pc_thread(pc, &tid)) {
-			thread[i] = thread_find_add(tid);
+			thread[i] = thread_find_add(prof, tid);
 			kind[i] = NODE_THREAD;
-			if (!thread_is_selected(thread[i]))
+			if (!thread_is_selected(prof, opt, thread[i]))
 				kind[i] |= NODE_SKIPPED;
 			depth[i] = 0;
 			/* A thread's node is no frame: no sample ends in it. */
@@ -286,16 +296,16 @@ void callers_parse(struct gmf_cursor *c, const unsigned int *map,
 		}
 		depth[i] = (uint8_t)d;
 		merged[i] = kind[i] & NODE_SKIPPED ? CALLER_NONE :
-			    node_find_add(mparent, module, pc);
+			    node_find_add(prof, mparent, module, pc);
 		if (thread[i] != THREAD_NONE && count)
-			thread_leaf(thread[i], module, pc, count,
+			thread_leaf(prof, thread[i], module, pc, count,
 				    kind[i] & NODE_CUT, merged[i]);
 		if (kind[i] & NODE_SKIPPED)
 			continue;
-		callers.node[merged[i]].count =
-			add_sat(callers.node[merged[i]].count, count);
+		prof->callers.node[merged[i]].count =
+			add_sat(prof->callers.node[merged[i]].count, count);
 		if (d == 0)
-			callers.truncated_top = merged[i];
+			prof->callers.truncated_top = merged[i];
 	}
 	free(merged);
 	free(depth);
@@ -305,27 +315,29 @@ void callers_parse(struct gmf_cursor *c, const unsigned int *map,
 		return;
 	if (*first)
 		fprintf(stderr, "%s: %s: %llu caller samples of %llu malformed chains dropped (%s)\n",
-			whoami, module_profile, (unsigned long long)dropped,
+			opt->whoami, prof->module_profile,
+			(unsigned long long)dropped,
 			(unsigned long long)chains, first);
-	callers.dropped = add_sat(callers.dropped, dropped);
-	callers.dropped_chains = add_sat(callers.dropped_chains, chains);
-	callers.period_ns = h.period_ns;
-	callers.lost = add_sat(callers.lost, h.lost);
-	callers.busy = add_sat(callers.busy, h.busy);
-	if (h.depth > callers.depth)
-		callers.depth = h.depth;
-	callers.records++;
-	gmon_input |= INPUT_CALLERS;
+	prof->callers.dropped = add_sat(prof->callers.dropped, dropped);
+	prof->callers.dropped_chains = add_sat(prof->callers.dropped_chains,
+					       chains);
+	prof->callers.period_ns = h.period_ns;
+	prof->callers.lost = add_sat(prof->callers.lost, h.lost);
+	prof->callers.busy = add_sat(prof->callers.busy, h.busy);
+	if (h.depth > prof->callers.depth)
+		prof->callers.depth = h.depth;
+	prof->callers.records++;
+	prof->gmon_input |= INPUT_CALLERS;
 }
 
-void callers_reset(void)
+void callers_reset(struct profile *prof)
 {
-	free(callers.node);
-	free(node_hash);
-	node_hash = NULL;
-	node_hash_size = 0;
-	memset(&callers, 0, sizeof(callers));
-	callers.truncated_top = CALLER_NONE;
+	free(prof->callers.node);
+	free(prof->node_hash);
+	prof->node_hash = NULL;
+	prof->node_hash_size = 0;
+	memset(&prof->callers, 0, sizeof(prof->callers));
+	prof->callers.truncated_top = CALLER_NONE;
 }
 
 void callers_totals(const struct caller_tree *t, uint64_t *samples,
@@ -349,6 +361,17 @@ void callers_totals(const struct caller_tree *t, uint64_t *samples,
 	free(cut);
 }
 
+void caller_tree_counts_copy(struct caller_tree *to,
+			     const struct caller_tree *from)
+{
+	to->lost = from->lost;
+	to->busy = from->busy;
+	to->dropped = from->dropped;
+	to->period_ns = from->period_ns;
+	to->depth = from->depth;
+	to->records = from->records;
+}
+
 uint32_t caller_tree_add(struct caller_tree *t, uint32_t parent,
 			 uint32_t module, uint64_t pc)
 {
@@ -368,9 +391,10 @@ uint32_t caller_tree_add(struct caller_tree *t, uint32_t parent,
 	return (uint32_t)t->len++;
 }
 
-uint64_t callers_of_module(unsigned int m, struct caller_tree *t)
+uint64_t callers_of_module(struct profile *prof, unsigned int m,
+			   struct caller_tree *t)
 {
-	size_t n = callers.len, i;
+	size_t n = prof->callers.len, i;
 	bool *touched = xcalloc(n ? n : 1, sizeof(*touched));
 	bool *keep = xcalloc(n ? n : 1, sizeof(*keep));
 	bool *in_m = xcalloc(n ? n : 1, sizeof(*in_m));
@@ -380,7 +404,7 @@ uint64_t callers_of_module(unsigned int m, struct caller_tree *t)
 	memset(t, 0, sizeof(*t));
 	t->truncated_top = CALLER_NONE;
 	for (i = 0; i < n; i++) {
-		const struct caller_node *c = &callers.node[i];
+		const struct caller_node *c = &prof->callers.node[i];
 
 		in_m[i] = c->module == m;
 		touched[i] = in_m[i] ||
@@ -388,7 +412,7 @@ uint64_t callers_of_module(unsigned int m, struct caller_tree *t)
 	}
 	/* A node is kept when a sample of a chain through @m is below it. */
 	for (i = n; i-- > 0;) {
-		const struct caller_node *c = &callers.node[i];
+		const struct caller_node *c = &prof->callers.node[i];
 
 		if (c->count && touched[i])
 			keep[i] = true;
@@ -398,7 +422,7 @@ uint64_t callers_of_module(unsigned int m, struct caller_tree *t)
 			keep[c->parent] = true;
 	}
 	for (i = 0; i < n; i++) {
-		const struct caller_node *c = &callers.node[i];
+		const struct caller_node *c = &prof->callers.node[i];
 		uint32_t p = c->parent == CALLER_NONE ? CALLER_NONE :
 			     out[c->parent];
 
@@ -410,7 +434,7 @@ uint64_t callers_of_module(unsigned int m, struct caller_tree *t)
 		else if (in_m[i])
 			out[i] = caller_tree_add(t, p, 0, c->pc);
 		else if (c->parent != CALLER_NONE && !in_m[c->parent] &&
-			 !caller_node_truncated(&callers.node[c->parent]))
+			 !caller_node_truncated(&prof->callers.node[c->parent]))
 			out[i] = p;	/* the same run of foreign frames */
 		else
 			out[i] = caller_tree_add(t, p, CALLER_ABSOLUTE, 0);
@@ -418,12 +442,7 @@ uint64_t callers_of_module(unsigned int m, struct caller_tree *t)
 			t->node[out[i]].count = add_sat(t->node[out[i]].count,
 							c->count);
 	}
-	t->lost = callers.lost;
-	t->busy = callers.busy;
-	t->dropped = callers.dropped;
-	t->period_ns = callers.period_ns;
-	t->depth = callers.depth;
-	t->records = callers.records;
+	caller_tree_counts_copy(t, &prof->callers);
 	free(touched);
 	free(keep);
 	free(in_m);

@@ -18,58 +18,49 @@
 
 #include "gprof.h"
 
-unsigned int num_cycles;
-struct sym *cycle_header;
-struct arc **arcs;
-size_t numarcs;
-double print_time;
-
-static size_t arcs_cap;
-
 /*
  * Arcs between symbols of the symbol table, by (parent, child).  Arcs
  * whose parent is elsewhere (the symspec tables' own copies) are not
  * hashed: those tables get sorted after their arcs exist, which moves
- * the symbols, and they are looked up by address range, as GNU does.
+ * the symbols, and they are looked up by address range, as GNU does
+ * (prof->arc_hash).
  */
-static struct arc **arc_hash;
-static size_t arc_hash_size;	/* a power of two, or 0 */
-static size_t arc_hash_used;
-
-static bool in_symtab(const struct sym *s)
+static bool in_symtab(struct profile *prof, const struct sym *s)
 {
-	return symtab.base && s >= symtab.base && s < symtab.base + symtab.len;
+	return prof->symtab.base && s >= prof->symtab.base &&
+		s < prof->symtab.base + prof->symtab.len;
 }
 
-static size_t arc_slot(const struct sym *parent, const struct sym *child)
+static size_t arc_slot(struct profile *prof, const struct sym *parent,
+		       const struct sym *child)
 {
 	uint64_t k = (uint64_t)(uintptr_t)parent * UINT64_C(0x9e3779b97f4a7c15);
 
 	k ^= (uint64_t)(uintptr_t)child + (k >> 29);
 	k *= UINT64_C(0xbf58476d1ce4e5b9);
 	k ^= k >> 32;
-	return (size_t)k & (arc_hash_size - 1);
+	return (size_t)k & (prof->arc_hash_size - 1);
 }
 
-static void arc_hash_insert(struct arc *a)
+static void arc_hash_insert(struct profile *prof, struct arc *a)
 {
-	size_t i = arc_slot(a->parent, a->child);
+	size_t i = arc_slot(prof, a->parent, a->child);
 
-	while (arc_hash[i])
-		i = (i + 1) & (arc_hash_size - 1);
-	arc_hash[i] = a;
+	while (prof->arc_hash[i])
+		i = (i + 1) & (prof->arc_hash_size - 1);
+	prof->arc_hash[i] = a;
 }
 
-static void arc_hash_grow(void)
+static void arc_hash_grow(struct profile *prof)
 {
-	struct arc **old = arc_hash;
-	size_t old_size = arc_hash_size, i;
+	struct arc **old = prof->arc_hash;
+	size_t old_size = prof->arc_hash_size, i;
 
-	arc_hash_size = old_size ? old_size * 2 : 1024;
-	arc_hash = xcalloc(arc_hash_size, sizeof(*arc_hash));
+	prof->arc_hash_size = old_size ? old_size * 2 : 1024;
+	prof->arc_hash = xcalloc(prof->arc_hash_size, sizeof(*prof->arc_hash));
 	for (i = 0; i < old_size; i++)
 		if (old[i])
-			arc_hash_insert(old[i]);
+			arc_hash_insert(prof, old[i]);
 	free(old);
 }
 
@@ -78,18 +69,19 @@ static void arc_hash_grow(void)
  * the symbol table ranges never overlap, so that is identity there and
  * the hash answers it; the symspec tables' wider ranges need the walk.
  */
-struct arc *arc_lookup(struct sym *parent, struct sym *child)
+struct arc *arc_lookup(struct profile *prof, struct sym *parent,
+		       struct sym *child)
 {
 	struct arc *a;
 	size_t i;
 
 	if (!parent || !child)
 		return NULL;
-	if (in_symtab(parent)) {
-		if (!arc_hash_size)
+	if (in_symtab(prof, parent)) {
+		if (!prof->arc_hash_size)
 			return NULL;
-		for (i = arc_slot(parent, child); (a = arc_hash[i]);
-		     i = (i + 1) & (arc_hash_size - 1))
+		for (i = arc_slot(prof, parent, child); (a = prof->arc_hash[i]);
+		     i = (i + 1) & (prof->arc_hash_size - 1))
 			if (a->parent == parent && a->child == child)
 				return a;
 		return NULL;
@@ -101,9 +93,10 @@ struct arc *arc_lookup(struct sym *parent, struct sym *child)
 	return NULL;
 }
 
-void arc_add(struct sym *parent, struct sym *child, uint64_t count)
+void arc_add(struct profile *prof, struct sym *parent, struct sym *child,
+	     uint64_t count)
 {
-	struct arc *a = arc_lookup(parent, child);
+	struct arc *a = arc_lookup(prof, parent, child);
 
 	if (a) {
 		a->count += count;
@@ -116,11 +109,13 @@ void arc_add(struct sym *parent, struct sym *child, uint64_t count)
 
 	/* The array (-r, -R) holds every arc but the self-calls. */
 	if (parent != child) {
-		if (numarcs == arcs_cap) {
-			arcs_cap = arcs_cap ? arcs_cap * 2 : 64;
-			arcs = xrealloc(arcs, arcs_cap * sizeof(*arcs));
+		if (prof->numarcs == prof->arcs_cap) {
+			prof->arcs_cap = prof->arcs_cap ?
+					 prof->arcs_cap * 2 : 64;
+			prof->arcs = xreallocarray(prof->arcs, prof->arcs_cap,
+						   sizeof(*prof->arcs));
 		}
-		arcs[numarcs++] = a;
+		prof->arcs[prof->numarcs++] = a;
 	}
 
 	/* Newest first on both lists: the report's tie order needs it. */
@@ -129,15 +124,15 @@ void arc_add(struct sym *parent, struct sym *child, uint64_t count)
 	a->next_parent = child->cg.parents;
 	child->cg.parents = a;
 
-	if (in_symtab(parent)) {
-		if ((arc_hash_used + 1) * 2 > arc_hash_size)
-			arc_hash_grow();
-		arc_hash_insert(a);
-		arc_hash_used++;
+	if (in_symtab(prof, parent)) {
+		if ((prof->arc_hash_used + 1) * 2 > prof->arc_hash_size)
+			arc_hash_grow(prof);
+		arc_hash_insert(prof, a);
+		prof->arc_hash_used++;
 	}
 }
 
-void arcs_reset(void)
+void arcs_reset(struct profile *prof)
 {
 	size_t i, kept = 0;
 
@@ -146,12 +141,12 @@ void arcs_reset(void)
 	 * Arcs the symspecs made among their own symbols stay, and are
 	 * not even touched, since their symbols may have moved since.
 	 */
-	for (i = 0; i < numarcs; i++)
-		if (!in_symtab(arcs[i]->parent))
-			arcs[kept++] = arcs[i];
-	numarcs = kept;
-	for (i = 0; i < arc_hash_size; i++) {
-		struct arc *a = arc_hash[i];
+	for (i = 0; i < prof->numarcs; i++)
+		if (!in_symtab(prof, prof->arcs[i]->parent))
+			prof->arcs[kept++] = prof->arcs[i];
+	prof->numarcs = kept;
+	for (i = 0; i < prof->arc_hash_size; i++) {
+		struct arc *a = prof->arc_hash[i];
 
 		if (!a)
 			continue;
@@ -159,19 +154,20 @@ void arcs_reset(void)
 		a->child->cg.parents = NULL;
 		free(a);
 	}
-	free(arc_hash);
-	arc_hash = NULL;
-	arc_hash_size = arc_hash_used = 0;
-	free(cycle_header);
-	cycle_header = NULL;
-	num_cycles = 0;
-	print_time = 0.0;
+	free(prof->arc_hash);
+	prof->arc_hash = NULL;
+	prof->arc_hash_size = prof->arc_hash_used = 0;
+	free(prof->cycle_header);
+	prof->cycle_header = NULL;
+	prof->num_cycles = 0;
+	prof->print_time = 0.0;
 }
 
-void cg_tally(uint64_t from_pc, uint64_t self_pc, uint64_t count)
+void cg_tally(struct profile *prof, uint64_t from_pc, uint64_t self_pc,
+	      uint64_t count)
 {
-	struct sym *parent = sym_lookup(&symtab, from_pc);
-	struct sym *child = sym_lookup(&symtab, self_pc);
+	struct sym *parent = sym_lookup(&prof->symtab, from_pc);
+	struct sym *child = sym_lookup(&prof->symtab, self_pc);
 
 	if (!parent || !child)
 		return;
@@ -181,16 +177,18 @@ void cg_tally(uint64_t from_pc, uint64_t self_pc, uint64_t count)
 	 * we want, but a call always enters a function, so the child
 	 * backs up to the function symbol holding that line.
 	 */
-	while (child > symtab.base && !child->is_func)
+	while (child > prof->symtab.base && !child->is_func)
 		child--;
 	if (!child->is_func)
 		return;
 
-	if (sym_id_arc_is_present(&syms[INCL_ARCS], parent, child) ||
-	    (syms[INCL_ARCS].len == 0 &&
-	     !sym_id_arc_is_present(&syms[EXCL_ARCS], parent, child))) {
+	if (sym_id_arc_is_present(prof, &prof->syms[INCL_ARCS], parent,
+				  child) ||
+	    (prof->syms[INCL_ARCS].len == 0 &&
+	     !sym_id_arc_is_present(prof, &prof->syms[EXCL_ARCS], parent,
+				    child))) {
 		child->ncalls += count;
-		arc_add(parent, child, count);
+		arc_add(prof, parent, child, count);
 	}
 }
 
@@ -262,9 +260,9 @@ struct dfn {
 	int counter;
 };
 
-static size_t sym_ix(const struct sym *s)
+static size_t sym_ix(struct profile *prof, const struct sym *s)
 {
-	return (size_t)(s - symtab.base);
+	return (size_t)(s - prof->symtab.base);
 }
 
 static size_t uf_find(struct dfn *d, size_t x)
@@ -281,18 +279,20 @@ static size_t uf_find(struct dfn *d, size_t x)
 	return r;
 }
 
-static struct sym *head_of(struct dfn *d, struct sym *s)
+static struct sym *head_of(struct profile *prof, struct dfn *d, struct sym *s)
 {
-	return d->headof[uf_find(d, sym_ix(s))];
+	return d->headof[uf_find(d, sym_ix(prof, s))];
 }
 
 /* Appends the members of head @x to those of @h. */
-static void glom(struct dfn *d, struct sym *h, struct sym *x)
+static void glom(struct profile *prof, struct dfn *d, struct sym *h,
+		 struct sym *x)
 {
-	size_t rh = uf_find(d, sym_ix(h)), rx = uf_find(d, sym_ix(x));
+	size_t rh = uf_find(d, sym_ix(prof, h)), rx = uf_find(d, sym_ix(prof,
+									x));
 
-	d->tail[sym_ix(h)]->cg.cyc.next = x;
-	d->tail[sym_ix(h)] = d->tail[sym_ix(x)];
+	d->tail[sym_ix(prof, h)]->cg.cyc.next = x;
+	d->tail[sym_ix(prof, h)] = d->tail[sym_ix(prof, x)];
 	if (d->uf_size[rh] < d->uf_size[rx]) {
 		size_t t = rh;
 
@@ -308,29 +308,29 @@ static void glom(struct dfn *d, struct sym *h, struct sym *x)
  * @child, already busy, was reached again: everything on the stack above
  * the place where its cycle starts joins that cycle.
  */
-static void find_cycle(struct dfn *d, struct sym *child)
+static void find_cycle(struct profile *prof, struct dfn *d, struct sym *child)
 {
-	struct sym *h = head_of(d, child), *head;
-	size_t top = d->pos[sym_ix(child)], hp, p;
+	struct sym *h = head_of(prof, d, child), *head;
+	size_t top = d->pos[sym_ix(prof, child)], hp, p;
 
-	if (h != child && d->pos[sym_ix(h)] > top)
-		top = d->pos[sym_ix(h)];
+	if (h != child && d->pos[sym_ix(prof, h)] > top)
+		top = d->pos[sym_ix(prof, h)];
 	if (top == 0)
 		fatal("call graph: no head found for a cycle");
 	if (top == d->depth)
 		return;		/* a call to itself */
 
-	head = head_of(d, d->stk[top]);
-	hp = d->pos[sym_ix(head)];
+	head = head_of(prof, d, d->stk[top]);
+	hp = d->pos[sym_ix(prof, head)];
 	p = top + 1;
 	if (d->blk_end[hp] + 1 > p)
 		p = d->blk_end[hp] + 1;
 	while (p <= d->depth) {
 		struct sym *x = d->stk[p];
-		struct sym *xh = head_of(d, x);
+		struct sym *xh = head_of(prof, d, x);
 
 		if (xh == x) {
-			glom(d, head, x);
+			glom(prof, d, head, x);
 			p = d->blk_end[p] + 1;
 		} else if (xh == head) {
 			p++;
@@ -341,55 +341,55 @@ static void find_cycle(struct dfn *d, struct sym *child)
 	d->blk_end[hp] = d->depth;
 }
 
-static void dfn_push(struct dfn *d, struct sym *s)
+static void dfn_push(struct profile *prof, struct dfn *d, struct sym *s)
 {
 	d->depth++;
 	d->stk[d->depth] = s;
 	d->next_arc[d->depth] = s->cg.children;
 	d->blk_end[d->depth] = d->depth;
-	d->pos[sym_ix(s)] = d->depth;
+	d->pos[sym_ix(prof, s)] = d->depth;
 	s->cg.top_order = DFN_BUSY;
 }
 
 /* Numbers a finished head and its cycle; a member waits for its head. */
-static void dfn_pop(struct dfn *d)
+static void dfn_pop(struct profile *prof, struct dfn *d)
 {
-	struct sym *s = d->stk[d->depth], *h = head_of(d, s), *m;
+	struct sym *s = d->stk[d->depth], *h = head_of(prof, d, s), *m;
 
 	if (h == s) {
 		d->counter++;
 		for (m = s; m; m = m->cg.cyc.next)
 			m->cg.top_order = d->counter;
 	} else {
-		d->blk_end[d->pos[sym_ix(h)]] = d->depth - 1;
+		d->blk_end[d->pos[sym_ix(prof, h)]] = d->depth - 1;
 	}
-	d->pos[sym_ix(s)] = 0;
+	d->pos[sym_ix(prof, s)] = 0;
 	d->depth--;
 }
 
-static void dfn_visit(struct dfn *d, struct sym *root)
+static void dfn_visit(struct profile *prof, struct dfn *d, struct sym *root)
 {
-	dfn_push(d, root);
+	dfn_push(prof, d, root);
 	while (d->depth) {
 		struct arc *a = d->next_arc[d->depth];
 		struct sym *c;
 
 		if (!a) {
-			dfn_pop(d);
+			dfn_pop(prof, d);
 			continue;
 		}
 		d->next_arc[d->depth] = a->next_child;
 		c = a->child;
 		if (c->cg.top_order == DFN_NAN)
-			dfn_push(d, c);
+			dfn_push(prof, d, c);
 		else if (c->cg.top_order == DFN_BUSY)
-			find_cycle(d, c);
+			find_cycle(prof, d, c);
 	}
 }
 
-static void cg_dfn_all(void)
+static void cg_dfn_all(struct profile *prof)
 {
-	size_t n = symtab.len, i;
+	size_t n = prof->symtab.len, i;
 	struct dfn d = { 0 };
 
 	d.stk = xmalloc((n + 1) * sizeof(*d.stk));
@@ -403,16 +403,17 @@ static void cg_dfn_all(void)
 	for (i = 0; i < n; i++) {
 		d.uf[i] = i;
 		d.uf_size[i] = 1;
-		d.headof[i] = &symtab.base[i];
-		d.tail[i] = &symtab.base[i];
+		d.headof[i] = &prof->symtab.base[i];
+		d.tail[i] = &prof->symtab.base[i];
 	}
 
 	for (i = 0; i < n; i++)
-		if (symtab.base[i].cg.top_order == DFN_NAN)
-			dfn_visit(&d, &symtab.base[i]);
+		if (prof->symtab.base[i].cg.top_order == DFN_NAN)
+			dfn_visit(prof, &d, &prof->symtab.base[i]);
 
 	for (i = 0; i < n; i++)
-		symtab.base[i].cg.cyc.head = head_of(&d, &symtab.base[i]);
+		prof->symtab.base[i].cg.cyc.head =
+			head_of(prof, &d, &prof->symtab.base[i]);
 
 	free(d.stk);
 	free(d.next_arc);
@@ -436,25 +437,26 @@ static bool is_cycle_head(const struct sym *s)
  * symbol of its own: calls from outside count as its calls, calls
  * between members as its self-calls.
  */
-static void cycle_link(void)
+static void cycle_link(struct profile *prof)
 {
 	struct sym *s, *m, *cyc;
 	struct arc *a;
 	size_t i;
 	unsigned int num = 0;
 
-	num_cycles = 0;
-	for (i = 0; i < symtab.len; i++)
-		if (is_cycle_head(&symtab.base[i]))
-			num_cycles++;
-	free(cycle_header);
-	cycle_header = xcalloc(num_cycles + 1, sizeof(*cycle_header));
+	prof->num_cycles = 0;
+	for (i = 0; i < prof->symtab.len; i++)
+		if (is_cycle_head(&prof->symtab.base[i]))
+			prof->num_cycles++;
+	free(prof->cycle_header);
+	prof->cycle_header = xcalloc(prof->num_cycles + 1,
+				     sizeof(*prof->cycle_header));
 
-	for (i = 0; i < symtab.len; i++) {
-		s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len; i++) {
+		s = &prof->symtab.base[i];
 		if (!is_cycle_head(s))
 			continue;
-		cyc = &cycle_header[++num];
+		cyc = &prof->cycle_header[++num];
 		cyc->cg.print_flag = true;
 		cyc->cg.top_order = DFN_NAN;
 		cyc->cg.cyc.num = (int)num;
@@ -524,21 +526,21 @@ static void inherit_flags(struct sym *child)
 	}
 }
 
-static bool in_table(enum table_id t, const struct sym *s)
+static bool in_table(struct profile *prof, enum table_id t, const struct sym *s)
 {
-	return sym_lookup(&syms[t], s->addr) != NULL;
+	return sym_lookup(&prof->syms[t], s->addr) != NULL;
 }
 
 /*
  * Top-down (callers first): printing flags and the fraction of each
  * function's time that is propagated, then the self time printed.
  */
-static void propagate_flags(struct sym **top)
+static void propagate_flags(struct profile *prof, struct sym **top)
 {
 	struct sym *old_head = NULL, *child;
 	size_t i;
 
-	for (i = symtab.len; i-- > 0;) {
+	for (i = prof->symtab.len; i-- > 0;) {
 		child = top[i];
 		/* A cycle is done as a whole at its first member seen. */
 		if (child->cg.cyc.head != old_head) {
@@ -546,36 +548,36 @@ static void propagate_flags(struct sym **top)
 			inherit_flags(child);
 		}
 		if (!child->cg.print_flag) {
-			if (in_table(INCL_GRAPH, child) ||
-			    (syms[INCL_GRAPH].len == 0 &&
-			     !in_table(EXCL_GRAPH, child)))
+			if (in_table(prof, INCL_GRAPH, child) ||
+			    (prof->syms[INCL_GRAPH].len == 0 &&
+			     !in_table(prof, EXCL_GRAPH, child)))
 				child->cg.print_flag = true;
-		} else if (!in_table(INCL_GRAPH, child) &&
-			   in_table(EXCL_GRAPH, child)) {
+		} else if (!in_table(prof, INCL_GRAPH, child) &&
+			   in_table(prof, EXCL_GRAPH, child)) {
 			child->cg.print_flag = false;
 		}
 		if (child->cg.prop.fract == 0.0) {
-			if (in_table(INCL_TIME, child) ||
-			    (syms[INCL_TIME].len == 0 &&
-			     !in_table(EXCL_TIME, child)))
+			if (in_table(prof, INCL_TIME, child) ||
+			    (prof->syms[INCL_TIME].len == 0 &&
+			     !in_table(prof, EXCL_TIME, child)))
 				child->cg.prop.fract = 1.0;
-		} else if (!in_table(INCL_TIME, child) &&
-			   in_table(EXCL_TIME, child)) {
+		} else if (!in_table(prof, INCL_TIME, child) &&
+			   in_table(prof, EXCL_TIME, child)) {
 			child->cg.prop.fract = 0.0;
 		}
 		child->cg.prop.self = child->hist.time * child->cg.prop.fract;
-		print_time += child->cg.prop.self;
+		prof->print_time += child->cg.prop.self;
 	}
 }
 
 /* A cycle's self time: that of its members which pass time on. */
-static void cycle_time(void)
+static void cycle_time(struct profile *prof)
 {
 	struct sym *cyc, *m;
 	unsigned int i;
 
-	for (i = 1; i <= num_cycles; i++) {
-		cyc = &cycle_header[i];
+	for (i = 1; i <= prof->num_cycles; i++) {
+		cyc = &prof->cycle_header[i];
 		for (m = cyc->cg.cyc.next; m; m = m->cg.cyc.next) {
 			/* Members excluded with -E pass nothing on. */
 			if (m->cg.prop.fract == 0.0)
@@ -672,21 +674,22 @@ static int cmp_total(const void *lp, const void *rp)
  * Symbols by increasing topological number, members of one cycle (which
  * share a number) in table order: a counting sort, as stable as GNU's.
  */
-static struct sym **top_sort(void)
+static struct sym **top_sort(struct profile *prof)
 {
-	size_t n = symtab.len, i, max = 0, *start;
+	size_t n = prof->symtab.len, i, max = 0, *start;
 	struct sym **top = xmalloc((n ? n : 1) * sizeof(*top));
 
 	for (i = 0; i < n; i++)
-		if ((size_t)symtab.base[i].cg.top_order > max)
-			max = (size_t)symtab.base[i].cg.top_order;
+		if ((size_t)prof->symtab.base[i].cg.top_order > max)
+			max = (size_t)prof->symtab.base[i].cg.top_order;
 	start = xcalloc(max + 2, sizeof(*start));
 	for (i = 0; i < n; i++)
-		start[symtab.base[i].cg.top_order + 1]++;
+		start[prof->symtab.base[i].cg.top_order + 1]++;
 	for (i = 1; i <= max + 1; i++)
 		start[i] += start[i - 1];
 	for (i = 0; i < n; i++)
-		top[start[symtab.base[i].cg.top_order]++] = &symtab.base[i];
+		top[start[prof->symtab.base[i].cg.top_order]++] =
+			&prof->symtab.base[i];
 	free(start);
 	return top;
 }
@@ -716,13 +719,13 @@ static bool unprinted(const struct sym *s)
  * false).  Fills @sorted as the full sort would for the symbols printed,
  * followed by the unprinted ones, which keep index 0.
  */
-static bool index_unprinted_fast(struct sym **sorted)
+static bool index_unprinted_fast(struct profile *prof, struct sym **sorted)
 {
 	size_t i, n = 0, nb = 0, slow = 0, plain_b = 0;
 	struct sym **b;
 
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 
 		if (unprinted(s)) {
 			nb++;
@@ -734,9 +737,9 @@ static bool index_unprinted_fast(struct sym **sorted)
 	}
 	if (slow > 16 || nb < 1024)
 		return false;
-	b = sorted + (symtab.len + num_cycles - nb);
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	b = sorted + (prof->symtab.len + prof->num_cycles - nb);
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 
 		if (unprinted(s)) {
 			*b++ = s;
@@ -745,8 +748,8 @@ static bool index_unprinted_fast(struct sym **sorted)
 			sorted[n++] = s;
 		}
 	}
-	for (i = 1; i <= num_cycles; i++)
-		sorted[n++] = &cycle_header[i];
+	for (i = 1; i <= prof->num_cycles; i++)
+		sorted[n++] = &prof->cycle_header[i];
 	cg_sort(sorted, n, cmp_total);
 	b = sorted + n;
 	for (i = 0; i < n; i++) {
@@ -772,17 +775,17 @@ static bool index_unprinted_fast(struct sym **sorted)
 	return true;
 }
 
-struct sym **cg_assemble(void)
+struct sym **cg_assemble(struct profile *prof, const struct gprof_options *opt)
 {
 	struct sym *p, **top, **sorted;
 	struct arc *a;
 	size_t i, n;
 
-	print_time = 0.0;
-	for (i = 0; i < symtab.len; i++) {
-		p = &symtab.base[i];
+	prof->print_time = 0.0;
+	for (i = 0; i < prof->symtab.len; i++) {
+		p = &prof->symtab.base[i];
 		p->cg.child_time = 0.0;
-		a = arc_lookup(p, p);
+		a = arc_lookup(prof, p, p);
 		if (a) {
 			p->ncalls -= a->count;
 			p->cg.self_calls = a->count;
@@ -797,33 +800,33 @@ struct sym **cg_assemble(void)
 		p->cg.cyc.num = 0;
 		p->cg.cyc.head = p;
 		p->cg.cyc.next = NULL;
-		if (ignore_direct_calls)
-			find_call(p, p->addr, i + 1 < symtab.len ?
+		if (opt->ignore_direct_calls)
+			find_call(prof, p, p->addr, i + 1 < prof->symtab.len ?
 				  p[1].addr : p->end_addr + 1);
 	}
 
-	cg_dfn_all();
-	cycle_link();
+	cg_dfn_all(prof);
+	cycle_link(prof);
 
-	top = top_sort();
-	propagate_flags(top);
-	if (measured_times) {
-		cg_measured_times();
+	top = top_sort(prof);
+	propagate_flags(prof, top);
+	if (prof->measured_times) {
+		cg_measured_times(prof);
 	} else {
-		cycle_time();
-		for (i = 0; i < symtab.len; i++)
+		cycle_time(prof);
+		for (i = 0; i < prof->symtab.len; i++)
 			propagate_time(top[i]);
 	}
 	free(top);
 
-	n = symtab.len + num_cycles;
+	n = prof->symtab.len + prof->num_cycles;
 	sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
-	if (ignore_zeros && index_unprinted_fast(sorted))
+	if (opt->ignore_zeros && index_unprinted_fast(prof, sorted))
 		return sorted;
-	for (i = 0; i < symtab.len; i++)
-		sorted[i] = &symtab.base[i];
-	for (i = 1; i <= num_cycles; i++)
-		sorted[symtab.len + i - 1] = &cycle_header[i];
+	for (i = 0; i < prof->symtab.len; i++)
+		sorted[i] = &prof->symtab.base[i];
+	for (i = 1; i <= prof->num_cycles; i++)
+		sorted[prof->symtab.len + i - 1] = &prof->cycle_header[i];
 	cg_sort(sorted, n, cmp_total);
 	for (i = 0; i < n; i++)
 		sorted[i]->cg.index = (int)(i + 1);

@@ -37,114 +37,118 @@
 
 #include "gprof.h"
 
-bool estimated_times;
-bool measured_times;
-struct caller_stats caller_stats;
-
 /*
  * The function of each node of the tree, NULL for an unknown frame: as
  * a caller's frame (its pc a return address), and as a sampled pc (the
- * innermost frame of the node's own samples).  A pc may be both.
+ * innermost frame of the node's own samples).  A pc may be both
+ * (prof->node_caller, prof->node_leaf; prof->node_known: the nearest
+ * known caller frame at or above each node, or NULL).
  */
-static struct sym **node_caller, **node_leaf;
-/* The nearest known caller frame at or above each node, or NULL. */
-static struct sym **node_known;
-
 /*
  * The function holding a node's pc.  A return address follows its call,
  * so it may lie past the end of a function that ends with a call (one
  * that does not return): the byte before it is the call's.
  */
-static struct sym *frame_function(const struct caller_node *n, bool leaf)
+static struct sym *frame_function(struct profile *prof,
+				  const struct caller_node *n, bool leaf)
 {
 	uint64_t pc = n->pc;
 	struct sym *s;
 
-	if (n->module == CALLER_ABSOLUTE || n->module >= nmodules ||
+	if (n->module == CALLER_ABSOLUTE || n->module >= prof->nmodules ||
 	    (!leaf && pc == 0))
 		return NULL;
 	pc += MODULE_BASE(n->module);
-	s = sym_lookup(&symtab, leaf ? pc : pc - 1);
+	s = sym_lookup(&prof->symtab, leaf ? pc : pc - 1);
 	/* With -l the symbols are lines: a frame is its function's. */
-	while (s && s > symtab.base && !s->is_func)
+	while (s && s > prof->symtab.base && !s->is_func)
 		s--;
 	return s && s->is_func ? s : NULL;
 }
 
-struct sym *caller_node_function(const struct caller_node *n, bool leaf)
+struct sym *caller_node_function(struct profile *prof,
+				 const struct caller_node *n, bool leaf)
 {
-	return frame_function(n, leaf);
+	return frame_function(prof, n, leaf);
 }
 
-static void resolve_nodes(void)
+static void resolve_nodes(struct profile *prof)
 {
-	size_t i, n = callers.len ? callers.len : 1;
+	size_t i, n = prof->callers.len ? prof->callers.len : 1;
 
-	free(node_caller);
-	free(node_leaf);
-	free(node_known);
-	node_caller = xcalloc(n, sizeof(*node_caller));
-	node_leaf = xcalloc(n, sizeof(*node_leaf));
-	node_known = xcalloc(n, sizeof(*node_known));
-	for (i = 0; i < callers.len; i++) {
-		const struct caller_node *c = &callers.node[i];
+	free(prof->node_caller);
+	free(prof->node_leaf);
+	free(prof->node_known);
+	prof->node_caller = xcalloc(n, sizeof(*prof->node_caller));
+	prof->node_leaf = xcalloc(n, sizeof(*prof->node_leaf));
+	prof->node_known = xcalloc(n, sizeof(*prof->node_known));
+	for (i = 0; i < prof->callers.len; i++) {
+		const struct caller_node *c = &prof->callers.node[i];
 		uint32_t p = c->parent;
 
 		if (caller_node_truncated(c))
 			continue;
-		node_caller[i] = frame_function(c, false);
+		prof->node_caller[i] = frame_function(prof, c, false);
 		if (c->count)
-			node_leaf[i] = frame_function(c, true);
-		node_known[i] = node_caller[i] ? node_caller[i] :
-				p != CALLER_NONE ? node_known[p] : NULL;
+			prof->node_leaf[i] = frame_function(prof, c, true);
+		prof->node_known[i] = prof->node_caller[i] ?
+			prof->node_caller[i] :
+			p != CALLER_NONE ? prof->node_known[p] : NULL;
 	}
 }
 
 /* The same filters as cg_tally()'s for the arcs of the call counts. */
-static bool arc_wanted(struct sym *parent, struct sym *child)
+static bool arc_wanted(struct profile *prof, struct sym *parent,
+		       struct sym *child)
 {
-	return sym_id_arc_is_present(&syms[INCL_ARCS], parent, child) ||
-	       (syms[INCL_ARCS].len == 0 &&
-		!sym_id_arc_is_present(&syms[EXCL_ARCS], parent, child));
+	return sym_id_arc_is_present(prof, &prof->syms[INCL_ARCS], parent,
+				     child) ||
+	       (prof->syms[INCL_ARCS].len == 0 &&
+		!sym_id_arc_is_present(prof, &prof->syms[EXCL_ARCS], parent,
+				       child));
 }
 
 /* An arc the chains show, with no count unless mcount counted it. */
-static void add_arc(struct sym *parent, struct sym *child)
+static void add_arc(struct profile *prof, struct sym *parent, struct sym *child)
 {
-	if (!child || arc_lookup(parent, child) ||
-	    !arc_wanted(parent, child))
+	if (!child || arc_lookup(prof, parent, child) ||
+	    !arc_wanted(prof, parent, child))
 		return;
-	arc_add(parent, child, 0);
-	arc_lookup(parent, child)->uncounted = true;
+	arc_add(prof, parent, child, 0);
+	arc_lookup(prof, parent, child)->uncounted = true;
 }
 
-void cg_measured_arcs(bool has_counts)
+void cg_measured_arcs(struct profile *prof, const struct gprof_options *opt,
+		      bool has_counts)
 {
 	bool *has_child;
 	size_t i;
 
-	free(caller_stats.cut_in);
-	memset(&caller_stats, 0, sizeof(caller_stats));
-	caller_stats.has_counts = has_counts;
-	caller_stats.lost = callers.lost;
-	caller_stats.busy = callers.busy;
-	caller_stats.dropped = callers.dropped;
-	measured_times = !estimated_times && (gmon_input & INPUT_CALLERS);
-	if (!measured_times)
+	free(prof->caller_stats.cut_in);
+	memset(&prof->caller_stats, 0, sizeof(prof->caller_stats));
+	prof->caller_stats.has_counts = has_counts;
+	prof->caller_stats.lost = prof->callers.lost;
+	prof->caller_stats.busy = prof->callers.busy;
+	prof->caller_stats.dropped = prof->callers.dropped;
+	prof->measured_times = !opt->estimated_times &&
+		(prof->gmon_input & INPUT_CALLERS);
+	if (!prof->measured_times)
 		return;
-	resolve_nodes();
-	has_child = xcalloc(callers.len ? callers.len : 1, sizeof(*has_child));
-	for (i = 0; i < callers.len; i++)
-		if (callers.node[i].parent != CALLER_NONE)
-			has_child[callers.node[i].parent] = true;
-	for (i = 0; i < callers.len; i++) {
-		uint32_t p = callers.node[i].parent;
+	resolve_nodes(prof);
+	has_child = xcalloc(prof->callers.len ? prof->callers.len : 1,
+			    sizeof(*has_child));
+	for (i = 0; i < prof->callers.len; i++)
+		if (prof->callers.node[i].parent != CALLER_NONE)
+			has_child[prof->callers.node[i].parent] = true;
+	for (i = 0; i < prof->callers.len; i++) {
+		uint32_t p = prof->callers.node[i].parent;
 
-		if (p == CALLER_NONE || !node_known[p])
+		if (p == CALLER_NONE || !prof->node_known[p])
 			continue;
 		if (has_child[i])
-			add_arc(node_known[p], node_caller[i]);
-		add_arc(node_known[p], node_leaf[i]);
+			add_arc(prof, prof->node_known[p],
+				prof->node_caller[i]);
+		add_arc(prof, prof->node_known[p], prof->node_leaf[i]);
 	}
 	free(has_child);
 }
@@ -155,16 +159,16 @@ static struct sym *unit_of(struct sym *s)
 	return s->cg.cyc.head;
 }
 
-static size_t unit_ix(const struct sym *u)
+static size_t unit_ix(struct profile *prof, const struct sym *u)
 {
-	if (u >= symtab.base && u < symtab.base + symtab.len)
-		return (size_t)(u - symtab.base);
-	return symtab.len + (size_t)u->cg.cyc.num;
+	if (u >= prof->symtab.base && u < prof->symtab.base + prof->symtab.len)
+		return (size_t)(u - prof->symtab.base);
+	return prof->symtab.len + (size_t)u->cg.cyc.num;
 }
 
-static bool in_table(enum table_id t, const struct sym *s)
+static bool in_table(struct profile *prof, enum table_id t, const struct sym *s)
 {
-	return sym_lookup(&syms[t], s->addr) != NULL;
+	return sym_lookup(&prof->syms[t], s->addr) != NULL;
 }
 
 /*
@@ -172,17 +176,18 @@ static bool in_table(enum table_id t, const struct sym *s)
  * function's time is excluded (-E), and with -F only if the chain holds
  * one of the functions named.
  */
-static bool sample_counts(struct sym *const *chain, size_t n)
+static bool sample_counts(struct profile *prof, struct sym *const *chain,
+			  size_t n)
 {
 	size_t j;
 
-	if (syms[INCL_TIME].len) {
+	if (prof->syms[INCL_TIME].len) {
 		for (j = 0; j < n; j++)
-			if (in_table(INCL_TIME, chain[j]))
+			if (in_table(prof, INCL_TIME, chain[j]))
 				return true;
 		return false;
 	}
-	return !in_table(EXCL_TIME, chain[0]);
+	return !in_table(prof, EXCL_TIME, chain[0]);
 }
 
 /*
@@ -228,22 +233,23 @@ int caller_frame_entry(const struct sym *s)
 }
 
 /* Files one chain's @t ticks by the rules at the top of this file. */
-static void file_sample(struct sym *const *chain, size_t n, double t,
+static void file_sample(struct profile *prof, struct sym *const *chain,
+			size_t n, double t,
 			uint64_t *stamp, uint64_t serial)
 {
 	struct sym *leaf_unit = unit_of(chain[0]);
 	size_t j = n;
 
-	print_time += t;
+	prof->print_time += t;
 	if (chain[0] != leaf_unit)
 		chain[0]->cg.prop.self += t;	/* a cycle member's own */
 	while (j-- > 0) {
 		struct sym *f = chain[j], *u = unit_of(f), *p;
 		struct arc *a;
 
-		if (stamp[unit_ix(u)] == serial)
+		if (stamp[unit_ix(prof, u)] == serial)
 			continue;	/* an inner activation */
-		stamp[unit_ix(u)] = serial;
+		stamp[unit_ix(prof, u)] = serial;
 		if (u == leaf_unit)
 			u->cg.prop.self += t;
 		else
@@ -251,7 +257,7 @@ static void file_sample(struct sym *const *chain, size_t n, double t,
 		if (j + 1 == n)
 			continue;
 		p = chain[j + 1];
-		a = arc_lookup(p, f);
+		a = arc_lookup(prof, p, f);
 		if (a) {
 			if (u == leaf_unit)
 				a->time += t;
@@ -264,9 +270,10 @@ static void file_sample(struct sym *const *chain, size_t n, double t,
 	}
 }
 
-void cg_measured_times(void)
+void cg_measured_times(struct profile *prof)
 {
-	size_t n = callers.len, i, k, units = symtab.len + num_cycles + 1;
+	size_t n = prof->callers.len, i, k,
+		units = prof->symtab.len + prof->num_cycles + 1;
 	uint64_t *stamp = xcalloc(units, sizeof(*stamp)), serial = 0;
 	struct sym *chain[SPROFIL_MAX_DEPTH + 2];
 	bool *cut = xcalloc(n ? n : 1, sizeof(*cut));
@@ -276,28 +283,28 @@ void cg_measured_times(void)
 	unsigned char *entry = xcalloc(n ? n : 1, sizeof(*entry));
 	double tick;
 
-	free(caller_stats.cut_in);
-	caller_stats.cut_in = xcalloc(nmodules + 1,
-				      sizeof(*caller_stats.cut_in));
-	if (hz <= 0)
-		hz = 1e9 / (double)callers.period_ns;
+	free(prof->caller_stats.cut_in);
+	prof->caller_stats.cut_in = xcalloc(prof->nmodules + 1,
+					    sizeof(*prof->caller_stats.cut_in));
+	if (prof->hz <= 0)
+		prof->hz = 1e9 / (double)prof->callers.period_ns;
 	/* A sample stands for its period, in the histogram's ticks. */
-	tick = (double)callers.period_ns * 1e-9 * hz;
-	print_time = 0.0;
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	tick = (double)prof->callers.period_ns * 1e-9 * prof->hz;
+	prof->print_time = 0.0;
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 		struct arc *a;
 
 		s->cg.prop.self = s->cg.prop.child = s->cg.child_time = 0;
 		for (a = s->cg.children; a; a = a->next_child)
 			a->time = a->child_time = 0;
 	}
-	for (i = 1; i <= num_cycles; i++) {
-		cycle_header[i].cg.prop.self = 0;
-		cycle_header[i].cg.prop.child = 0;
+	for (i = 1; i <= prof->num_cycles; i++) {
+		prof->cycle_header[i].cg.prop.self = 0;
+		prof->cycle_header[i].cg.prop.child = 0;
 	}
 	for (i = 0; i < n; i++) {
-		const struct caller_node *c = &callers.node[i];
+		const struct caller_node *c = &prof->callers.node[i];
 		size_t len = 0;
 
 		enum chain_entry above = ENTRY_NONE;
@@ -308,10 +315,11 @@ void cg_measured_times(void)
 			above = entry[c->parent];
 		if (cut[i])
 			stop[i] = c->parent == CALLER_NONE ? CALLER_ABSOLUTE :
-				  callers.node[c->parent].parent == CALLER_NONE ?
+				  prof->callers.node[c->parent].parent ==
+				  CALLER_NONE ?
 				  c->module : stop[c->parent];
 		entry[i] = above != ENTRY_NONE ? above :
-			   entry_of(node_caller[i]);
+			   entry_of(prof->node_caller[i]);
 		if (!c->count)
 			continue;
 		/*
@@ -320,8 +328,9 @@ void cg_measured_times(void)
 		 * above a sample (a wrapper such as its pthread_create) have
 		 * no symbol and are passed over.
 		 */
-		if (c->module < nmodules && modules[c->module].overhead) {
-			caller_stats.overhead += c->count;
+		if (c->module < prof->nmodules &&
+		    prof->modules[c->module].overhead) {
+			prof->caller_stats.overhead += c->count;
 			continue;
 		}
 		/*
@@ -330,50 +339,54 @@ void cg_measured_times(void)
 		 * leaves 1 in the register): complete.
 		 */
 		if (cut[i] && (above != ENTRY_NONE ? above :
-			       entry_of(node_leaf[i])) != ENTRY_MAIN) {
-			caller_stats.truncated += c->count;
-			caller_stats.cut_in[stop[i] < nmodules ? stop[i] :
-					    nmodules] += c->count;
+			       entry_of(prof->node_leaf[i])) != ENTRY_MAIN) {
+			prof->caller_stats.truncated += c->count;
+			prof->caller_stats.cut_in[stop[i] < prof->nmodules ?
+						  stop[i] :
+						  prof->nmodules] += c->count;
 		} else {
-			caller_stats.complete += c->count;
+			prof->caller_stats.complete += c->count;
 		}
 		/* Depths were checked when read: the walk ends in time. */
-		if (node_leaf[i])
-			chain[len++] = node_leaf[i];
+		if (prof->node_leaf[i])
+			chain[len++] = prof->node_leaf[i];
 		for (k = c->parent; k != CALLER_NONE &&
-		     len < SPROFIL_MAX_DEPTH + 2; k = callers.node[k].parent)
-			if (node_caller[k])
-				chain[len++] = node_caller[k];
+		     len < SPROFIL_MAX_DEPTH + 2;
+		     k = prof->callers.node[k].parent)
+			if (prof->node_caller[k])
+				chain[len++] = prof->node_caller[k];
 		if (!len) {
-			caller_stats.unknown += c->count;
+			prof->caller_stats.unknown += c->count;
 			continue;
 		}
-		if (!sample_counts(chain, len))
+		if (!sample_counts(prof, chain, len))
 			continue;
-		file_sample(chain, len, (double)c->count * tick, stamp,
+		file_sample(prof, chain, len, (double)c->count * tick, stamp,
 			    ++serial);
 	}
-	for (i = 0; i < symtab.len; i++)
-		symtab.base[i].cg.child_time = symtab.base[i].cg.prop.child;
-	for (i = 1; i <= num_cycles; i++)
-		cycle_header[i].cg.child_time = cycle_header[i].cg.prop.child;
+	for (i = 0; i < prof->symtab.len; i++)
+		prof->symtab.base[i].cg.child_time =
+			prof->symtab.base[i].cg.prop.child;
+	for (i = 1; i <= prof->num_cycles; i++)
+		prof->cycle_header[i].cg.child_time =
+			prof->cycle_header[i].cg.prop.child;
 	free(stamp);
 	free(cut);
 	free(stop);
 	free(entry);
-	free(node_caller);
-	free(node_leaf);
-	free(node_known);
-	node_caller = node_leaf = node_known = NULL;
+	free(prof->node_caller);
+	free(prof->node_leaf);
+	free(prof->node_known);
+	prof->node_caller = prof->node_leaf = prof->node_known = NULL;
 }
 
-bool sym_calls_unknown(const struct sym *s)
+bool sym_calls_unknown(struct profile *prof, const struct sym *s)
 {
 	const struct sym *m;
 	const struct arc *a;
 	bool any = false;
 
-	if (!measured_times || s->ncalls || s->cg.self_calls)
+	if (!prof->measured_times || s->ncalls || s->cg.self_calls)
 		return false;
 	/* A cycle's calls are those into its members from outside. */
 	for (m = s->name ? s : s->cg.cyc.next; m;

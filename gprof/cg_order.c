@@ -11,13 +11,6 @@
 
 #include "gprof.h"
 
-struct function_map *symbol_map;
-unsigned int symbol_map_count;
-
-/* The file names of the map live in one block, which marks them. */
-static char *map_names;
-static size_t map_names_len;
-
 /*
  * Placement state of the symbols, which struct sym does not carry: one
  * slot per symbol of the table, then one per other symbol an arc names
@@ -49,17 +42,18 @@ static int cmp_ptr(const void *l, const void *r)
 	return a < b ? -1 : a > b;
 }
 
-static bool sym_in_table(const struct sym *s)
+static bool sym_in_table(struct profile *prof, const struct sym *s)
 {
-	return s >= symtab.base && s < symtab.base + symtab.len;
+	return s >= prof->symtab.base &&
+		s < prof->symtab.base + prof->symtab.len;
 }
 
-static struct place *pl(const struct sym *s)
+static struct place *pl(struct profile *prof, const struct sym *s)
 {
 	size_t lo = 0, hi = num_extra;
 
-	if (sym_in_table(s))
-		return &places[s - symtab.base];
+	if (sym_in_table(prof, s))
+		return &places[s - prof->symtab.base];
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -68,26 +62,26 @@ static struct place *pl(const struct sym *s)
 		else
 			hi = mid;
 	}
-	return &places[symtab.len + lo];
+	return &places[prof->symtab.len + lo];
 }
 
-static void places_init(void)
+static void places_init(struct profile *prof)
 {
 	size_t i, n = 0;
 
-	extra_syms = xmalloc((2 * numarcs + 1) * sizeof(*extra_syms));
-	for (i = 0; i < numarcs; i++) {
-		if (!sym_in_table(arcs[i]->parent))
-			extra_syms[n++] = arcs[i]->parent;
-		if (!sym_in_table(arcs[i]->child))
-			extra_syms[n++] = arcs[i]->child;
+	extra_syms = xmalloc((2 * prof->numarcs + 1) * sizeof(*extra_syms));
+	for (i = 0; i < prof->numarcs; i++) {
+		if (!sym_in_table(prof, prof->arcs[i]->parent))
+			extra_syms[n++] = prof->arcs[i]->parent;
+		if (!sym_in_table(prof, prof->arcs[i]->child))
+			extra_syms[n++] = prof->arcs[i]->child;
 	}
 	qsort(extra_syms, n, sizeof(*extra_syms), cmp_ptr);
 	num_extra = 0;
 	for (i = 0; i < n; i++)
 		if (!num_extra || extra_syms[num_extra - 1] != extra_syms[i])
 			extra_syms[num_extra++] = extra_syms[i];
-	places = xcalloc(symtab.len + num_extra + 1, sizeof(*places));
+	places = xcalloc(prof->symtab.len + num_extra + 1, sizeof(*places));
 }
 
 static void places_free(void)
@@ -100,9 +94,9 @@ static void places_free(void)
 }
 
 /* The slot holding the ends of the chain of @s. */
-static struct place *chain_of(struct sym *s)
+static struct place *chain_of(struct profile *prof, struct sym *s)
 {
-	struct place *p = pl(s);
+	struct place *p = pl(prof, s);
 
 	if (!p->rep) {
 		p->rep = p;
@@ -113,18 +107,21 @@ static struct place *chain_of(struct sym *s)
 }
 
 /* The far end of the chain through @s, and how many steps away it is. */
-static struct sym *chain_end(struct sym *s, bool forward, long *steps)
+static struct sym *chain_end(struct profile *prof, struct sym *s, bool forward,
+			     long *steps)
 {
-	struct place *r = chain_of(s);
+	struct place *r = chain_of(prof, s);
 
-	*steps = forward ? r->hi - pl(s)->pos : pl(s)->pos - r->lo;
+	*steps = forward ? r->hi - pl(prof, s)->pos : pl(prof, s)->pos - r->lo;
 	return forward ? r->tail : r->head;
 }
 
 /* Puts the lone @b right after (or before) @a, an end of its chain. */
-static void chain_add(struct sym *a, struct sym *b, bool after)
+static void chain_add(struct profile *prof, struct sym *a, struct sym *b,
+		      bool after)
 {
-	struct place *r = chain_of(a), *pa = pl(a), *pb = pl(b);
+	struct place *r = chain_of(prof, a), *pa = pl(prof, a), *pb = pl(prof,
+									 b);
 
 	pb->rep = r;
 	if (after) {
@@ -146,7 +143,8 @@ static void chain_add(struct sym *a, struct sym *b, bool after)
  * could not be placed is handed back in @unplaced.  Without @all only
  * the arcs making up the first 99% of the calls are used.
  */
-static void order_and_dump(struct arc **v, size_t n, bool all,
+static void order_and_dump(struct profile *prof, struct arc **v, size_t n,
+			   bool all,
 			   struct arc **unplaced, size_t *num_unplaced)
 {
 	unsigned long long total = 0, sofar = 0;
@@ -165,8 +163,8 @@ static void order_and_dump(struct arc **v, size_t n, bool all,
 		sofar += v[i]->count;
 		if (v[i]->has_been_placed)
 			continue;
-		pp = pl(parent);
-		cp = pl(child);
+		pp = pl(prof, parent);
+		cp = pl(prof, child);
 		if ((!all && (double)sofar / (double)total > 0.99) ||
 		    cp->placed || pp->placed) {
 			unplaced[(*num_unplaced)++] = v[i];
@@ -179,25 +177,29 @@ static void order_and_dump(struct arc **v, size_t n, bool all,
 
 		/* A lone end joins the nearer end of the other's chain. */
 		if (!pp->next && !pp->prev) {
-			struct sym *next = chain_end(child, true, &nsteps);
-			struct sym *prev = chain_end(child, false, &psteps);
+			struct sym *next = chain_end(prof, child, true,
+						     &nsteps);
+			struct sym *prev = chain_end(prof, child, false,
+						     &psteps);
 
 			child = nsteps < psteps ? next : prev;
 		} else if (!cp->next && !cp->prev) {
-			struct sym *next = chain_end(parent, true, &nsteps);
-			struct sym *prev = chain_end(parent, false, &psteps);
+			struct sym *next = chain_end(prof, parent, true,
+						     &nsteps);
+			struct sym *prev = chain_end(prof, parent, false,
+						     &psteps);
 
 			parent = psteps < nsteps ? prev : next;
 		} else {
 			unplaced[(*num_unplaced)++] = v[i];
 			continue;
 		}
-		pp = pl(parent);
-		cp = pl(child);
+		pp = pl(prof, parent);
+		cp = pl(prof, child);
 
 		/* Never close a chain into a ring. */
-		end1 = chain_end(parent, pp->next != NULL, &nsteps);
-		end2 = chain_end(child, cp->next != NULL, &nsteps);
+		end1 = chain_end(prof, parent, pp->next != NULL, &nsteps);
+		end2 = chain_end(prof, child, cp->next != NULL, &nsteps);
 		if (end1 == child && end2 == parent) {
 			unplaced[(*num_unplaced)++] = v[i];
 			continue;
@@ -205,26 +207,27 @@ static void order_and_dump(struct arc **v, size_t n, bool all,
 
 		/* One of the two is alone and joins the other's end. */
 		if (pp->next)
-			chain_add(parent, child, false);
+			chain_add(prof, parent, child, false);
 		else if (pp->prev)
-			chain_add(parent, child, true);
+			chain_add(prof, parent, child, true);
 		else if (cp->prev)
-			chain_add(child, parent, true);
+			chain_add(prof, child, parent, true);
 		else
-			chain_add(child, parent, false);
+			chain_add(prof, child, parent, false);
 		v[i]->has_been_placed = 1;
 	}
 
 	for (i = 0; i < n; i++) {
 		struct sym *s = v[i]->parent;
 
-		if (pl(v[i]->parent)->placed || pl(v[i]->child)->placed)
+		if (pl(prof, v[i]->parent)->placed || pl(prof,
+							 v[i]->child)->placed)
 			continue;
 		/* Not on any chain: a rare arc, left for later. */
-		if (!pl(s)->next && !pl(s)->prev)
+		if (!pl(prof, s)->next && !pl(prof, s)->prev)
 			continue;
-		for (s = chain_of(s)->head; s; s = pl(s)->next) {
-			pl(s)->placed = true;
+		for (s = chain_of(prof, s)->head; s; s = pl(prof, s)->next) {
+			pl(prof, s)->placed = true;
 			printf("%s\n", s->name);
 		}
 	}
@@ -234,9 +237,10 @@ static void order_and_dump(struct arc **v, size_t n, bool all,
 	for (i = 0; i < n; i++) {
 		struct sym *s = v[i]->parent;
 
-		if (pl(v[i]->parent)->placed || pl(v[i]->child)->placed)
+		if (pl(prof, v[i]->parent)->placed || pl(prof,
+							 v[i]->child)->placed)
 			continue;
-		pl(s)->placed = true;
+		pl(prof, s)->placed = true;
 		printf("%s\n", s->name);
 	}
 }
@@ -279,25 +283,25 @@ static void take_arcs(struct sym *s, struct arc **scratch, size_t *n)
  * by the busiest arcs go first; the rest are chained greedily.  The
  * steps and their thresholds are GNU's, so the list is the same.
  */
-void cg_print_function_ordering(void)
+void cg_print_function_ordering(struct profile *prof)
 {
-	size_t n = symtab.len, i, used = 0, unused = 0, top = 0;
+	size_t n = prof->symtab.len, i, used = 0, unused = 0, top = 0;
 	size_t num_high = 0, num_scratch = 0, num_unplaced = 0;
 	struct sym **used_syms, **unused_syms, **scratch_syms;
 	struct arc **high, **scratch, **unplaced;
 	unsigned long long total = 0, sofar = 0;
 
-	places_init();
+	places_init(prof);
 	used_syms = xmalloc((n + 1) * sizeof(*used_syms));
 	unused_syms = xmalloc((n + 1) * sizeof(*unused_syms));
 	scratch_syms = xmalloc((n + 1) * sizeof(*scratch_syms));
 	/* An arc is taken at most once from each end. */
-	high = xmalloc((2 * numarcs + 1) * sizeof(*high));
-	scratch = xmalloc((2 * numarcs + 1) * sizeof(*scratch));
-	unplaced = xmalloc((2 * numarcs + 1) * sizeof(*unplaced));
+	high = xmalloc((2 * prof->numarcs + 1) * sizeof(*high));
+	scratch = xmalloc((2 * prof->numarcs + 1) * sizeof(*scratch));
+	unplaced = xmalloc((2 * prof->numarcs + 1) * sizeof(*unplaced));
 
 	for (i = 0; i < n; i++) {
-		struct sym *s = &symtab.base[i];
+		struct sym *s = &prof->symtab.base[i];
 
 		if (s->ncalls == 0) {
 			unused_syms[unused++] = s;
@@ -308,18 +312,18 @@ void cg_print_function_ordering(void)
 		}
 	}
 
-	cg_sort(arcs, numarcs, cmp_arc_count);
-	for (i = 0; i < numarcs; i++) {
-		total += arcs[i]->count;
-		arcs[i]->has_been_placed = 0;
+	cg_sort(prof->arcs, prof->numarcs, cmp_arc_count);
+	for (i = 0; i < prof->numarcs; i++) {
+		total += prof->arcs[i]->count;
+		prof->arcs[i]->has_been_placed = 0;
 	}
 
 	/* How many of the busiest arcs (90% of calls) enter each function. */
-	for (i = 0; i < numarcs; i++) {
-		sofar += arcs[i]->count;
+	for (i = 0; i < prof->numarcs; i++) {
+		sofar += prof->arcs[i]->count;
 		if ((double)sofar / (double)total > 0.90)
 			break;
-		arcs[i]->child->nuses++;
+		prof->arcs[i]->child->nuses++;
 	}
 
 	memcpy(scratch_syms, used_syms, used * sizeof(*used_syms));
@@ -333,31 +337,33 @@ void cg_print_function_ordering(void)
 			break;
 		take_arcs(s, scratch, &num_scratch);
 		top = i;
-		pl(s)->placed = true;
+		pl(prof, s)->placed = true;
 	}
 
 	/* Arcs between two of them are placed by the main algorithm. */
 	for (i = 0; i < num_scratch; i++) {
 		struct arc *a = scratch[i];
 
-		if (pl(a->child)->placed && pl(a->parent)->placed) {
+		if (pl(prof, a->child)->placed && pl(prof, a->parent)->placed) {
 			high[num_high++] = a;
-			pl(a->child)->placed = false;
-			pl(a->parent)->placed = false;
+			pl(prof, a->child)->placed = false;
+			pl(prof, a->parent)->placed = false;
 		}
 	}
 	for (i = 0; i < top; i++)
-		if (pl(scratch_syms[i])->placed)
+		if (pl(prof, scratch_syms[i])->placed)
 			printf("%s\n", scratch_syms[i]->name);
 
 	cg_sort(high, num_high, cmp_arc_count);
-	order_and_dump(high, num_high, true, unplaced, &num_unplaced);
-	order_and_dump(arcs, numarcs, false, unplaced, &num_unplaced);
+	order_and_dump(prof, high, num_high, true, unplaced, &num_unplaced);
+	order_and_dump(prof, prof->arcs, prof->numarcs, false, unplaced,
+		       &num_unplaced);
 	num_scratch = 0;
-	order_and_dump(unplaced, num_unplaced, true, scratch, &num_scratch);
+	order_and_dump(prof, unplaced, num_unplaced, true, scratch,
+		       &num_scratch);
 
 	for (i = 0; i < used; i++)
-		if (!pl(used_syms[i])->placed)
+		if (!pl(prof, used_syms[i])->placed)
 			printf("%s\n", used_syms[i]->name);
 	for (i = 0; i < unused; i++)
 		printf("%s\n", unused_syms[i]->name);
@@ -371,11 +377,11 @@ void cg_print_function_ordering(void)
 	places_free();
 }
 
-bool sym_is_mapped(const struct sym *s)
+bool sym_is_mapped(struct profile *prof, const struct sym *s)
 {
-	uintptr_t p = (uintptr_t)s->name, lo = (uintptr_t)map_names;
+	uintptr_t p = (uintptr_t)s->name, lo = (uintptr_t)prof->map_names;
 
-	return map_names && p >= lo && p < lo + map_names_len;
+	return prof->map_names && p >= lo && p < lo + prof->map_names_len;
 }
 
 static int cmp_map_function(const void *l, const void *r)
@@ -391,20 +397,20 @@ static int cmp_map_file(const void *l, const void *r)
 }
 
 /* As glibc's bsearch, so duplicate names give GNU's pick. */
-struct function_map *symbol_map_find(const char *name)
+struct function_map *symbol_map_find(struct profile *prof, const char *name)
 {
-	size_t lo = 0, hi = symbol_map_count;
+	size_t lo = 0, hi = prof->symbol_map_count;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		int c = strcmp(name, symbol_map[mid].function_name);
+		int c = strcmp(name, prof->symbol_map[mid].function_name);
 
 		if (c < 0)
 			hi = mid;
 		else if (c > 0)
 			lo = mid + 1;
 		else
-			return &symbol_map[mid];
+			return &prof->symbol_map[mid];
 	}
 	return NULL;
 }
@@ -413,21 +419,22 @@ struct function_map *symbol_map_find(const char *name)
  * Sorts an array of structs stably (glibc's qsort is a merge sort) by
  * going through an array of pointers to them.
  */
-static void sort_map(int (*cmp)(const void *, const void *))
+static void sort_map(struct profile *prof, int (*cmp)(const void *,
+						      const void *))
 {
 	struct function_map *copy, **v;
 	unsigned int i;
 
-	if (symbol_map_count < 2)
+	if (prof->symbol_map_count < 2)
 		return;
-	v = xmalloc(symbol_map_count * sizeof(*v));
-	copy = xmalloc(symbol_map_count * sizeof(*copy));
-	memcpy(copy, symbol_map, symbol_map_count * sizeof(*copy));
-	for (i = 0; i < symbol_map_count; i++)
+	v = xmalloc(prof->symbol_map_count * sizeof(*v));
+	copy = xmalloc(prof->symbol_map_count * sizeof(*copy));
+	memcpy(copy, prof->symbol_map, prof->symbol_map_count * sizeof(*copy));
+	for (i = 0; i < prof->symbol_map_count; i++)
 		v[i] = &copy[i];
-	cg_sort(v, symbol_map_count, cmp);
-	for (i = 0; i < symbol_map_count; i++)
-		symbol_map[i] = *v[i];
+	cg_sort(v, prof->symbol_map_count, cmp);
+	for (i = 0; i < prof->symbol_map_count; i++)
+		prof->symbol_map[i] = *v[i];
 	free(copy);
 	free(v);
 }
@@ -463,7 +470,7 @@ static int read_map_entry(FILE *f, const char *path, char *file, char *rest)
 	return 1;
 }
 
-void read_function_mappings(const char *path)
+void read_function_mappings(struct profile *prof, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char file[MAP_LINE] = "", rest[MAP_LINE] = "";
@@ -479,9 +486,9 @@ void read_function_mappings(const char *path)
 			names += strlen(file) + 1;
 		}
 	}
-	symbol_map = xcalloc(count + 1, sizeof(*symbol_map));
-	map_names = xmalloc(names + 1);
-	map_names_len = names + 1;
+	prof->symbol_map = xcalloc(count + 1, sizeof(*prof->symbol_map));
+	prof->map_names = xmalloc(names + 1);
+	prof->map_names_len = names + 1;
 	rewind(f);
 
 	count = 0;
@@ -490,23 +497,24 @@ void read_function_mappings(const char *path)
 
 		if (!read_map_entry(f, path, file, rest))
 			continue;
-		if (off + strlen(file) + 1 > map_names_len)
+		if (off + strlen(file) + 1 > prof->map_names_len)
 			fatal("mapping file %s changed while read", path);
-		symbol_map[count].file_name = strcpy(map_names + off, file);
+		prof->symbol_map[count].file_name =
+			strcpy(prof->map_names + off, file);
 		off += strlen(file) + 1;
 		fn = strrchr(rest, ' ');
 		fn = fn ? fn + 1 : rest;
-		symbol_map[count].function_name = xstrdup(fn);
+		prof->symbol_map[count].function_name = xstrdup(fn);
 		count++;
 	}
 	fclose(f);
-	symbol_map_count = (unsigned int)count;
+	prof->symbol_map_count = (unsigned int)count;
 
 	for (i = 0; i < count; i++)
-		symbol_map[i].is_first = i == 0 ||
-			strcmp(symbol_map[i].file_name,
-			       symbol_map[i - 1].file_name) != 0;
-	sort_map(cmp_map_function_p);
+		prof->symbol_map[i].is_first = i == 0 ||
+			strcmp(prof->symbol_map[i].file_name,
+			       prof->symbol_map[i - 1].file_name) != 0;
+	sort_map(prof, cmp_map_function_p);
 }
 
 static int cmp_str(const void *l, const void *r)
@@ -520,35 +528,37 @@ static int cmp_str(const void *l, const void *r)
  * placement again, then the files it did not place, then those that had
  * no text symbol at all.
  */
-void cg_print_file_ordering(void)
+void cg_print_file_ordering(struct profile *prof)
 {
 	struct arc **scratch;
 	size_t num_scratch = 0, i, nhave = 0;
 	const char *last = NULL, **have;
 
-	places_init();
-	scratch = xmalloc((numarcs + 1) * sizeof(*scratch));
-	for (i = 0; i < numarcs; i++)
-		if (!sym_is_mapped(arcs[i]->parent) ||
-		    !sym_is_mapped(arcs[i]->child))
-			arcs[i]->has_been_placed = 1;
+	places_init(prof);
+	scratch = xmalloc((prof->numarcs + 1) * sizeof(*scratch));
+	for (i = 0; i < prof->numarcs; i++)
+		if (!sym_is_mapped(prof, prof->arcs[i]->parent) ||
+		    !sym_is_mapped(prof, prof->arcs[i]->child))
+			prof->arcs[i]->has_been_placed = 1;
 
-	order_and_dump(arcs, numarcs, false, scratch, &num_scratch);
+	order_and_dump(prof, prof->arcs, prof->numarcs, false, scratch,
+		       &num_scratch);
 
-	for (i = 0; i < symtab.len; i++)
-		if (sym_is_mapped(&symtab.base[i]) && !places[i].placed)
-			printf("%s\n", symtab.base[i].name);
+	for (i = 0; i < prof->symtab.len; i++)
+		if (sym_is_mapped(prof, &prof->symtab.base[i]) &&
+		    !places[i].placed)
+			printf("%s\n", prof->symtab.base[i].name);
 
 	/* The files with a symbol, sorted, to find the others quickly. */
-	have = xmalloc((symtab.len + 1) * sizeof(*have));
-	for (i = 0; i < symtab.len; i++)
-		if (sym_is_mapped(&symtab.base[i]))
-			have[nhave++] = symtab.base[i].name;
+	have = xmalloc((prof->symtab.len + 1) * sizeof(*have));
+	for (i = 0; i < prof->symtab.len; i++)
+		if (sym_is_mapped(prof, &prof->symtab.base[i]))
+			have[nhave++] = prof->symtab.base[i].name;
 	qsort(have, nhave, sizeof(*have), cmp_str);
 
-	sort_map(cmp_map_file_p);
-	for (i = 0; i < symbol_map_count; i++) {
-		const char *file = symbol_map[i].file_name;
+	sort_map(prof, cmp_map_file_p);
+	for (i = 0; i < prof->symbol_map_count; i++) {
+		const char *file = prof->symbol_map[i].file_name;
 
 		if (last && !strcmp(last, file))
 			continue;
@@ -559,4 +569,18 @@ void cg_print_file_ordering(void)
 	free(have);
 	free(scratch);
 	places_free();
+}
+
+void function_map_reset(struct profile *prof)
+{
+	unsigned int i;
+
+	for (i = 0; i < prof->symbol_map_count; i++)
+		free(prof->symbol_map[i].function_name);
+	free(prof->symbol_map);
+	prof->symbol_map = NULL;
+	prof->symbol_map_count = 0;
+	free(prof->map_names);
+	prof->map_names = NULL;
+	prof->map_names_len = 0;
 }

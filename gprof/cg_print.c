@@ -148,24 +148,24 @@ static const char bsd_blurb_tail[] =
 	"\n";
 
 /* The module column of multi-module reports, before a name. */
-static void mod_col(const struct sym *s)
+static void mod_col(struct profile *prof, const struct sym *s)
 {
-	if (multi_module)
+	if (prof->multi_module)
 		printf("%4u ", s->module);
 }
 
-static void mod_blank(void)
+static void mod_blank(struct profile *prof)
 {
-	if (multi_module)
+	if (prof->multi_module)
 		printf("     ");
 }
 
 /* GNU prints the scale of the first histogram read, truncated. */
-static long granularity(void)
+static long granularity(struct profile *prof)
 {
-	if (!num_hist_records)
+	if (!prof->num_hist_records)
 		return 0;
-	return (long)hist_records[0].bin_scale * 2;
+	return (long)prof->hist_records[0].bin_scale * 2;
 }
 
 /*
@@ -173,8 +173,10 @@ static long granularity(void)
  * outermost frame: the walk found no caller there, e.g. code without
  * frame pointers nor unwind table), largest first.
  */
-static void print_cut_in(const struct caller_stats *cs)
+static void print_cut_in(const struct profile *prof,
+			 const struct caller_stats *cs)
 {
+	unsigned int nmodules = prof->nmodules;
 	uint64_t *left, best;
 	unsigned int m, pick;
 
@@ -194,7 +196,7 @@ static void print_cut_in(const struct caller_stats *cs)
 		if (!best)
 			break;
 		printf(" %s %llu", pick < nmodules ?
-		       module_basename(&modules[pick]) : "[no module]",
+		       module_basename(&prof->modules[pick]) : "[no module]",
 		       (unsigned long long)best);
 		left[pick] = 0;
 	}
@@ -206,19 +208,19 @@ static void print_cut_in(const struct caller_stats *cs)
  * What a measured graph is made of: the samples by their chains, and
  * those the recording or the symbols lost.
  */
-static void print_measured_header(void)
+static void print_measured_header(struct profile *prof)
 {
-	const struct caller_stats *cs = &caller_stats;
+	const struct caller_stats *cs = &prof->caller_stats;
 
 	printf("times measured from caller samples: %llu with a complete chain, %llu truncated, %llu lost\n",
 	       (unsigned long long)cs->complete,
 	       (unsigned long long)cs->truncated,
 	       (unsigned long long)(cs->lost + cs->busy));
-	print_cut_in(cs);
-	if (callers.dropped_chains)
+	print_cut_in(prof, cs);
+	if (prof->callers.dropped_chains)
 		printf("%llu samples of %llu malformed caller chains dropped when read\n",
 		       (unsigned long long)cs->dropped,
-		       (unsigned long long)callers.dropped_chains);
+		       (unsigned long long)prof->callers.dropped_chains);
 	if (cs->unknown)
 		printf("%llu samples with no frame in a known function left out\n",
 		       (unsigned long long)cs->unknown);
@@ -230,79 +232,84 @@ static void print_measured_header(void)
 	printf("\n");
 }
 
-static void print_header(void)
+static void print_header(struct profile *prof, const struct gprof_options *opt)
 {
-	if (first_output)
-		first_output = false;
+	if (prof->first_output)
+		prof->first_output = false;
 	else
 		printf("\f\n");
 
-	if (!bsd_style_output) {
-		if (print_descriptions)
+	if (!opt->bsd_style_output) {
+		if (opt->print_descriptions)
 			printf("\t\t     Call graph (explanation follows)\n\n");
 		else
 			printf("\t\t\tCall graph\n\n");
 	}
 
 	printf("\ngranularity: each sample hit covers %ld byte(s)",
-	       granularity());
-	if (print_time > 0.0) {
+	       granularity(prof));
+	if (prof->print_time > 0.0) {
 		printf(" for %.2f%% of %.2f seconds\n\n",
-		       100.0 / print_time, print_time / hz);
+		       100.0 / prof->print_time, prof->print_time / prof->hz);
 	} else {
 		printf(" no time propagated\n\n");
 		/* Every numerator is 0 then; avoid dividing by zero. */
-		print_time = 1.0;
+		prof->print_time = 1.0;
 	}
 	/* Its time is in no entry of the graph: say how much it was. */
-	if (overhead_print() && !measured_times)
+	if (overhead_print(prof) && !prof->measured_times)
 		printf("\n");
-	if (measured_times)
-		print_measured_header();
+	if (prof->measured_times)
+		print_measured_header(prof);
 
-	if (bsd_style_output) {
+	if (opt->bsd_style_output) {
 		printf("%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n",
 		       "", "", "", "", "called", "total", "parents");
 		printf("%-6.6s %5.5s %7.7s %11.11s %7.7s+%-7.7s %s%-8.8s\t%5.5s\n",
 		       "index", "%time", "self", "descendants", "called",
-		       "self", multi_module ? "mod " : "", "name", "index");
+		       "self", prof->multi_module ? "mod " : "", "name", "index");
 		printf("%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n",
 		       "", "", "", "", "called", "total", "children");
 		printf("\n");
 	} else {
 		printf("index %% time    self  children    called     %sname\n",
-		       multi_module ? "mod " : "");
+		       prof->multi_module ? "mod " : "");
 	}
 }
 
 /* "self children" or "self descendants" columns of two times. */
-static void print_times(double self, double child)
+static void print_times(struct profile *prof, const struct gprof_options *opt,
+			double self,
+			double child)
 {
-	printf(bsd_style_output ? " %7.2f %11.2f" : " %7.2f %7.2f",
-	       self / hz, child / hz);
+	printf(opt->bsd_style_output ? " %7.2f %11.2f" : " %7.2f %7.2f",
+	       self / prof->hz, child / prof->hz);
 }
 
-static void print_blank_times(void)
+static void print_blank_times(const struct gprof_options *opt)
 {
-	printf(bsd_style_output ? " %7.7s %11.11s" : " %7.7s %7.7s", "", "");
+	printf(opt->bsd_style_output ? " %7.7s %11.11s" : " %7.7s %7.7s",
+	       "", "");
 }
 
 /* "[N] %time self children" of an entry's own line. */
-static void print_entry_times(const struct sym *s)
+static void print_entry_times(struct profile *prof,
+			      const struct gprof_options *opt,
+			      const struct sym *s)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "[%d]", s->cg.index);
 	printf("%-6.6s %5.1f", buf,
-	       100 * (s->cg.prop.self + s->cg.prop.child) / print_time);
-	print_times(s->cg.prop.self, s->cg.prop.child);
+	       100 * (s->cg.prop.self + s->cg.prop.child) / prof->print_time);
+	print_times(prof, opt, s->cg.prop.self, s->cg.prop.child);
 }
 
 /* " calls+self" of a cycle or cycle member, self blank when none. */
-static void print_cycle_calls(const struct sym *s)
+static void print_cycle_calls(struct profile *prof, const struct sym *s)
 {
 	/* Blank, as GNU leaves a function no counted call reached. */
-	if (sym_calls_unknown(s)) {
+	if (sym_calls_unknown(prof, s)) {
 		printf(" %7.7s %7.7s", "", "");
 		return;
 	}
@@ -313,12 +320,13 @@ static void print_cycle_calls(const struct sym *s)
 		printf(" %7.7s", "");
 }
 
-static void print_cycle(struct sym *cyc)
+static void print_cycle(struct profile *prof, const struct gprof_options *opt,
+			struct sym *cyc)
 {
-	print_entry_times(cyc);
-	print_cycle_calls(cyc);
+	print_entry_times(prof, opt, cyc);
+	print_cycle_calls(prof, cyc);
 	printf(" ");
-	mod_blank();
+	mod_blank(prof);
 	printf("<cycle %d as a whole> [%d]\n", cyc->cg.cyc.num,
 	       cyc->cg.index);
 }
@@ -366,18 +374,19 @@ static void sort_members(struct sym *cyc)
 	free(v);
 }
 
-static void print_members(struct sym *cyc)
+static void print_members(struct profile *prof, const struct gprof_options *opt,
+			  struct sym *cyc)
 {
 	struct sym *m;
 
 	sort_members(cyc);
 	for (m = cyc->cg.cyc.next; m; m = m->cg.cyc.next) {
 		printf("%6.6s %5.5s", "", "");
-		print_times(m->cg.prop.self, m->cg.prop.child);
-		print_cycle_calls(m);
+		print_times(prof, opt, m->cg.prop.self, m->cg.prop.child);
+		print_cycle_calls(prof, m);
 		printf("     ");
-		mod_col(m);
-		print_name(stdout, m);
+		mod_col(prof, m);
+		print_name(prof, opt, stdout, m);
 		printf("\n");
 	}
 }
@@ -465,66 +474,71 @@ static struct arc *sort_arcs(struct arc *list, bool parents)
 }
 
 /* A caller or callee line; @other is the symbol the line names. */
-static void print_arc_line(struct arc *a, struct sym *other, bool inside,
+static void print_arc_line(struct profile *prof,
+			   const struct gprof_options *opt, struct arc *a,
+			   struct sym *other, bool inside,
 			   uint64_t total)
 {
 	printf("%6.6s %5.5s", "", "");
 	if (a->uncounted) {
 		if (inside)
-			print_blank_times();
+			print_blank_times(opt);
 		else
-			print_times(a->time, a->child_time);
+			print_times(prof, opt, a->time, a->child_time);
 		printf(" %7s %7.7s     ", "-", "");
 	} else if (inside) {
-		print_blank_times();
+		print_blank_times(opt);
 		printf(" %7lu %7.7s     ", (unsigned long)a->count, "");
 	} else {
-		print_times(a->time, a->child_time);
+		print_times(prof, opt, a->time, a->child_time);
 		printf(" %7lu/%-7lu     ", (unsigned long)a->count,
 		       (unsigned long)total);
 	}
-	mod_col(other);
-	print_name(stdout, other);
+	mod_col(prof, other);
+	print_name(prof, opt, stdout, other);
 	printf("\n");
 }
 
-static void print_parents(struct sym *child)
+static void print_parents(struct profile *prof, const struct gprof_options *opt,
+			  struct sym *child)
 {
 	struct sym *head = child->cg.cyc.head ? child->cg.cyc.head : child;
 	struct arc *a;
 
 	if (!child->cg.parents) {
 		printf("%6.6s %5.5s", "", "");
-		print_blank_times();
+		print_blank_times(opt);
 		printf(" %7.7s %7.7s     ", "", "");
-		mod_blank();
+		mod_blank(prof);
 		printf("<spontaneous>\n");
 		return;
 	}
 	child->cg.parents = sort_arcs(child->cg.parents, true);
 	for (a = child->cg.parents; a; a = a->next_parent)
-		print_arc_line(a, a->parent,
+		print_arc_line(prof, opt, a, a->parent,
 			       a->parent == child ||
 			       in_one_cycle(child, a->parent),
 			       head->ncalls);
 }
 
-static void print_children(struct sym *parent)
+static void print_children(struct profile *prof,
+			   const struct gprof_options *opt, struct sym *parent)
 {
 	struct arc *a;
 
 	parent->cg.children = sort_arcs(parent->cg.children, false);
 	for (a = parent->cg.children; a; a = a->next_child)
-		print_arc_line(a, a->child,
+		print_arc_line(prof, opt, a, a->child,
 			       a->child == parent ||
 			       in_one_cycle(a->child, parent),
 			       a->child->cg.cyc.head->ncalls);
 }
 
-static void print_line(struct sym *s)
+static void print_line(struct profile *prof, const struct gprof_options *opt,
+		       struct sym *s)
 {
-	print_entry_times(s);
-	if (sym_calls_unknown(s)) {
+	print_entry_times(prof, opt, s);
+	if (sym_calls_unknown(prof, s)) {
 		printf(" %7.7s %7.7s ", "", "");
 	} else if (s->ncalls + s->cg.self_calls != 0) {
 		printf(" %7lu", (unsigned long)s->ncalls);
@@ -535,54 +549,55 @@ static void print_line(struct sym *s)
 	} else {
 		printf(" %7.7s %7.7s ", "", "");
 	}
-	mod_col(s);
-	print_name(stdout, s);
+	mod_col(prof, s);
+	print_name(prof, opt, stdout, s);
 	printf("\n");
 }
 
-void cg_print(struct sym **timesortsym)
+void cg_print(struct profile *prof, const struct gprof_options *opt,
+	      struct sym **timesortsym)
 {
-	size_t i, n = symtab.len + num_cycles;
+	size_t i, n = prof->symtab.len + prof->num_cycles;
 	struct sym *s;
 
-	if (print_descriptions && bsd_style_output) {
+	if (opt->print_descriptions && opt->bsd_style_output) {
 		fputs(bsd_blurb, stdout);
-		fputs(measured_times ?
+		fputs(prof->measured_times ?
 		      "Times are measured from the samples'\n"
 		      "          call chains, `-' marks calls not counted." :
 		      "Time is split in proportion to calls.", stdout);
 		fputs(bsd_blurb_tail, stdout);
 	}
 
-	print_header();
+	print_header(prof, opt);
 
 	for (i = 0; i < n; i++) {
 		s = timesortsym[i];
-		if ((ignore_zeros && s->ncalls == 0 &&
+		if ((opt->ignore_zeros && s->ncalls == 0 &&
 		     s->cg.self_calls == 0 && s->cg.prop.self == 0 &&
 		     s->cg.prop.child == 0) ||
 		    !s->cg.print_flag ||
-		    (line_granularity && !s->is_func))
+		    (opt->line_granularity && !s->is_func))
 			continue;
 
 		if (!s->name && s->cg.cyc.num != 0) {
-			print_cycle(s);
-			print_members(s);
+			print_cycle(prof, opt, s);
+			print_members(prof, opt, s);
 		} else {
-			print_parents(s);
-			print_line(s);
-			print_children(s);
+			print_parents(prof, opt, s);
+			print_line(prof, opt, s);
+			print_children(prof, opt, s);
 		}
-		if (bsd_style_output)
+		if (opt->bsd_style_output)
 			printf("\n");
 		printf("-----------------------------------------------\n");
-		if (bsd_style_output)
+		if (opt->bsd_style_output)
 			printf("\n");
 	}
 
-	if (print_descriptions && !bsd_style_output) {
+	if (opt->print_descriptions && !opt->bsd_style_output) {
 		fputs(fsf_blurb, stdout);
-		fputs(measured_times ? measured_blurb : estimated_blurb,
+		fputs(prof->measured_times ? measured_blurb : estimated_blurb,
 		      stdout);
 		fputs(cycle_blurb, stdout);
 	}
@@ -597,18 +612,19 @@ static int cmp_name(const void *lp, const void *rp)
 }
 
 /* The file a static function's index entry names, or NULL. */
-static const char *index_file(struct sym *s)
+static const char *index_file(struct profile *prof,
+			      const struct gprof_options *opt, struct sym *s)
 {
 	const char *name, *slash;
 
-	if (line_granularity || !s->is_static)
+	if (opt->line_granularity || !s->is_static)
 		return NULL;
-	sym_source(s);
+	sym_source(prof, opt, s);
 	if (!s->file)
 		return NULL;
 	name = s->file->name;
 	slash = strrchr(name, '/');
-	if (!print_path && slash)
+	if (!opt->print_path && slash)
 		name = slash + 1;
 	return name;
 }
@@ -618,7 +634,9 @@ static const char *index_file(struct sym *s)
  * which starts at @start; returns the new @col.  As in GNU, the column
  * count leaves out the two spaces around the number.
  */
-static int print_index_entry(struct sym *s, bool is_cycle, int col,
+static int print_index_entry(struct profile *prof,
+			     const struct gprof_options *opt, struct sym *s,
+			     bool is_cycle, int col,
 			     int start)
 {
 	char buf[32], cyc[32];
@@ -628,7 +646,7 @@ static int print_index_entry(struct sym *s, bool is_cycle, int col,
 		 s->cg.index);
 	snprintf(cyc, sizeof(cyc), "<cycle %d>", s->cg.cyc.num);
 
-	if (bsd_style_output) {
+	if (opt->bsd_style_output) {
 		printf("%6.6s ", buf);
 		printf("%-19.19s", is_cycle ? cyc : s->name);
 		return col;
@@ -641,8 +659,8 @@ static int print_index_entry(struct sym *s, bool is_cycle, int col,
 		printf("%s", cyc);
 		return col + (int)strlen(cyc);
 	}
-	col += (int)print_name_only(stdout, s);
-	file = index_file(s);
+	col += (int)print_name_only(prof, opt, stdout, s);
+	file = index_file(prof, opt, s);
 	if (file) {
 		printf(" (%s)", file);
 		col += (int)strlen(file) + 3;
@@ -650,26 +668,26 @@ static int print_index_entry(struct sym *s, bool is_cycle, int col,
 	return col;
 }
 
-void cg_print_index(void)
+void cg_print_index(struct profile *prof, const struct gprof_options *opt)
 {
 	size_t i, j, nnames = 0, todo, rows;
 	struct sym **v, *s;
-	int col_width = (output_width - 1) / 3;
+	int col_width = (opt->output_width - 1) / 3;
 
-	v = xmalloc((symtab.len + num_cycles + 1) * sizeof(*v));
-	for (i = 0; i < symtab.len; i++) {
-		s = &symtab.base[i];
+	v = xmalloc((prof->symtab.len + prof->num_cycles + 1) * sizeof(*v));
+	for (i = 0; i < prof->symtab.len; i++) {
+		s = &prof->symtab.base[i];
 		/* A measured graph shows functions by their time too. */
-		if (ignore_zeros && s->ncalls == 0 && s->hist.time == 0 &&
-		    !(measured_times &&
+		if (opt->ignore_zeros && s->ncalls == 0 && s->hist.time == 0 &&
+		    !(prof->measured_times &&
 		      s->cg.prop.self + s->cg.prop.child != 0))
 			continue;
 		v[nnames++] = s;
 	}
 	cg_sort(v, nnames, cmp_name);
 	todo = nnames;
-	for (i = 1; i <= num_cycles; i++)
-		v[todo++] = &cycle_header[i];
+	for (i = 1; i <= prof->num_cycles; i++)
+		v[todo++] = &prof->cycle_header[i];
 
 	printf("\f\n");
 	printf("Index by function name\n\n");
@@ -678,7 +696,9 @@ void cg_print_index(void)
 		int col = 0, start = 0;
 
 		for (j = i; j < todo; j += rows) {
-			col = print_index_entry(v[j], j >= nnames, col, start);
+			col = print_index_entry(prof, opt, v[j], j >= nnames,
+						col,
+						start);
 			start += col_width;
 		}
 		printf("\n");

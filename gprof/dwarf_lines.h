@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 struct source_file;
+struct gprof_options;
+struct profile;
 
 /* A CU's line table, as read through one Dwarf handle. */
 struct cu_lines {
@@ -55,11 +57,13 @@ struct dmod {
 };
 
 /* Module @m's DWARF, opened on first use (its fields NULL if none). */
-struct dmod *dmod_get(unsigned int m);
+struct dmod *dmod_get(struct profile *prof, const struct gprof_options *opt,
+		      unsigned int m);
 /* The CU's table through the module's own handle, kept (for -l). */
 struct cu_lines *cu_kept_lines(struct cu *cu);
 /* The file and line of link-time @addr in @d; false when it has none. */
-bool dmod_line(struct dmod *d, uint64_t addr, struct source_file **file,
+bool dmod_line(struct profile *prof, struct dmod *d, uint64_t addr,
+	       struct source_file **file,
 	       int *line);
 /* The address of row @i of @cl's table. */
 uint64_t row_addr(const struct cu_lines *cl, size_t i);

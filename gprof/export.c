@@ -23,46 +23,46 @@
 
 #include "export.h"
 
-const char *export_format;
-
-const char *module_name(unsigned int m)
+const char *module_name(struct profile *prof, unsigned int m)
 {
-	const struct module *mod = &modules[m];
+	const struct module *mod = &prof->modules[m];
 
 	return mod->path ? mod->path : mod->recorded ? mod->recorded : "";
 }
 
 /* The name as the reports print it (demangled unless --no-demangle). */
-char *display_name(const struct sym *s)
+char *display_name(const struct gprof_options *opt, const struct sym *s)
 {
 	char *dm = NULL;
 
-	if (demangle && s->name)
+	if (opt->demangle && s->name)
 		dm = cplus_demangle(s->name, DMGL_ANSI | DMGL_PARAMS);
 	return dm ? dm : xstrdup(s->name ? s->name : "");
 }
 
-bool shown(const struct sym *s)
+bool shown(struct profile *prof, const struct gprof_options *opt,
+	   const struct sym *s)
 {
+	(void)prof;
 	return s->name && s->cg.print_flag &&
-	       (!ignore_zeros || s->ncalls || s->cg.self_calls ||
+	       (!opt->ignore_zeros || s->ncalls || s->cg.self_calls ||
 		s->cg.prop.self != 0 || s->cg.prop.child != 0 ||
 		s->hist.time != 0);
 }
 
-uint64_t export_period_ns(void)
+uint64_t export_period_ns(struct profile *prof)
 {
-	return hz > 0 ? (uint64_t)(1e9 / hz + 0.5) : 0;
+	return prof->hz > 0 ? (uint64_t)(1e9 / prof->hz + 0.5) : 0;
 }
 
-long long ns(double ticks)
+long long ns(struct profile *prof, double ticks)
 {
-	return (long long)(ticks * (double)export_period_ns() + 0.5);
+	return (long long)(ticks * (double)export_period_ns(prof) + 0.5);
 }
 
-double graph_total(void)
+double graph_total(struct profile *prof)
 {
-	return measured_times ? print_time : total_time;
+	return prof->measured_times ? prof->print_time : prof->total_time;
 }
 
 uint64_t whole_samples(double ticks)
@@ -70,30 +70,38 @@ uint64_t whole_samples(double ticks)
 	return ticks > 0 ? (uint64_t)(ticks + 0.5) : 0;
 }
 
-uint64_t *export_whole(double (*ticks)(const struct sym *s),
-		       bool (*counted)(const struct sym *s), uint64_t total)
+uint64_t *export_whole(struct profile *prof, const struct gprof_options *opt,
+		       double (*ticks)(struct profile *prof,
+				       const struct sym *s),
+		       bool (*counted)(struct profile *prof,
+				       const struct gprof_options *opt,
+				       const struct sym *s),
+		       uint64_t total)
 {
-	uint64_t *out = xcalloc(symtab.len ? symtab.len : 1, sizeof(*out));
+	uint64_t *out = xcalloc(prof->symtab.len ? prof->symtab.len : 1,
+				sizeof(*out));
 	uint64_t done = 0, upto;
 	long double all = 0, sum = 0;
 	double t;
 	size_t i;
 
 	/* @total is every symbol's: those not counted keep their share. */
-	for (i = 0; i < symtab.len; i++) {
-		t = symtab.base[i].name ? ticks(&symtab.base[i]) : 0;
+	for (i = 0; i < prof->symtab.len; i++) {
+		t = prof->symtab.base[i].name ? ticks(prof,
+						      &prof->symtab.base[i]) :
+							      0;
 		if (t > 0)
 			all += t;
 	}
-	for (i = 0; i < symtab.len && all > 0; i++) {
-		const struct sym *s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len && all > 0; i++) {
+		const struct sym *s = &prof->symtab.base[i];
 
-		t = s->name ? ticks(s) : 0;
+		t = s->name ? ticks(prof, s) : 0;
 		if (t <= 0)
 			continue;
 		sum += t;
 		upto = (uint64_t)(sum / all * total + 0.5);
-		if (counted(s))
+		if (counted(prof, opt, s))
 			out[i] = upto - done;
 		done = upto;
 	}
@@ -101,9 +109,9 @@ uint64_t *export_whole(double (*ticks)(const struct sym *s),
 }
 
 /* A function's own time: the flat profile's, or the measured graph's. */
-double self_ticks(const struct sym *s)
+double self_ticks(struct profile *prof, const struct sym *s)
 {
-	return measured_times ? s->cg.prop.self : s->hist.time;
+	return prof->measured_times ? s->cg.prop.self : s->hist.time;
 }
 
 /* Writes @s escaped for a JSON or dot string. */
@@ -128,25 +136,26 @@ void quoted(const char *s)
 	putchar('"');
 }
 
-double share(const struct sym *s)
+double share(struct profile *prof, const struct sym *s)
 {
-	return print_time > 0 ?
-	       100 * (s->cg.prop.self + s->cg.prop.child) / print_time : 0;
+	return prof->print_time > 0 ?
+	       100 * (s->cg.prop.self + s->cg.prop.child) / prof->print_time :
+		       0;
 }
 
-static void flamegraph(void)
+static void flamegraph(struct profile *prof, const struct gprof_options *opt)
 {
-	export_flamegraph(false);
+	export_flamegraph(prof, opt, false);
 }
 
-static void icicle(void)
+static void icicle(struct profile *prof, const struct gprof_options *opt)
 {
-	export_flamegraph(true);
+	export_flamegraph(prof, opt, true);
 }
 
 static const struct {
 	const char *name;
-	void (*write)(void);
+	void (*write)(struct profile *prof, const struct gprof_options *opt);
 } formats[] = {
 	{ "callgrind", export_callgrind },
 	{ "pprof", export_pprof },
@@ -157,13 +166,13 @@ static const struct {
 	{ "icicle", icicle },
 };
 
-void export_profile(void)
+void export_profile(struct profile *prof, const struct gprof_options *opt)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (!strcmp(export_format, formats[i].name))
-			formats[i].write();
+		if (!strcmp(opt->export_format, formats[i].name))
+			formats[i].write(prof, opt);
 }
 
 bool export_format_known(const char *f)

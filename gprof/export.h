@@ -14,15 +14,16 @@
  * that its callgrind code reads as before.
  */
 /* The module's file as the profile names it ("" when unnamed). */
-const char *module_name(unsigned int m);
+const char *module_name(struct profile *prof, unsigned int m);
 /* The name as the reports print it (demangled unless --no-demangle). */
-char *display_name(const struct sym *s);
+char *display_name(const struct gprof_options *opt, const struct sym *s);
 /* Whether the call graph (-q, symspecs, -z) shows @s. */
-bool shown(const struct sym *s);
+bool shown(struct profile *prof, const struct gprof_options *opt,
+	   const struct sym *s);
 /* The sampling period, whole nanoseconds (the extension records it). */
-uint64_t export_period_ns(void);
+uint64_t export_period_ns(struct profile *prof);
 /* Ticks as integer nanoseconds. */
-long long ns(double ticks);
+long long ns(struct profile *prof, double ticks);
 /*
  * Each symbol's @ticks as whole units (samples, nanoseconds), its share
  * of @total, the total of the report they come from, rounded at the
@@ -33,26 +34,32 @@ long long ns(double ticks);
  * no unit lost or made up; those @counted says no to keep their share
  * out of the others' (0 in the array).  An array of symtab.len, to free.
  */
-uint64_t *export_whole(double (*ticks)(const struct sym *s),
-		       bool (*counted)(const struct sym *s), uint64_t total);
+uint64_t *export_whole(struct profile *prof, const struct gprof_options *opt,
+		       double (*ticks)(struct profile *prof,
+				       const struct sym *s),
+		       bool (*counted)(struct profile *prof,
+				       const struct gprof_options *opt,
+				       const struct sym *s),
+		       uint64_t total);
 /* The call graph's total: the measured one's, or the flat profile's. */
-double graph_total(void);
+double graph_total(struct profile *prof);
 /* A total of ticks in whole samples. */
 uint64_t whole_samples(double ticks);
 /* A function's own time: the flat profile's, or the measured graph's. */
-double self_ticks(const struct sym *s);
+double self_ticks(struct profile *prof, const struct sym *s);
 /* Writes @s on stdout escaped for a JSON or dot string; in quotes. */
 void escaped(const char *s);
 void quoted(const char *s);
 /* @s's share of the call graph's time (self + children), in percent. */
-double share(const struct sym *s);
+double share(struct profile *prof, const struct sym *s);
 
-void export_callgrind(void);
-void export_pprof(void);
-void export_dot(void);
-void export_json(void);
-void export_folded(void);
-void export_flamegraph(bool icicle);
+void export_callgrind(struct profile *prof, const struct gprof_options *opt);
+void export_pprof(struct profile *prof, const struct gprof_options *opt);
+void export_dot(struct profile *prof, const struct gprof_options *opt);
+void export_json(struct profile *prof, const struct gprof_options *opt);
+void export_folded(struct profile *prof, const struct gprof_options *opt);
+void export_flamegraph(struct profile *prof, const struct gprof_options *opt,
+		       bool icicle);
 
 /*
  * The profile's stacks, merged by frame name (export_stacks.c): the
@@ -76,7 +83,9 @@ struct stacks {
 };
 
 /* Builds @st; false (and one line on stderr) when there is nothing. */
-bool stacks_build(struct stacks *st, const char *format);
+bool stacks_build(struct profile *prof, const struct gprof_options *opt,
+		  struct stacks *st,
+		  const char *format);
 void stacks_free(struct stacks *st);
 
 /*
@@ -107,13 +116,16 @@ void export_shares_merge(struct shares *t);
 /* The first share of (@sym, @callee) in sorted @t, or t->len. */
 size_t export_shares_find(const struct shares *t, size_t sym, size_t callee);
 /* The line of link-time @link in module @m, false when unknown. */
-bool export_line_of(unsigned int m, uint64_t link, struct source_file **file,
+bool export_line_of(struct profile *prof, const struct gprof_options *opt,
+		    unsigned int m,
+		    uint64_t link, struct source_file **file,
 		    int *line);
 /*
  * Every histogram byte's share of its bin, at its function and line
  * (export_lines.c), sorted and merged: the self cost by line.
  */
-void export_self_shares(struct shares *t);
+void export_self_shares(struct profile *prof, const struct gprof_options *opt,
+			struct shares *t);
 /*
  * @total shared over @n shares by weight, each rounded so that they add
  * up to @total (largest remainders); into @out.

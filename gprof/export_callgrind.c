@@ -36,21 +36,22 @@
  * caller's site) over the callee's frame below it, weighted by the
  * samples of the chains through that frame.
  */
-static void call_shares(struct shares *t)
+static void call_shares(struct profile *prof, const struct gprof_options *opt,
+			struct shares *t)
 {
 	uint64_t *below;
 	size_t i;
 
-	if (!measured_times || !callers.len)
+	if (!prof->measured_times || !prof->callers.len)
 		return;
-	below = xcalloc(callers.len, sizeof(*below));
-	for (i = callers.len; i-- > 0;) {
-		below[i] += callers.node[i].count;
-		if (callers.node[i].parent != CALLER_NONE)
-			below[callers.node[i].parent] += below[i];
+	below = xcalloc(prof->callers.len, sizeof(*below));
+	for (i = prof->callers.len; i-- > 0;) {
+		below[i] += prof->callers.node[i].count;
+		if (prof->callers.node[i].parent != CALLER_NONE)
+			below[prof->callers.node[i].parent] += below[i];
 	}
-	for (i = 0; i < callers.len; i++) {
-		const struct caller_node *n = &callers.node[i], *p;
+	for (i = 0; i < prof->callers.len; i++) {
+		const struct caller_node *n = &prof->callers.node[i], *p;
 		struct source_file *file = NULL;
 		struct sym *caller, *callee;
 		int line = 0;
@@ -58,16 +59,20 @@ static void call_shares(struct shares *t)
 		if (n->parent == CALLER_NONE || !below[i] ||
 		    n->module == CALLER_ABSOLUTE)
 			continue;
-		p = &callers.node[n->parent];
+		p = &prof->callers.node[n->parent];
 		if (p->module == CALLER_ABSOLUTE || !p->pc)
 			continue;
-		caller = sym_lookup(&symtab, MODULE_BASE(p->module) + p->pc - 1);
-		callee = sym_lookup(&symtab, MODULE_BASE(n->module) + n->pc);
+		caller = sym_lookup(&prof->symtab,
+				    MODULE_BASE(p->module) + p->pc - 1);
+		callee = sym_lookup(&prof->symtab,
+				    MODULE_BASE(n->module) + n->pc);
 		if (!caller || !callee || caller == callee)
 			continue;
-		if (!export_line_of(p->module, p->pc - 1, &file, &line))
+		if (!export_line_of(prof, opt, p->module, p->pc - 1, &file,
+				    &line))
 			file = NULL;
-		export_share_add(t, caller - symtab.base, callee - symtab.base,
+		export_share_add(t, caller - prof->symtab.base,
+				 callee - prof->symtab.base,
 				 file, line, MODULE_BASE(p->module) + p->pc - 1,
 				 below[i]);
 	}
@@ -92,10 +97,11 @@ static void set_file(const struct source_file **cur,
 }
 
 /* @s's self cost, line by line. */
-static void self_lines(struct sym *s, const struct shares *self,
+static void self_lines(struct profile *prof, struct sym *s,
+		       const struct shares *self,
 		       uint64_t self_ns, const struct source_file **cur)
 {
-	size_t sym = s - symtab.base, n = 0, k;
+	size_t sym = s - prof->symtab.base, n = 0, k;
 	size_t i = export_shares_find(self, sym, 0);
 	long long total = (long long)self_ns, *cost;
 
@@ -116,7 +122,9 @@ static void self_lines(struct sym *s, const struct shares *self,
 	free(cost);
 }
 
-static void call_block(struct arc *a, const struct source_file *site_file,
+static void call_block(struct profile *prof, const struct gprof_options *opt,
+		       struct arc *a,
+		       const struct source_file *site_file,
 		       int site_line, uint64_t count, long long cost,
 		       const struct source_file **cur, const struct sym *s)
 {
@@ -124,29 +132,33 @@ static void call_block(struct arc *a, const struct source_file *site_file,
 	char *name;
 
 	set_file(cur, site_file, s->file);
-	sym_source(c);
-	name = display_name(c);
+	sym_source(prof, opt, c);
+	name = display_name(opt, c);
 	printf("cob=%s\ncfl=%s\ncfn=%s\ncalls=%llu %d\n%d %lld\n",
-	       module_name(c->module), file_name(c->file), name,
+	       module_name(prof, c->module), file_name(c->file), name,
 	       (unsigned long long)count, c->line_num, site_line, cost);
 	free(name);
 }
 
 /* Arc @a's calls= lines: one per call site the chains show, else one. */
-static void call_lines(struct sym *s, struct arc *a,
+static void call_lines(struct profile *prof, const struct gprof_options *opt,
+		       struct sym *s,
+		       struct arc *a,
 		       const struct shares *calls,
 		       const struct source_file **cur)
 {
-	size_t sym = s - symtab.base, callee = a->child - symtab.base;
+	size_t sym = s - prof->symtab.base,
+		callee = a->child - prof->symtab.base;
 	size_t i = export_shares_find(calls, sym, callee);
 	size_t n = 0, k, most, others;
-	long long total = ns(a->time + a->child_time), *cost;
+	long long total = ns(prof, a->time + a->child_time), *cost;
 
 	while (i + n < calls->len && calls->v[i + n].sym == sym &&
 	       calls->v[i + n].callee == callee)
 		n++;
 	if (!n) {
-		call_block(a, s->file, s->line_num, a->count ? a->count : 1,
+		call_block(prof, opt, a, s->file, s->line_num,
+			   a->count ? a->count : 1,
 			   total, cur, s);
 		return;
 	}
@@ -159,46 +171,47 @@ static void call_lines(struct sym *s, struct arc *a,
 		others += cost[k] && k != most;
 	for (k = 0; k < n; k++)
 		if (cost[k] || k == most)
-			call_block(a, calls->v[i + k].file,
+			call_block(prof, opt, a, calls->v[i + k].file,
 				   calls->v[i + k].line,
 				   k != most ? 1 : a->count > others ?
 				   a->count - others : 1, cost[k], cur, s);
 	free(cost);
 }
 
-void export_callgrind(void)
+void export_callgrind(struct profile *prof, const struct gprof_options *opt)
 {
 	struct shares self = { 0 }, calls = { 0 };
-	uint64_t *self_ns = export_whole(self_ticks, shown, ns(graph_total()));
+	uint64_t *self_ns = export_whole(prof, opt, self_ticks, shown,
+					 ns(prof, graph_total(prof)));
 	uint64_t sum = 0;
 	size_t i;
 
-	export_self_shares(&self);
-	call_shares(&calls);
+	export_self_shares(prof, opt, &self);
+	call_shares(prof, opt, &calls);
 	/* The summary is the total of the self costs written below. */
-	for (i = 0; i < symtab.len; i++)
+	for (i = 0; i < prof->symtab.len; i++)
 		sum += self_ns[i];
 	printf("# callgrind format\nversion: 1\ncreator: sprofil-gprof\n");
-	printf("cmd: %s\npositions: line\nevents: ns\n", a_out_name);
+	printf("cmd: %s\npositions: line\nevents: ns\n", opt->a_out_name);
 	printf("summary: %llu\n\n", (unsigned long long)sum);
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 		const struct source_file *cur;
 		struct arc *a;
 		char *name;
 
-		if (!shown(s))
+		if (!shown(prof, opt, s))
 			continue;
-		sym_source(s);
-		name = display_name(s);
-		printf("ob=%s\nfl=%s\nfn=%s\n", module_name(s->module),
+		sym_source(prof, opt, s);
+		name = display_name(opt, s);
+		printf("ob=%s\nfl=%s\nfn=%s\n", module_name(prof, s->module),
 		       file_name(s->file), name);
 		free(name);
 		cur = s->file;
-		self_lines(s, &self, self_ns[i], &cur);
+		self_lines(prof, s, &self, self_ns[i], &cur);
 		for (a = s->cg.children; a; a = a->next_child)
-			if (shown(a->child) && a->child != s)
-				call_lines(s, a, &calls, &cur);
+			if (shown(prof, opt, a->child) && a->child != s)
+				call_lines(prof, opt, s, a, &calls, &cur);
 		putchar('\n');
 	}
 	free(self_ns);

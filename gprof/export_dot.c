@@ -24,28 +24,28 @@
 
 #include "export.h"
 
-double node_threshold = 0.5;
-double edge_threshold = 0.1;
-
-static double seconds(double ticks)
+static double seconds(struct profile *prof, double ticks)
 {
-	return hz > 0 ? ticks / hz : 0.0;
+	return prof->hz > 0 ? ticks / prof->hz : 0.0;
 }
 
-static double pct(double ticks)
+static double pct(struct profile *prof, double ticks)
 {
-	return print_time > 0 ? 100 * ticks / print_time : 0.0;
+	return prof->print_time > 0 ? 100 * ticks / prof->print_time : 0.0;
 }
 
 /* The profile has call counts (-pg); else no box or arrow shows calls. */
-static bool any_counts(void)
+static bool any_counts(struct profile *prof)
 {
-	return !measured_times || caller_stats.has_counts;
+	return !prof->measured_times || prof->caller_stats.has_counts;
 }
 
-static bool node_kept(const struct sym *s)
+static bool node_kept(struct profile *prof, const struct gprof_options *opt,
+		      const struct sym *s)
 {
-	return shown(s) && (print_time <= 0 || share(s) >= node_threshold);
+	return shown(prof, opt, s) &&
+	       (prof->print_time <= 0 ||
+		share(prof, s) >= opt->node_threshold);
 }
 
 static double arc_ticks(const struct arc *a)
@@ -57,13 +57,15 @@ static double arc_ticks(const struct arc *a)
  * Recursive calls carry no time of their own: kept with their node when
  * counted (-pg), as an unlabelled loop says nothing.
  */
-static bool arc_kept(const struct arc *a)
+static bool arc_kept(struct profile *prof, const struct gprof_options *opt,
+		     const struct arc *a)
 {
-	if (!node_kept(a->parent) || !node_kept(a->child))
+	if (!node_kept(prof, opt, a->parent) || !node_kept(prof, opt, a->child))
 		return false;
 	if (a->child == a->parent)
-		return !a->uncounted && any_counts();
-	return print_time <= 0 || pct(arc_ticks(a)) >= edge_threshold;
+		return !a->uncounted && any_counts(prof);
+	return prof->print_time <= 0 ||
+	       pct(prof, arc_ticks(a)) >= opt->edge_threshold;
 }
 
 /*
@@ -91,9 +93,9 @@ static void colour(double share_pct, char out[8])
 		 (int)((rgb[2] + l - c / 2) * 255));
 }
 
-static void print_calls(bool unknown, uint64_t n)
+static void print_calls(struct profile *prof, bool unknown, uint64_t n)
 {
-	if (!any_counts())
+	if (!any_counts(prof))
 		return;
 	if (unknown)
 		printf("calls not counted");
@@ -101,115 +103,120 @@ static void print_calls(bool unknown, uint64_t n)
 		printf("%llu call%s", (unsigned long long)n, n == 1 ? "" : "s");
 }
 
-static void node(size_t i, const char *indent)
+static void node(struct profile *prof, const struct gprof_options *opt,
+		 size_t i, const char *indent)
 {
-	struct sym *s = &symtab.base[i];
-	char *name = display_name(s), fill[8];
+	struct sym *s = &prof->symtab.base[i];
+	char *name = display_name(opt, s), fill[8];
 
-	colour(share(s), fill);
+	colour(share(prof, s), fill);
 	printf("%sf%zu [label=\"", indent, i);
 	escaped(name);
 	free(name);
-	printf("\\n%.2f%% total (%.2f s)\\n%.2f%% self%s", share(s),
-	       seconds(s->cg.prop.self + s->cg.prop.child),
-	       pct(s->cg.prop.self), any_counts() ? "\\n" : "");
-	print_calls(sym_calls_unknown(s), s->ncalls);
+	printf("\\n%.2f%% total (%.2f s)\\n%.2f%% self%s", share(prof, s),
+	       seconds(prof, s->cg.prop.self + s->cg.prop.child),
+	       pct(prof, s->cg.prop.self), any_counts(prof) ? "\\n" : "");
+	print_calls(prof, sym_calls_unknown(prof, s), s->ncalls);
 	printf("\", fillcolor=\"%s\"];\n", fill);
 }
 
-static void arc(size_t i, const struct arc *a)
+static void arc(struct profile *prof, size_t i, const struct arc *a)
 {
 	char c[8];
-	double p = pct(arc_ticks(a));
+	double p = pct(prof, arc_ticks(a));
 
 	colour(p, c);
-	printf("\tf%zu -> f%zu [label=\"", i, (size_t)(a->child - symtab.base));
+	printf("\tf%zu -> f%zu [label=\"", i, (size_t)(a->child - prof->symtab.base));
 	if (a->child != a->parent)
-		printf("%.2f%% (%.2f s)%s", p, seconds(arc_ticks(a)),
-		       any_counts() ? "\\n" : "");
-	print_calls(a->uncounted, a->count);
+		printf("%.2f%% (%.2f s)%s", p, seconds(prof, arc_ticks(a)),
+		       any_counts(prof) ? "\\n" : "");
+	print_calls(prof, a->uncounted, a->count);
 	printf("\", color=\"%s\", fontcolor=\"%s\", penwidth=%.1f];\n", c, c,
 	       1 + 3 * p / 100);
 }
 
 /* The title: what the program was, what the numbers are, what is left out. */
-static void title(size_t hidden_nodes, size_t hidden_arcs)
+static void title(struct profile *prof, const struct gprof_options *opt,
+		  size_t hidden_nodes,
+		  size_t hidden_arcs)
 {
 	printf("\tlabel=\"");
-	escaped(a_out_name);
-	printf(": %.2f s of samples; times %s\\l", seconds(print_time),
-	       measured_times ? "measured from call chains" :
+	escaped(opt->a_out_name);
+	printf(": %.2f s of samples; times %s\\l", seconds(prof, prof->print_time),
+	       prof->measured_times ? "measured from call chains" :
 	       "estimated from call counts, as GNU gprof does");
 	printf("box: function, %% of all time in it and below it (total), in it alone (self)%s\\l",
-	       any_counts() ? ", calls into it" : "");
+	       any_counts(prof) ? ", calls into it" : "");
 	printf("arrow: caller to callee, %% of all time spent below that call%s\\l",
-	       any_counts() ? ", calls" :
+	       any_counts(prof) ? ", calls" :
 	       "; no call counts (the program was not built with -pg)");
 	if (hidden_nodes || hidden_arcs)
 		printf("not shown: %zu functions under %g %% (--node-threshold) with their arcs, %zu more arcs under %g %% (--edge-threshold)\\l",
-		       hidden_nodes, node_threshold, hidden_arcs,
-		       edge_threshold);
+		       hidden_nodes, opt->node_threshold, hidden_arcs,
+		       opt->edge_threshold);
 	printf("\";\n\tlabelloc=t;\n\tfontname=\"Helvetica\";\n");
 }
 
-void export_dot(void)
+void export_dot(struct profile *prof, const struct gprof_options *opt)
 {
 	size_t i, hidden_nodes = 0, hidden_arcs = 0;
 	unsigned int m;
 
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 		struct arc *a;
 
-		if (!shown(s))
+		if (!shown(prof, opt, s))
 			continue;
-		hidden_nodes += !node_kept(s);
+		hidden_nodes += !node_kept(prof, opt, s);
 		/* Arcs of hidden functions go with them, unsaid. */
 		for (a = s->cg.children; a; a = a->next_child)
-			hidden_arcs += node_kept(s) && node_kept(a->child) &&
-				       !arc_kept(a) && a->child != s;
+			hidden_arcs += node_kept(prof, opt, s) &&
+				       node_kept(prof, opt, a->child) &&
+				       !arc_kept(prof, opt, a) && a->child != s;
 	}
 	printf("digraph gprof {\n");
-	title(hidden_nodes, hidden_arcs);
+	title(prof, opt, hidden_nodes, hidden_arcs);
 	printf("\tnode [shape=box, style=filled, fontname=\"Helvetica\", fontcolor=white];\n");
 	printf("\tedge [fontname=\"Helvetica\", fontsize=10];\n");
-	if (multi_module) {
-		for (m = 0; m < nmodules; m++) {
+	if (prof->multi_module) {
+		for (m = 0; m < prof->nmodules; m++) {
 			bool any = false;
 
-			for (i = 0; i < symtab.len; i++) {
-				if (symtab.base[i].module != m ||
-				    !node_kept(&symtab.base[i]))
+			for (i = 0; i < prof->symtab.len; i++) {
+				if (prof->symtab.base[i].module != m ||
+				    !node_kept(prof, opt,
+					       &prof->symtab.base[i]))
 					continue;
 				if (!any) {
 					printf("\tsubgraph cluster_%u {\n\t\tlabel=\"", m);
-					escaped(module_basename(&modules[m]));
+					escaped(module_basename(
+						&prof->modules[m]));
 					printf("\";\n\t\tstyle=rounded;\n\t\tcolor=gray50;\n");
 					any = true;
 				}
-				node(i, "\t\t");
+				node(prof, opt, i, "\t\t");
 			}
 			if (any)
 				printf("\t}\n");
 		}
 	} else {
-		for (i = 0; i < symtab.len; i++)
-			if (node_kept(&symtab.base[i]))
-				node(i, "\t");
+		for (i = 0; i < prof->symtab.len; i++)
+			if (node_kept(prof, opt, &prof->symtab.base[i]))
+				node(prof, opt, i, "\t");
 	}
-	for (i = 0; i < symtab.len; i++) {
+	for (i = 0; i < prof->symtab.len; i++) {
 		struct arc *a;
 
-		if (!node_kept(&symtab.base[i]))
+		if (!node_kept(prof, opt, &prof->symtab.base[i]))
 			continue;
-		for (a = symtab.base[i].cg.children; a; a = a->next_child)
-			if (arc_kept(a))
-				arc(i, a);
+		for (a = prof->symtab.base[i].cg.children; a; a = a->next_child)
+			if (arc_kept(prof, opt, a))
+				arc(prof, i, a);
 	}
 	printf("}\n");
 }
 
-const char *render_format;
 static pid_t render_pid = -1;
 
 /* Whether @prog is an executable file in a directory of $PATH. */
@@ -228,21 +235,22 @@ static bool in_path(const char *prog)
 	return false;
 }
 
-void render_start(void)
+void render_start(const struct gprof_options *opt)
 {
 	int fd[2];
 
-	if (!render_format)
+	if (!opt->render_format)
 		return;
 	/* One word of letters, digits and ':' (dot's -Tsvg:cairo). */
-	if (!*render_format ||
-	    strspn(render_format, "abcdefghijklmnopqrstuvwxyz0123456789:") !=
-	    strlen(render_format))
+	if (!*opt->render_format ||
+	    strspn(opt->render_format,
+		   "abcdefghijklmnopqrstuvwxyz0123456789:") !=
+	    strlen(opt->render_format))
 		fatal("--render: `%s' is not a Graphviz output format (svg, png, pdf...)",
-		      render_format);
+		      opt->render_format);
 	if (!in_path("dot"))
 		fatal("--render=%s: Graphviz `dot' is not installed (not in PATH); install graphviz, or leave --render out for the dot source",
-		      render_format);
+		      opt->render_format);
 	fflush(stdout);
 	if (pipe(fd))
 		fatal("--render: pipe: %s", strerror(errno));
@@ -250,14 +258,14 @@ void render_start(void)
 	if (render_pid < 0)
 		fatal("--render: fork: %s", strerror(errno));
 	if (render_pid == 0) {
-		char opt[64];
+		char format[64];
 
-		snprintf(opt, sizeof(opt), "-T%s", render_format);
+		snprintf(format, sizeof(format), "-T%s", opt->render_format);
 		dup2(fd[0], 0);
 		close(fd[0]);
 		close(fd[1]);
-		execlp("dot", "dot", opt, (char *)NULL);
-		fprintf(stderr, "%s: --render: dot: %s\n", whoami,
+		execlp("dot", "dot", format, (char *)NULL);
+		fprintf(stderr, "%s: --render: dot: %s\n", opt->whoami,
 			strerror(errno));
 		_exit(127);
 	}
@@ -267,7 +275,7 @@ void render_start(void)
 	close(fd[1]);
 }
 
-void render_finish(void)
+void render_finish(const struct gprof_options *opt)
 {
 	int status;
 
@@ -281,6 +289,6 @@ void render_finish(void)
 	render_pid = -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		fatal("--render=%s: dot failed (status %d); its message is above",
-		      render_format, WIFEXITED(status) ?
+		      opt->render_format, WIFEXITED(status) ?
 		      WEXITSTATUS(status) : 128 + WTERMSIG(status));
 }

@@ -103,13 +103,14 @@ static void hsl(int h, double s, double l, char out[24])
 		 (int)((g + m) * 255), (int)((b + m) * 255));
 }
 
-static void fill_of(const struct stack_node *n, char out[24])
+static void fill_of(struct profile *prof, const struct stack_node *n,
+		    char out[24])
 {
 	uint32_t h = name_hash(n->name);
 
 	if (n->name[0] == '[' || n->module == UINT_MAX) {
 		hsl(0, 0, 0.75 + (h % 10) / 100.0, out);	/* grey */
-	} else if (multi_module) {
+	} else if (prof->multi_module) {
 		hsl(module_hue[n->module % NHUES], 0.65,
 		    0.55 + (h % 20) / 100.0, out);
 	} else {
@@ -123,14 +124,14 @@ static void fill_of(const struct stack_node *n, char out[24])
  * The box's text: in a multi-module profile the name without its
  * "module`" (the colour and the tooltip say the module).
  */
-static const char *label_of(const struct stack_node *n)
+static const char *label_of(struct profile *prof, const struct stack_node *n)
 {
 	const char *mod;
 	size_t len;
 
-	if (!multi_module || n->module >= nmodules)
+	if (!prof->multi_module || n->module >= prof->nmodules)
 		return n->name;
-	mod = module_basename(&modules[n->module]);
+	mod = module_basename(&prof->modules[n->module]);
 	len = strlen(mod);
 	if (!strncmp(n->name, mod, len) && n->name[len] == '`')
 		return n->name + len + 1;
@@ -143,7 +144,8 @@ static double y_of(unsigned int depth, bool icicle)
 	       TOP + (max_depth - depth) * FRAME_H;
 }
 
-static unsigned int depth_of(const struct stacks *st, uint32_t i,
+static unsigned int depth_of(struct profile *prof, const struct stacks *st,
+			     uint32_t i,
 			     unsigned int depth)
 {
 	unsigned int d = depth, k;
@@ -153,21 +155,22 @@ static unsigned int depth_of(const struct stacks *st, uint32_t i,
 	     c = st->node[c].next_sibling) {
 		if (st->node[c].total * px_per_sample < MIN_WIDTH)
 			continue;
-		if (st->node[c].module < nmodules)
+		if (st->node[c].module < prof->nmodules)
 			module_drawn[st->node[c].module] = true;
-		k = depth_of(st, c, depth + 1);
+		k = depth_of(prof, st, c, depth + 1);
 		if (k > d)
 			d = k;
 	}
 	return d;
 }
 
-static void frame(const struct stacks *st, uint32_t i, uint64_t x,
+static void frame(struct profile *prof, const struct stacks *st, uint32_t i,
+		  uint64_t x,
 		  unsigned int depth, bool icicle)
 {
 	const struct stack_node *n = &st->node[i];
 	double w = n->total * px_per_sample;
-	const char *label = label_of(n);
+	const char *label = label_of(prof, n);
 	size_t fit = w > 6 ? (size_t)((w - 6) / CHAR_W) : 0;
 	size_t len = strlen(label);
 	char fill[24];
@@ -175,7 +178,7 @@ static void frame(const struct stacks *st, uint32_t i, uint64_t x,
 
 	if (w < MIN_WIDTH)
 		return;
-	fill_of(n, fill);
+	fill_of(prof, n, fill);
 	printf("<g class=\"f\"><title>");
 	xml_text(n->name);
 	printf(" (%llu sample%s, %.2f%%)</title>",
@@ -206,7 +209,7 @@ static void frame(const struct stacks *st, uint32_t i, uint64_t x,
 	printf("</text></g>\n");
 	for (c = n->first_child; c != CALLER_NONE;
 	     c = st->node[c].next_sibling) {
-		frame(st, c, x, depth + 1, icicle);
+		frame(prof, st, c, x, depth + 1, icicle);
 		x += st->node[c].total;
 	}
 }
@@ -285,15 +288,17 @@ static const char script[] =
 "  matched.textContent = re ? 'Matched: ' + (100 * sum / total).toFixed(2) + '%% of samples' : ' ';\n"
 "}\n";
 
-static void controls(const struct stacks *st, bool icicle)
+static void controls(struct profile *prof, const struct gprof_options *opt,
+		     const struct stacks *st,
+		     bool icicle)
 {
-	double seconds = callers.period_ns && st->from_chains ?
-			 all_samples * callers.period_ns * 1e-9 :
-			 hz > 0 ? all_samples / hz : 0;
+	double seconds = prof->callers.period_ns && st->from_chains ?
+			 all_samples * prof->callers.period_ns * 1e-9 :
+			 prof->hz > 0 ? all_samples / prof->hz : 0;
 
 	printf("<text x=\"%d\" y=\"22\" class=\"title\">%s graph of ",
 	       WIDTH / 2, icicle ? "Icicle" : "Flame");
-	xml_text(a_out_name);
+	xml_text(opt->a_out_name);
 	printf("</text>\n<text x=\"%d\" y=\"40\" class=\"sub\">%llu samples (%.2f s); %s. Width = share of the samples; %s. Click a box to zoom.</text>\n",
 	       WIDTH / 2, (unsigned long long)all_samples, seconds,
 	       st->from_chains ? "stacks from the recorded call chains" :
@@ -311,19 +316,19 @@ static void controls(const struct stacks *st, bool icicle)
 }
 
 /* Multi-module profiles: which colour is which module, under the title. */
-static void legend(void)
+static void legend(struct profile *prof)
 {
 	unsigned int m;
 	double x = PAD;
 	char fill[24];
 
-	if (!multi_module)
+	if (!prof->multi_module)
 		return;
 	printf("<text x=\"%.1f\" y=\"55\" font-size=\"11\">colour = load module:</text>\n",
 	       x);
 	x += 14 + CHAR_W * 20;
-	for (m = 0; m < nmodules && x < WIDTH - 100; m++) {
-		const char *name = module_basename(&modules[m]);
+	for (m = 0; m < prof->nmodules && x < WIDTH - 100; m++) {
+		const char *name = module_basename(&prof->modules[m]);
 
 		if (!module_drawn[m])
 			continue;
@@ -336,29 +341,31 @@ static void legend(void)
 	}
 }
 
-static void empty_svg(bool icicle)
+static void empty_svg(const struct gprof_options *opt, bool icicle)
 {
 	printf("<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\" width=\"%d\" height=\"60\" viewBox=\"0 0 %d 60\" xmlns=\"http://www.w3.org/2000/svg\"><text x=\"%d\" y=\"30\" font-family=\"Verdana, sans-serif\">%s graph of ",
 	       WIDTH, WIDTH, PAD, icicle ? "Icicle" : "Flame");
-	xml_text(a_out_name);
+	xml_text(opt->a_out_name);
 	printf(": the profile has no samples</text></svg>\n");
 }
 
-void export_flamegraph(bool icicle)
+void export_flamegraph(struct profile *prof, const struct gprof_options *opt,
+		       bool icicle)
 {
 	const char *format = icicle ? "icicle" : "flamegraph";
 	struct stacks st;
 	int height;
 
-	if (!stacks_build(&st, format)) {
-		empty_svg(icicle);
+	if (!stacks_build(prof, opt, &st, format)) {
+		empty_svg(opt, icicle);
 		stacks_free(&st);
 		return;
 	}
 	all_samples = st.node[0].total;
 	px_per_sample = (double)(WIDTH - 2 * PAD) / all_samples;
-	module_drawn = xcalloc(nmodules ? nmodules : 1, sizeof(*module_drawn));
-	max_depth = depth_of(&st, 0, 0);
+	module_drawn = xcalloc(prof->nmodules ? prof->nmodules : 1,
+			       sizeof(*module_drawn));
+	max_depth = depth_of(prof, &st, 0, 0);
 	height = TOP + (max_depth + 1) * FRAME_H + BOTTOM;
 	printf("<?xml version=\"1.0\" standalone=\"no\"?>\n");
 	printf("<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" onload=\"init()\">\n",
@@ -370,9 +377,9 @@ void export_flamegraph(bool icicle)
 	printf("]]></script>\n");
 	printf("<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f0\"/>\n",
 	       WIDTH, height);
-	controls(&st, icicle);
-	legend();
-	frame(&st, 0, 0, 0, icicle);
+	controls(prof, opt, &st, icicle);
+	legend(prof);
+	frame(prof, &st, 0, 0, 0, icicle);
 	printf("</svg>\n");
 	free(module_drawn);
 	module_drawn = NULL;

@@ -36,11 +36,11 @@ static void print_node(const struct stacks *st, uint32_t i, size_t depth)
 		print_node(st, c, depth);
 }
 
-void export_folded(void)
+void export_folded(struct profile *prof, const struct gprof_options *opt)
 {
 	struct stacks st;
 
-	if (stacks_build(&st, "folded"))
+	if (stacks_build(prof, opt, &st, "folded"))
 		print_node(&st, 0, 0);
 	stacks_free(&st);
 }

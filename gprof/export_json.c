@@ -27,10 +27,10 @@ static int second_digits;
 static uint64_t period_ns;
 
 /* Fractional ticks, rounded to second_digits. */
-static void secs(const char *key, double ticks)
+static void secs(struct profile *prof, const char *key, double ticks)
 {
 	printf(",\"%s\":%.*f", key, second_digits,
-	       hz > 0 ? ticks / hz : 0.0);
+	       prof->hz > 0 ? ticks / prof->hz : 0.0);
 }
 
 /* @n whole samples or nanoseconds' seconds, from integers: exact. */
@@ -71,36 +71,36 @@ static void json_count(bool unknown, uint64_t count)
 		printf("%llu", (unsigned long long)count);
 }
 
-static void header(void)
+static void header(struct profile *prof, const struct gprof_options *opt)
 {
-	uint64_t total = whole_samples(total_time);
+	uint64_t total = whole_samples(prof->total_time);
 
 	printf("{\"version\":3,\"creator\":\"sprofil-gprof\",\"executable\":");
-	quoted(a_out_name);
-	printf(",\"hz\":%.6g,\"period_ns\":%llu", hz,
+	quoted(opt->a_out_name);
+	printf(",\"hz\":%.6g,\"period_ns\":%llu", prof->hz,
 	       (unsigned long long)period_ns);
 	printf(",\"total_samples\":%llu", (unsigned long long)total);
 	exact_secs("total_seconds", total * period_ns);
-	printf(",\"times\":\"%s\"", measured_times ? "measured" : "estimated");
-	if (measured_times)
+	printf(",\"times\":\"%s\"", prof->measured_times ? "measured" : "estimated");
+	if (prof->measured_times)
 		printf(",\"caller_samples\":{\"complete\":%llu,\"truncated\":%llu,\"lost\":%llu,\"busy\":%llu,\"unknown\":%llu,\"call_counts\":%s}",
-		       (unsigned long long)caller_stats.complete,
-		       (unsigned long long)caller_stats.truncated,
-		       (unsigned long long)caller_stats.lost,
-		       (unsigned long long)caller_stats.busy,
-		       (unsigned long long)caller_stats.unknown,
-		       caller_stats.has_counts ? "true" : "false");
+		       (unsigned long long)prof->caller_stats.complete,
+		       (unsigned long long)prof->caller_stats.truncated,
+		       (unsigned long long)prof->caller_stats.lost,
+		       (unsigned long long)prof->caller_stats.busy,
+		       (unsigned long long)prof->caller_stats.unknown,
+		       prof->caller_stats.has_counts ? "true" : "false");
 	/* The profiler's own time, in no function (docs/gprof.md). */
-	if (overhead_time > 0)
+	if (prof->overhead_time > 0)
 		exact_secs("overhead_seconds",
-			   whole_samples(overhead_time) * period_ns);
-	if (caller_stats.overhead)
+			   whole_samples(prof->overhead_time) * period_ns);
+	if (prof->caller_stats.overhead)
 		printf(",\"overhead_caller_samples\":%llu",
-		       (unsigned long long)caller_stats.overhead);
+		       (unsigned long long)prof->caller_stats.overhead);
 	/* Malformed chains dropped when read (docs/gprof.md). */
-	if (caller_stats.dropped)
+	if (prof->caller_stats.dropped)
 		printf(",\"dropped_caller_samples\":%llu",
-		       (unsigned long long)caller_stats.dropped);
+		       (unsigned long long)prof->caller_stats.dropped);
 }
 
 static void hex(const unsigned char *id, size_t len)
@@ -138,16 +138,16 @@ static void build_id(const struct module *mod)
 		close(fd);
 }
 
-static void json_modules(void)
+static void json_modules(struct profile *prof)
 {
 	unsigned int m;
 
 	printf(",\"modules\":[");
-	for (m = 0; m < nmodules; m++) {
-		const struct module *mod = &modules[m];
+	for (m = 0; m < prof->nmodules; m++) {
+		const struct module *mod = &prof->modules[m];
 
 		printf("%s{\"index\":%u,\"name\":", m ? "," : "", m);
-		quoted(module_name(m));
+		quoted(module_name(prof, m));
 		printf(",\"build_id\":");
 		build_id(mod);
 		printf(",\"read\":%s", mod->why ? "false" : "true");
@@ -163,54 +163,65 @@ static void json_modules(void)
 }
 
 /* With -l the symbols are source lines: a line's function is before it. */
-static bool is_line(const struct sym *s)
+static bool is_line(const struct gprof_options *opt, const struct sym *s)
 {
-	return line_granularity && !s->is_func;
+	return opt->line_granularity && !s->is_func;
 }
 
-static double flat_ticks(const struct sym *s)
+static double flat_ticks(struct profile *prof, const struct sym *s)
 {
+	(void)prof;
 	return s->hist.time;
 }
 
-static double graph_ticks(const struct sym *s)
+static double graph_ticks(struct profile *prof, const struct sym *s)
 {
+	(void)prof;
 	return s->cg.prop.self;
 }
 
-static bool flat_function(const struct sym *s)
+static bool flat_function(struct profile *prof, const struct gprof_options *opt,
+			   const struct sym *s)
 {
-	return s->name && !is_line(s);
+	(void)prof;
+	return s->name && !is_line(opt, s);
 }
 
-static bool graph_function(const struct sym *s)
+static bool graph_function(struct profile *prof,
+			   const struct gprof_options *opt,
+			   const struct sym *s)
 {
-	return shown(s) && !is_line(s);
+	(void)prof;
+	return shown(prof, opt, s) && !is_line(opt, s);
 }
 
-static bool named(const struct sym *s)
+static bool named(struct profile *prof, const struct gprof_options *opt,
+			   const struct sym *s)
 {
+	(void)prof;
+	(void)opt;
 	return s->name;
 }
 
-static void json_functions(void)
+static void json_functions(struct profile *prof,
+			   const struct gprof_options *opt)
 {
-	uint64_t *flat = export_whole(flat_ticks, flat_function,
-				      whole_samples(total_time));
-	uint64_t *graph = export_whole(graph_ticks, graph_function,
-				       whole_samples(graph_total()));
+	uint64_t *flat = export_whole(prof, opt, flat_ticks, flat_function,
+				      whole_samples(prof->total_time));
+	uint64_t *graph = export_whole(prof, opt, graph_ticks, graph_function,
+				       whole_samples(graph_total(prof)));
 	const char *sep = "";
 	size_t i;
 
 	printf(",\"functions\":[");
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 		char *name;
 
-		if (!shown(s) || is_line(s))
+		if (!shown(prof, opt, s) || is_line(opt, s))
 			continue;
-		sym_source(s);
-		name = display_name(s);
+		sym_source(prof, opt, s);
+		name = display_name(opt, s);
 		printf("%s{\"id\":%zu,\"name\":", sep, i);
 		quoted(name);
 		free(name);
@@ -224,14 +235,14 @@ static void json_functions(void)
 			printf("null");
 		printf(",\"line\":%d", s->line_num);
 		samples("self", graph[i]);
-		secs("children_seconds", s->cg.prop.child);
+		secs(prof, "children_seconds", s->cg.prop.child);
 		/* The flat profile's own, and the call graph's %time. */
 		samples("flat_self", flat[i]);
-		percent("flat_percent", s->hist.time, total_time);
+		percent("flat_percent", s->hist.time, prof->total_time);
 		percent("total_percent", s->cg.prop.self + s->cg.prop.child,
-			print_time);
+			prof->print_time);
 		printf(",\"calls\":");
-		json_count(sym_calls_unknown(s), s->ncalls);
+		json_count(sym_calls_unknown(prof, s), s->ncalls);
 		printf(",\"self_calls\":%llu,\"cycle\":%d,\"graph_index\":%d}",
 		       (unsigned long long)s->cg.self_calls, s->cg.cyc.num,
 		       s->cg.index);
@@ -242,26 +253,26 @@ static void json_functions(void)
 	free(graph);
 }
 
-static void json_arcs(void)
+static void json_arcs(struct profile *prof, const struct gprof_options *opt)
 {
 	const char *sep = "";
 	size_t i;
 
 	printf(",\"arcs\":[");
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 		struct arc *a;
 
-		if (!shown(s))
+		if (!shown(prof, opt, s))
 			continue;
 		for (a = s->cg.children; a; a = a->next_child) {
-			if (!shown(a->child))
+			if (!shown(prof, opt, a->child))
 				continue;
 			printf("%s{\"caller\":%zu,\"callee\":%zu,\"count\":",
-			       sep, i, (size_t)(a->child - symtab.base));
+			       sep, i, (size_t)(a->child - prof->symtab.base));
 			json_count(a->uncounted, a->count);
-			secs("self_seconds", a->time);
-			secs("children_seconds", a->child_time);
+			secs(prof, "self_seconds", a->time);
+			secs(prof, "children_seconds", a->child_time);
 			printf("}");
 			sep = ",";
 		}
@@ -274,25 +285,26 @@ static void json_arcs(void)
  * profile shows them, and the function it is in ("function", the id of
  * the functions array, or null when no function is listed).
  */
-static void json_lines(void)
+static void json_lines(struct profile *prof, const struct gprof_options *opt)
 {
 	const char *sep = "";
 	long long fid = -1;
 	uint64_t *whole;
 	size_t i;
 
-	if (!line_granularity)
+	if (!opt->line_granularity)
 		return;
-	whole = export_whole(flat_ticks, named, whole_samples(total_time));
+	whole = export_whole(prof, opt, flat_ticks, named,
+			     whole_samples(prof->total_time));
 	printf(",\"lines\":[");
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 
 		if (s->is_func)
-			fid = shown(s) ? (long long)i : -1;
+			fid = shown(prof, opt, s) ? (long long)i : -1;
 		if (s->hist.time <= 0)
 			continue;
-		sym_source(s);
+		sym_source(prof, opt, s);
 		printf("%s{\"file\":", sep);
 		if (s->file)
 			quoted(s->file->name);
@@ -306,7 +318,7 @@ static void json_lines(void)
 		else
 			printf(",\"function\":null");
 		samples("self", whole[i]);
-		percent("percent", s->hist.time, total_time);
+		percent("percent", s->hist.time, prof->total_time);
 		printf("}");
 		sep = ",";
 	}
@@ -318,19 +330,19 @@ static void json_lines(void)
  * A per-thread profile's threads (threads.h): their totals, and whether
  * --thread chose them (the functions and arcs are then theirs alone).
  */
-static void json_threads(void)
+static void json_threads(struct profile *prof, const struct gprof_options *opt)
 {
 	uint32_t t;
 
-	if (!nthreads)
+	if (!prof->nthreads)
 		return;
-	if (thread_selection) {
+	if (opt->thread_selection) {
 		printf(",\"thread_selection\":");
-		quoted(thread_selection);
+		quoted(opt->thread_selection);
 	}
 	printf(",\"threads\":[");
-	for (t = 0; t < nthreads; t++) {
-		const struct thread_prof *th = &threads[t];
+	for (t = 0; t < prof->nthreads; t++) {
+		const struct thread_prof *th = &prof->threads[t];
 
 		printf("%s{\"tid\":%u,\"name\":", t ? "," : "", th->tid);
 		if (th->name[0])
@@ -340,7 +352,7 @@ static void json_threads(void)
 		printf(",\"samples\":%llu,\"truncated\":%llu",
 		       (unsigned long long)th->samples,
 		       (unsigned long long)th->truncated);
-		exact_secs("seconds", th->samples * callers.period_ns);
+		exact_secs("seconds", th->samples * prof->callers.period_ns);
 		if (th->cpu_known)
 			printf(",\"cpu_seconds\":%.*f", second_digits,
 			       th->cpu_ns / 1e9);
@@ -351,18 +363,18 @@ static void json_threads(void)
 	printf("]");
 }
 
-void export_json(void)
+void export_json(struct profile *prof, const struct gprof_options *opt)
 {
 	uint64_t p;
 
-	period_ns = export_period_ns();
+	period_ns = export_period_ns(prof);
 	for (p = period_ns, second_digits = 9; p && p % 10 == 0; p /= 10)
 		second_digits--;
-	header();
-	json_modules();
-	json_threads();
-	json_functions();
-	json_arcs();
-	json_lines();
+	header(prof, opt);
+	json_modules(prof);
+	json_threads(prof, opt);
+	json_functions(prof, opt);
+	json_arcs(prof, opt);
+	json_lines(prof, opt);
 	printf("}\n");
 }

@@ -70,13 +70,15 @@ size_t export_shares_find(const struct shares *t, size_t sym, size_t callee)
 	return lo;
 }
 
-bool export_line_of(unsigned int m, uint64_t link, struct source_file **file,
+bool export_line_of(struct profile *prof, const struct gprof_options *opt,
+		    unsigned int m,
+		    uint64_t link, struct source_file **file,
 		    int *line)
 {
-	struct dmod *d = m < nmodules && !modules[m].absolute ?
-			 dmod_get(m) : NULL;
+	struct dmod *d = m < prof->nmodules && !prof->modules[m].absolute ?
+			 dmod_get(prof, opt, m) : NULL;
 
-	return d && dmod_line(d, link, file, line);
+	return d && dmod_line(prof, d, link, file, line);
 }
 
 /*
@@ -84,14 +86,15 @@ bool export_line_of(unsigned int m, uint64_t link, struct source_file **file,
  * symbol at or below it, up to the next symbol of its module (gaps
  * past st_size included, as GNU ignores them), else up to its end.
  */
-static struct sym *owner(uint64_t a)
+static struct sym *owner(struct profile *prof, uint64_t a)
 {
-	size_t j = hist_sym_at(a);
-	struct sym *s = symtab.len ? &symtab.base[j] : NULL;
+	size_t j = hist_sym_at(prof, a);
+	struct sym *s = prof->symtab.len ? &prof->symtab.base[j] : NULL;
 
 	if (!s || s->addr > a)
 		return NULL;
-	if (j + 1 < symtab.len && symtab.base[j + 1].module == s->module)
+	if (j + 1 < prof->symtab.len &&
+	    prof->symtab.base[j + 1].module == s->module)
 		return s;
 	return a <= s->end_addr ? s : NULL;
 }
@@ -101,36 +104,39 @@ static struct sym *owner(uint64_t a)
  * addr / 2), so a unit goes where its odd byte does: to the last symbol
  * or line starting at or below it.  sprofil's buckets, byte by byte.
  */
-void export_self_shares(struct shares *t)
+void export_self_shares(struct profile *prof, const struct gprof_options *opt,
+			struct shares *t)
 {
 	unsigned int r;
 
-	for (r = 0; r < num_hist_records; r++) {
-		const struct hist_record *h = &hist_records[r];
+	for (r = 0; r < prof->num_hist_records; r++) {
+		const struct hist_record *h = &prof->hist_records[r];
 		unsigned int m = ADDR_MODULE(h->lowpc);
 		unsigned int step = h->scale ? 1 : 2;
 		uint64_t i, lo, hi, a;
 		double unit;
 
-		if (m < nmodules && modules[m].overhead)
+		if (m < prof->nmodules && prof->modules[m].overhead)
 			continue;
 		for (i = 0; i < h->num_bins; i++) {
 			if (!h->sample[i])
 				continue;
-			hist_bin_bounds(h, i, &lo, &hi);
+			hist_bin_bounds(prof, h, i, &lo, &hi);
 			/* hist.c's share of a unit: 1 / GNU's bin width. */
 			unit = h->scale ? 1.0 / (hi - lo) : 1 / h->bin_scale;
 			for (a = lo + step - 1; a < hi; a += step) {
-				struct sym *s = owner(a);
+				struct sym *s = owner(prof, a);
 				struct source_file *file = NULL;
 				int line = 0;
 
-				if (!s || !shown(s))
+				if (!s || !shown(prof, opt, s))
 					continue;
-				if (!export_line_of(m, ADDR_LINK(a), &file,
+				if (!export_line_of(prof, opt, m, ADDR_LINK(a),
+						    &file,
 						    &line))
 					file = NULL;
-				export_share_add(t, s - symtab.base, 0, file,
+				export_share_add(t, s - prof->symtab.base, 0,
+						 file,
 						 line, a, h->sample[i] * unit);
 			}
 		}

@@ -139,18 +139,19 @@ static Perftools__Profiles__ValueType *value_type(struct pp *p,
 }
 
 /* The mapping of module @m, made on first use; 0 for no module. */
-static uint64_t mapping(struct pp *p, uint32_t m)
+static uint64_t mapping(struct profile *prof, struct pp *p, uint32_t m)
 {
 	const struct module *mod;
 	Perftools__Profiles__Mapping *map;
 	char *id;
 	size_t i;
 
-	if (m == CALLER_ABSOLUTE || m >= nmodules || modules[m].absolute)
+	if (m == CALLER_ABSOLUTE || m >= prof->nmodules ||
+	    prof->modules[m].absolute)
 		return 0;
 	if (p->map_of_module[m])
 		return p->map_of_module[m];
-	mod = &modules[m];
+	mod = &prof->modules[m];
 	map = xmalloc(sizeof(*map));
 	perftools__profiles__mapping__init(map);
 	grow((void **)&p->prof.mapping, p->prof.n_mapping, &p->mapcap,
@@ -163,7 +164,7 @@ static uint64_t mapping(struct pp *p, uint32_t m)
 		map->memory_limit = ADDR_LINK(mod->exec_high) + mod->load_bias;
 	}
 	map->filename = str(p, mod->recorded ? mod->recorded :
-			    module_name(m));
+			    module_name(prof, m));
 	id = xmalloc(2 * mod->build_id_len + 1);
 	for (i = 0; i < mod->build_id_len; i++)
 		sprintf(id + 2 * i, "%02x", mod->build_id[i]);
@@ -178,9 +179,11 @@ static uint64_t mapping(struct pp *p, uint32_t m)
 }
 
 /* The function of symbol @s, made on first use. */
-static uint64_t function(struct pp *p, struct sym *s)
+static uint64_t function(struct profile *prof, const struct gprof_options *opt,
+			 struct pp *p,
+			 struct sym *s)
 {
-	size_t i = s - symtab.base;
+	size_t i = s - prof->symtab.base;
 	Perftools__Profiles__Function *f;
 	char *name;
 
@@ -192,8 +195,8 @@ static uint64_t function(struct pp *p, struct sym *s)
 	     sizeof(f));
 	p->prof.function[p->prof.n_function++] = f;
 	f->id = p->prof.n_function;
-	sym_source(s);
-	name = display_name(s);
+	sym_source(prof, opt, s);
+	name = display_name(opt, s);
 	f->name = str(p, name);
 	free(name);
 	f->system_name = str(p, s->name ? s->name : "");
@@ -217,52 +220,57 @@ static size_t loc_item_slot(const struct pp *p, size_t i, size_t mask)
 }
 
 /* The file and line of a location's address, else its function's. */
-static void loc_line(Perftools__Profiles__Location *l, struct sym *s,
+static void loc_line(struct profile *prof, const struct gprof_options *opt,
+		     Perftools__Profiles__Location *l, struct sym *s,
 		     unsigned int m, uint64_t link)
 {
-	struct dmod *d = dmod_get(m);
+	struct dmod *d = dmod_get(prof, opt, m);
 	struct source_file *file;
 	int line;
 	Perftools__Profiles__Line *pl = l->line[0];
 
-	if (d && dmod_line(d, link, &file, &line))
+	if (d && dmod_line(prof, d, link, &file, &line))
 		pl->line = line;
 	else
 		pl->line = s->line_num;
 }
 
-static void loc_fill(struct pp *p, Perftools__Profiles__Location *l,
+static void loc_fill(struct profile *prof, const struct gprof_options *opt,
+		     struct pp *p,
+		     Perftools__Profiles__Location *l,
 		     const struct loc_key *k)
 {
 	uint64_t look = k->ret && k->pc ? k->pc - 1 : k->pc;
 	struct sym *s = NULL;
 	Perftools__Profiles__Mapping *map;
 
-	l->mapping_id = mapping(p, k->module);
+	l->mapping_id = mapping(prof, p, k->module);
 	if (!l->mapping_id) {
 		l->address = k->pc;
 		return;
 	}
-	l->address = k->pc + modules[k->module].load_bias;
+	l->address = k->pc + prof->modules[k->module].load_bias;
 	map = p->prof.mapping[l->mapping_id - 1];
 	if (!map->memory_limit || l->address < map->memory_start)
 		map->memory_start = l->address;
 	if (l->address >= map->memory_limit)
 		map->memory_limit = l->address + 1;
 	if (look <= ADDR_LINK(~0ull))
-		s = sym_lookup(&symtab, MODULE_BASE(k->module) + look);
+		s = sym_lookup(&prof->symtab, MODULE_BASE(k->module) + look);
 	if (!s || !s->name)
 		return;
 	l->line = xmalloc(sizeof(*l->line));
 	l->line[0] = xmalloc(sizeof(**l->line));
 	perftools__profiles__line__init(l->line[0]);
 	l->n_line = 1;
-	l->line[0]->function_id = function(p, s);
-	loc_line(l, s, k->module, look);
+	l->line[0]->function_id = function(prof, opt, p, s);
+	loc_line(prof, opt, l, s, k->module, look);
 }
 
 /* The location of @k, made on first use. */
-static uint64_t location(struct pp *p, const struct loc_key *k)
+static uint64_t location(struct profile *prof, const struct gprof_options *opt,
+			 struct pp *p,
+			 const struct loc_key *k)
 {
 	size_t h, mask, i;
 	Perftools__Profiles__Location *l;
@@ -286,7 +294,7 @@ static uint64_t location(struct pp *p, const struct loc_key *k)
 	p->keys[i] = *k;
 	p->locs.slot[h] = i + 1;
 	l->id = ++p->prof.n_location;
-	loc_fill(p, l, k);
+	loc_fill(prof, opt, p, l, k);
 	return l->id;
 }
 
@@ -309,14 +317,16 @@ static void sample(struct pp *p, const uint64_t *locs, size_t n,
 }
 
 /* The locations of node @i's chain, innermost first, into *@locs. */
-static size_t chain_locations(struct pp *p, uint32_t i, uint64_t **locs,
+static size_t chain_locations(struct profile *prof,
+			      const struct gprof_options *opt, struct pp *p,
+			      uint32_t i, uint64_t **locs,
 			      size_t *cap)
 {
 	size_t n = 0;
 	uint32_t j;
 
-	for (j = i; j != CALLER_NONE; j = callers.node[j].parent) {
-		const struct caller_node *c = &callers.node[j];
+	for (j = i; j != CALLER_NONE; j = prof->callers.node[j].parent) {
+		const struct caller_node *c = &prof->callers.node[j];
 		struct loc_key k = { .pc = c->pc, .module = c->module,
 				     .ret = j != i };
 
@@ -324,23 +334,23 @@ static size_t chain_locations(struct pp *p, uint32_t i, uint64_t **locs,
 		if (caller_node_truncated(c))
 			break;
 		grow((void **)locs, n, cap, sizeof(**locs));
-		(*locs)[n++] = location(p, &k);
+		(*locs)[n++] = location(prof, opt, p, &k);
 	}
 	return n;
 }
 
-static bool overhead_node(uint32_t i)
+static bool overhead_node(struct profile *prof, uint32_t i)
 {
-	const struct caller_node *c = &callers.node[i];
+	const struct caller_node *c = &prof->callers.node[i];
 
-	return c->module < nmodules && modules[c->module].overhead;
+	return c->module < prof->nmodules && prof->modules[c->module].overhead;
 }
 
 /* Labels "thread" (its id) and "thread_name" on the last sample. */
-static void thread_labels(struct pp *p, uint32_t t)
+static void thread_labels(struct profile *prof, struct pp *p, uint32_t t)
 {
 	Perftools__Profiles__Sample *s = p->prof.sample[p->prof.n_sample - 1];
-	const struct thread_prof *th = &threads[t];
+	const struct thread_prof *th = &prof->threads[t];
 	size_t n = th->name[0] ? 2 : 1, k;
 
 	s->label = xmallocarray(n, sizeof(*s->label));
@@ -362,47 +372,52 @@ static void thread_labels(struct pp *p, uint32_t t)
  * a per-thread profile one per context and thread, labelled with the
  * thread (pprof -tagfocus=thread_name=..., -traces shows the labels).
  */
-static void samples_from_callers(struct pp *p)
+static void samples_from_callers(struct profile *prof,
+				 const struct gprof_options *opt, struct pp *p)
 {
 	uint64_t *locs = NULL, count;
 	size_t i, n, cap = 0;
 	uint32_t node, t;
 
-	p->period_ns = callers.period_ns;
-	if (nthreads) {
-		for (i = 0; i < thread_leaves(); i++) {
-			thread_leaf_at(i, &node, &t, &count);
+	p->period_ns = prof->callers.period_ns;
+	if (prof->nthreads) {
+		for (i = 0; i < thread_leaves(prof); i++) {
+			thread_leaf_at(prof, i, &node, &t, &count);
 			if (node == CALLER_NONE || !count ||
-			    overhead_node(node))
+			    overhead_node(prof, node))
 				continue;
-			n = chain_locations(p, node, &locs, &cap);
+			n = chain_locations(prof, opt, p, node, &locs, &cap);
 			if (n) {
 				sample(p, locs, n, count);
-				thread_labels(p, t);
+				thread_labels(prof, p, t);
 			}
 		}
 		free(locs);
 		return;
 	}
-	for (i = 0; i < callers.len; i++) {
-		const struct caller_node *leaf = &callers.node[i];
+	for (i = 0; i < prof->callers.len; i++) {
+		const struct caller_node *leaf = &prof->callers.node[i];
 
-		if (!leaf->count || overhead_node((uint32_t)i))
+		if (!leaf->count || overhead_node(prof, (uint32_t)i))
 			continue;
-		n = chain_locations(p, (uint32_t)i, &locs, &cap);
+		n = chain_locations(prof, opt, p, (uint32_t)i, &locs, &cap);
 		if (n)
 			sample(p, locs, n, leaf->count);
 	}
 	free(locs);
 }
 
-static double flat_ticks(const struct sym *s)
+static double flat_ticks(struct profile *prof, const struct sym *s)
 {
+	(void)prof;
 	return s->hist.time;
 }
 
-static bool named(const struct sym *s)
+static bool named(struct profile *prof, const struct gprof_options *opt,
+			   const struct sym *s)
 {
+	(void)prof;
+	(void)opt;
 	return s->name;
 }
 
@@ -413,18 +428,20 @@ static bool named(const struct sym *s)
  * of one location a line, at the line's lowest address; a function
  * whose lines are unknown gets one at its entry.
  */
-static void samples_from_histogram(struct pp *p)
+static void samples_from_histogram(struct profile *prof,
+				   const struct gprof_options *opt,
+				   struct pp *p)
 {
 	struct shares lines = { 0 };
-	uint64_t *whole = export_whole(flat_ticks, named,
-				       whole_samples(total_time));
+	uint64_t *whole = export_whole(prof, opt, flat_ticks, named,
+				       whole_samples(prof->total_time));
 	long long *part = NULL;
 	size_t i, cap = 0;
 
-	p->period_ns = export_period_ns();
-	export_self_shares(&lines);
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	p->period_ns = export_period_ns(prof);
+	export_self_shares(prof, opt, &lines);
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 		long long count = (long long)whole[i];
 		size_t first = export_shares_find(&lines, i, 0), n = 0, k;
 		struct loc_key key = { .pc = ADDR_LINK(s->addr),
@@ -436,7 +453,7 @@ static void samples_from_histogram(struct pp *p)
 		while (first + n < lines.len && lines.v[first + n].sym == i)
 			n++;
 		if (!n) {
-			id = location(p, &key);
+			id = location(prof, opt, p, &key);
 			sample(p, &id, 1, count);
 			continue;
 		}
@@ -449,7 +466,7 @@ static void samples_from_histogram(struct pp *p)
 			if (!part[k])
 				continue;
 			key.pc = ADDR_LINK(lines.v[first + k].addr);
-			id = location(p, &key);
+			id = location(prof, opt, p, &key);
 			sample(p, &id, 1, part[k]);
 		}
 	}
@@ -486,10 +503,10 @@ static void write_gzip(const uint8_t *buf, size_t len)
 	deflateEnd(&z);
 }
 
-void export_pprof(void)
+void export_pprof(struct profile *prof, const struct gprof_options *opt)
 {
 	struct pp p = { 0 };
-	Perftools__Profiles__Profile *prof = xmalloc(sizeof(*prof));
+	Perftools__Profiles__Profile *out = xmalloc(sizeof(*out));
 	uint64_t total = 0;
 	uint8_t *buf;
 	size_t len, i;
@@ -499,15 +516,15 @@ void export_pprof(void)
 		fatal("--export=pprof writes a binary file: redirect standard output (> profile.pb.gz)");
 	perftools__profiles__profile__init(&p.prof);
 	str(&p, "");
-	p.func_of_sym = xcalloc(symtab.len, sizeof(*p.func_of_sym));
-	p.map_of_module = xcalloc(nmodules, sizeof(*p.map_of_module));
+	p.func_of_sym = xcalloc(prof->symtab.len, sizeof(*p.func_of_sym));
+	p.map_of_module = xcalloc(prof->nmodules, sizeof(*p.map_of_module));
 	/* pprof takes the first mapping for the program (its "File:"). */
-	if (nmodules)
-		mapping(&p, 0);
-	if (gmon_input & INPUT_CALLERS)
-		samples_from_callers(&p);
+	if (prof->nmodules)
+		mapping(prof, &p, 0);
+	if (prof->gmon_input & INPUT_CALLERS)
+		samples_from_callers(prof, opt, &p);
 	else
-		samples_from_histogram(&p);
+		samples_from_histogram(prof, opt, &p);
 	p.prof.n_sample_type = 2;
 	p.prof.sample_type = xmallocarray(2, sizeof(*p.prof.sample_type));
 	p.prof.sample_type[0] = value_type(&p, "samples", "count");
@@ -518,16 +535,16 @@ void export_pprof(void)
 		total += p.prof.sample[i]->value[0];
 	if (!total)
 		fprintf(stderr, "%s: --export=pprof: the profile holds no samples; the pprof profile written is empty\n",
-			whoami);
+			opt->whoami);
 	p.prof.n_string_table = p.nstr;
-	*prof = p.prof;
-	len = perftools__profiles__profile__get_packed_size(prof);
+	*out = p.prof;
+	len = perftools__profiles__profile__get_packed_size(out);
 	buf = xmalloc(len);
-	perftools__profiles__profile__pack(prof, buf);
+	perftools__profiles__profile__pack(out, buf);
 	write_gzip(buf, len);
 	free(buf);
 	/* Every part came from malloc: protobuf-c frees the whole tree. */
-	perftools__profiles__profile__free_unpacked(prof, NULL);
+	perftools__profiles__profile__free_unpacked(out, NULL);
 	free(p.strs.slot);
 	free(p.func_of_sym);
 	free(p.map_of_module);

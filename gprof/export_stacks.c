@@ -89,9 +89,9 @@ static char *clean(char *s)
 	return s;
 }
 
-static char *qualified(unsigned int m, const char *name)
+static char *qualified(struct profile *prof, unsigned int m, const char *name)
 {
-	const char *mod = module_basename(&modules[m]);
+	const char *mod = module_basename(&prof->modules[m]);
 	size_t n = strlen(mod) + strlen(name) + 2;
 	char *q = xmalloc(n);
 
@@ -100,13 +100,16 @@ static char *qualified(unsigned int m, const char *name)
 }
 
 /* The name of function @s, module-qualified where the profile has many. */
-static const char *sym_frame_name(const struct sym *s)
+static const char *sym_frame_name(struct profile *prof,
+				  const struct gprof_options *opt,
+				  const struct sym *s)
 {
-	char *name = display_name(s);
+	char *name = display_name(opt, s);
 
 	/* Gaps and unread modules already name their module. */
-	if (multi_module && !s->is_gap && modules[s->module].loaded) {
-		char *q = qualified(s->module, name);
+	if (prof->multi_module && !s->is_gap &&
+	    prof->modules[s->module].loaded) {
+		char *q = qualified(prof, s->module, name);
 
 		free(name);
 		name = q;
@@ -114,20 +117,22 @@ static const char *sym_frame_name(const struct sym *s)
 	return intern(&names, clean(name));
 }
 
-static const char *node_frame_name(const struct caller_node *n, bool leaf)
+static const char *node_frame_name(struct profile *prof,
+				   const struct gprof_options *opt,
+				   const struct caller_node *n, bool leaf)
 {
 	struct sym *s;
 	char buf[64];
 
 	if (caller_node_truncated(n))
 		return intern(&names, xstrdup("[truncated]"));
-	s = caller_node_function(n, leaf);
+	s = caller_node_function(prof, n, leaf);
 	if (s)
-		return sym_frame_name(s);
-	if (n->module == CALLER_ABSOLUTE || n->module >= nmodules)
+		return sym_frame_name(prof, opt, s);
+	if (n->module == CALLER_ABSOLUTE || n->module >= prof->nmodules)
 		return intern(&names, xstrdup("[unknown]"));
 	snprintf(buf, sizeof(buf), "+0x%llx", (unsigned long long)n->pc);
-	return intern(&names, clean(qualified(n->module, buf)));
+	return intern(&names, clean(qualified(prof, n->module, buf)));
 }
 
 /* Children of a stack node by (parent, name): indices + 1, 0 free. */
@@ -189,9 +194,10 @@ static uint32_t stack_child(struct stacks *st, uint32_t parent,
 	return (uint32_t)(st->len - 1);
 }
 
-static unsigned int node_module(const struct caller_node *n)
+static unsigned int node_module(struct profile *prof,
+				const struct caller_node *n)
 {
-	return n->module < nmodules ? n->module : UINT_MAX;
+	return n->module < prof->nmodules ? n->module : UINT_MAX;
 }
 
 /*
@@ -207,9 +213,10 @@ struct walk {
 	unsigned char *entry;	/* caller_frame_entry() of the cut chain */
 };
 
-static void from_chains(struct stacks *st)
+static void from_chains(struct profile *prof, const struct gprof_options *opt,
+			struct stacks *st)
 {
-	size_t n = callers.len ? callers.len : 1, i;
+	size_t n = prof->callers.len ? prof->callers.len : 1, i;
 	struct walk w = {
 		.plain = xcalloc(n, sizeof(*w.plain)),
 		.cut = xcalloc(n, sizeof(*w.cut)),
@@ -217,8 +224,8 @@ static void from_chains(struct stacks *st)
 		.entry = xcalloc(n, sizeof(*w.entry)),
 	};
 
-	for (i = 0; i < callers.len; i++) {
-		const struct caller_node *c = &callers.node[i];
+	for (i = 0; i < prof->callers.len; i++) {
+		const struct caller_node *c = &prof->callers.node[i];
 		uint32_t p = c->parent;
 		int above = 0, leaf_entry;
 		const char *name;
@@ -226,7 +233,9 @@ static void from_chains(struct stacks *st)
 		if (p == CALLER_NONE && caller_node_truncated(c)) {
 			w.was_cut[i] = true;
 			w.plain[i] = 0;
-			w.cut[i] = stack_child(st, 0, node_frame_name(c, false),
+			w.cut[i] = stack_child(st, 0, node_frame_name(prof, opt,
+								      c,
+								      false),
 					       UINT_MAX);
 			continue;
 		}
@@ -234,22 +243,26 @@ static void from_chains(struct stacks *st)
 			w.was_cut[i] = w.was_cut[p];
 			above = w.entry[p];
 		}
-		name = node_frame_name(c, false);
+		name = node_frame_name(prof, opt, c, false);
 		w.plain[i] = stack_child(st, p == CALLER_NONE ? 0 :
-					 w.plain[p], name, node_module(c));
+					 w.plain[p], name, node_module(prof,
+								       c));
 		w.cut[i] = stack_child(st, p == CALLER_NONE ? 0 : w.cut[p],
-				       name, node_module(c));
+				       name, node_module(prof, c));
 		w.entry[i] = above ? above :
-			     caller_frame_entry(caller_node_function(c, false));
+			     caller_frame_entry(caller_node_function(prof, c,
+								     false));
 		if (!c->count)
 			continue;
 		leaf_entry = above ? above :
-			     caller_frame_entry(caller_node_function(c, true));
-		name = node_frame_name(c, true);
+			     caller_frame_entry(caller_node_function(prof, c,
+								     true));
+		name = node_frame_name(prof, opt, c, true);
 		st->node[stack_child(st, p == CALLER_NONE ? 0 :
 				     w.was_cut[i] && leaf_entry != 1 ?
 				     w.cut[p] : w.plain[p],
-				     name, node_module(c))].self += c->count;
+				     name, node_module(prof,
+						       c))].self += c->count;
 	}
 	free(w.plain);
 	free(w.cut);
@@ -257,33 +270,39 @@ static void from_chains(struct stacks *st)
 	free(w.entry);
 }
 
-static double flat_ticks(const struct sym *s)
+static double flat_ticks(struct profile *prof, const struct sym *s)
 {
+	(void)prof;
 	return s->hist.time;
 }
 
 /* The profiler's own time is in no function (hist.c). */
-static bool program_sym(const struct sym *s)
+static bool program_sym(struct profile *prof, const struct gprof_options *opt,
+			const struct sym *s)
 {
+	(void)opt;
 	return s->name &&
-	       !(s->module < nmodules && modules[s->module].overhead);
+	       !(s->module < prof->nmodules &&
+		 prof->modules[s->module].overhead);
 }
 
 /*
  * One frame per function of the flat profile, with its time in whole
  * samples that add up to the flat profile's (export_whole()).
  */
-static void from_histogram(struct stacks *st)
+static void from_histogram(struct profile *prof,
+			   const struct gprof_options *opt, struct stacks *st)
 {
-	uint64_t *whole = export_whole(flat_ticks, program_sym,
-				       whole_samples(total_time));
+	uint64_t *whole = export_whole(prof, opt, flat_ticks, program_sym,
+				       whole_samples(prof->total_time));
 	size_t i;
 
-	for (i = 0; i < symtab.len; i++) {
-		const struct sym *s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len; i++) {
+		const struct sym *s = &prof->symtab.base[i];
 
 		if (whole[i])
-			st->node[stack_child(st, 0, sym_frame_name(s),
+			st->node[stack_child(st, 0, sym_frame_name(prof, opt,
+								   s),
 					     s->module)].self += whole[i];
 	}
 	free(whole);
@@ -339,28 +358,31 @@ static void finish(struct stacks *st)
 	free(kids);
 }
 
-bool stacks_build(struct stacks *st, const char *format)
+bool stacks_build(struct profile *prof, const struct gprof_options *opt,
+		  struct stacks *st,
+		  const char *format)
 {
 	memset(st, 0, sizeof(*st));
 	stack_child(st, CALLER_NONE, intern(&names, xstrdup("all")),
 		    UINT_MAX);
-	st->from_chains = (gmon_input & INPUT_CALLERS) && callers.len;
+	st->from_chains = (prof->gmon_input & INPUT_CALLERS) &&
+		prof->callers.len;
 	if (st->from_chains)
-		from_chains(st);
+		from_chains(prof, opt, st);
 	else
-		from_histogram(st);
+		from_histogram(prof, opt, st);
 	free(child_hash);
 	child_hash = NULL;
 	child_hash_size = 0;
 	finish(st);
 	if (!st->node[0].total) {
 		fprintf(stderr, "%s: --export=%s: the profile has no samples\n",
-			whoami, format);
+			opt->whoami, format);
 		return false;
 	}
 	if (!st->from_chains)
 		fprintf(stderr, "%s: --export=%s: the profile has no call chains; one-frame stacks of the flat profile instead (`sprofil record' records chains)\n",
-			whoami, format);
+			opt->whoami, format);
 	return true;
 }
 

@@ -23,28 +23,7 @@
 #include "gprof.h"
 #include "threads.h"
 
-unsigned int gmon_ptr_size = 8;
-bool gmon_big_endian;
-
-struct hist_record *hist_records;
-unsigned int num_hist_records;
-double hz;
-char hist_dimension[16];
-char hist_dimension_abbrev;
-int gmon_input;
-struct module *modules;
-unsigned int nmodules;
-bool multi_module;
-
-/* A file's GNU call arcs, and those whose callee is in no symbol. */
-static uint64_t file_arcs, file_stray_arcs;
-
-/* The GNU records' common bin width and whether one was read yet. */
-static double gnu_hist_scale;
-static bool have_gnu_hist;
-/* The sampling period of the extension's histograms read so far, or 0. */
-static uint64_t ext_period;
-
+/* A profile file read (struct profile's files). */
 struct profile_file {
 	const char *name;
 	char *sidecar_name;	/* the name, when made here (a sidecar) */
@@ -52,18 +31,15 @@ struct profile_file {
 	size_t len;
 };
 
-static struct profile_file *files;
-static int nfiles;
-
 /* GNU files are in the executable's byte order. */
-static bool gnu_swap(void)
+static bool gnu_swap(struct profile *prof)
 {
-	return gmon_big_endian;
+	return prof->gmon_big_endian;
 }
 
-static uint64_t get_vma(struct gmf_cursor *c)
+static uint64_t get_vma(struct profile *prof, struct gmf_cursor *c)
 {
-	return gmf_get(c, gmon_ptr_size);
+	return gmf_get(c, prof->gmon_ptr_size);
 }
 
 /* ---- modules named by extension files ---- */
@@ -78,9 +54,10 @@ static bool is_extension(const unsigned char *buf, size_t len, bool *swap)
 }
 
 /* Widens a module's histogram extent to a record's [low, high). */
-static void widen_hist_range(unsigned int m, uint64_t low, uint64_t high)
+static void widen_hist_range(struct profile *prof, unsigned int m, uint64_t low,
+			     uint64_t high)
 {
-	struct module *mod = &modules[m];
+	struct module *mod = &prof->modules[m];
 
 	if (high <= low || high - 1 > ADDR_LINK(~0ull))
 		return;
@@ -97,7 +74,8 @@ static void widen_hist_range(unsigned int m, uint64_t low, uint64_t high)
  * so that a module without readable symbols still gets one symbol for
  * its samples.  Malformed records are reported when parsed.
  */
-static void note_hist_range(struct gmf_cursor *b, const unsigned int *map,
+static void note_hist_range(struct profile *prof, struct gmf_cursor *b,
+			    const unsigned int *map,
 			    unsigned int nmap)
 {
 	uint32_t index = gmf_get(b, 4);
@@ -108,14 +86,15 @@ static void note_hist_range(struct gmf_cursor *b, const unsigned int *map,
 	high = gmf_get(b, 8);
 	if (b->failed || index == GMF_NO_MODULE || index >= nmap)
 		return;
-	widen_hist_range(map[index], low, high);
+	widen_hist_range(prof, map[index], low, high);
 }
 
 /*
  * Walks an extension file's records; with @map, fills map[file index] =
  * module, else only checks the framing.  Returns false on a problem.
  */
-static bool scan_modules(struct gmf_cursor *c, unsigned int **map,
+static bool scan_modules(struct profile *prof, struct gmf_cursor *c,
+			 unsigned int **map,
 			 unsigned int *nmap)
 {
 	uint32_t tag;
@@ -126,7 +105,7 @@ static bool scan_modules(struct gmf_cursor *c, unsigned int **map,
 		char why[512];
 
 		if (tag == GMF_TAG_HIST || tag == GMF_TAG_HIST_SPARSE) {
-			note_hist_range(&b, *map, *nmap);
+			note_hist_range(prof, &b, *map, *nmap);
 			continue;
 		}
 		if (tag != GMF_TAG_MODULE)
@@ -142,7 +121,8 @@ static bool scan_modules(struct gmf_cursor *c, unsigned int **map,
 			break;
 		}
 		*map = xrealloc(*map, (*nmap + 1) * sizeof(**map));
-		(*map)[*nmap] = module_add((const char *)m.name, m.name_len,
+		(*map)[*nmap] = module_add(prof, (const char *)m.name,
+					   m.name_len,
 					   m.build_id, m.build_id_len, m.bias,
 					   m.flags & GMF_MODULE_MAIN, why,
 					   sizeof(why));
@@ -154,7 +134,8 @@ static bool scan_modules(struct gmf_cursor *c, unsigned int **map,
 	return !c->failed;
 }
 
-static void load_one(struct profile_file *f)
+/* Reads file @f whole into memory; 0, or -1 and @prof's error. */
+static int load_one(struct profile *prof, struct profile_file *f)
 {
 	struct stat st;
 	size_t got = 0;
@@ -165,11 +146,18 @@ static void load_one(struct profile_file *f)
 	else
 		fd = open(f->name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		fatal("%s: %s", f->name, strerror(errno));
-	if (fstat(fd, &st))
-		fatal("%s: %s", f->name, strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		fatal("%s: is a directory, not a profile file", f->name);
+		return profile_error(prof, "%s: %s", f->name, strerror(errno));
+	if (fstat(fd, &st)) {
+		profile_error(prof, "%s: %s", f->name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return profile_error(prof,
+				     "%s: is a directory, not a profile file",
+				     f->name);
+	}
 	f->len = S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
 	f->buf = xmalloc(f->len + 1);
 	for (;;) {
@@ -184,14 +172,19 @@ static void load_one(struct profile_file *f)
 		n = read(fd, f->buf + got, f->len - got);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			fatal("%s: %s", f->name, strerror(errno));
+		if (n < 0) {
+			profile_error(prof, "%s: %s", f->name,
+				      strerror(errno));
+			close(fd);
+			return -1;
+		}
 		if (n == 0)
 			break;
 		got += n;
 	}
 	f->len = got;
 	close(fd);
+	return 0;
 }
 
 /*
@@ -223,10 +216,11 @@ static char *sidecar_of(const char *name, const char *const *names, int n)
 
 /*
  * Loads one file into @f and, for the extension, registers the modules
- * it names; returns whether it is in the extension format.
+ * it names; returns 1 when it is in the extension format, 0 when not,
+ * -1 (@prof's error) when it cannot be read.
  */
-static bool load_profile(struct profile_file *f, const char *name,
-			 char *sidecar_name)
+static int load_profile(struct profile *prof, struct profile_file *f,
+			const char *name, char *sidecar_name)
 {
 	unsigned int *map = NULL, nmap = 0;
 	char err[256];
@@ -234,44 +228,53 @@ static bool load_profile(struct profile_file *f, const char *name,
 
 	f->name = name;
 	f->sidecar_name = sidecar_name;
-	module_profile = name;
-	load_one(f);
+	prof->module_profile = name;
+	if (load_one(prof, f))
+		return -1;
 	if (!is_extension(f->buf, f->len, &c.swap)) {
 		if (sidecar_name)
-			fatal("%s: caller samples beside a GNU profile must be in sprofil's format (sprofil-gmon(5))",
-			      name);
-		return false;
+			return profile_error(prof, "%s: caller samples beside a GNU profile must be in sprofil's format (sprofil-gmon(5))",
+					     name);
+		return 0;
 	}
 	c.p = f->buf + GMF_HEADER_SIZE;
 	c.end = f->buf + f->len;
-	if (!scan_modules(&c, &map, &nmap))
-		fatal("%s: %s", f->name, err);
+	if (!scan_modules(prof, &c, &map, &nmap)) {
+		free(map);
+		return profile_error(prof, "%s: %s", f->name, err);
+	}
 	free(map);
-	return true;
+	return 1;
 }
 
-void gmon_load_files(const char *const *names, int n)
+int gmon_load_files(struct profile *prof, const char *const *names, int n)
 {
 	static const char *const fallback[] = { "gmon.out" };
 	int i;
 
-	modules_init();
+	modules_init(prof);
 	if (!n) {
 		names = fallback;
 		n = 1;
 	}
 	/* Each file may bring its sidecar. */
-	files = xcalloc(2 * (size_t)n, sizeof(*files));
-	nfiles = 0;
+	prof->files = xcalloc(2 * (size_t)n, sizeof(*prof->files));
+	prof->nfiles = 0;
 	for (i = 0; i < n; i++) {
 		char *side;
+		int ext = load_profile(prof, &prof->files[prof->nfiles++],
+				       names[i], NULL);
 
-		if (load_profile(&files[nfiles++], names[i], NULL))
+		if (ext < 0)
+			return -1;
+		if (ext)
 			continue;
 		side = sidecar_of(names[i], names, n);
-		if (side)
-			load_profile(&files[nfiles++], side, side);
+		if (side && load_profile(prof, &prof->files[prof->nfiles++],
+					 side, side) < 0)
+			return -1;
 	}
+	return 0;
 }
 
 /* ---- histograms ---- */
@@ -281,7 +284,8 @@ void gmon_load_files(const char *const *names, int n)
  * millions of bins is most of the analyzer's memory.  A sum past 2^32-1
  * stays there, and says so once.
  */
-static void add_count(uint32_t *bin, uint64_t n)
+static void add_count(const struct gprof_options *opt, uint32_t *bin,
+		      uint64_t n)
 {
 	static bool warned;
 
@@ -293,12 +297,14 @@ static void add_count(uint32_t *bin, uint64_t n)
 	if (!warned) {
 		warned = true;
 		fprintf(stderr, "%s: a histogram bin's sum exceeds 2^32-1 and stops there\n",
-			whoami);
+			opt->whoami);
 	}
 }
 
 /* Adds a GNU record's 16-bit bins (executable byte order) into @r. */
-static bool add_gnu_bins(struct gmf_cursor *c, struct hist_record *r)
+static bool add_gnu_bins(struct profile *prof, const struct gprof_options *opt,
+			 struct gmf_cursor *c,
+			 struct hist_record *r)
 {
 	const unsigned char *bins = NULL;
 	uint64_t i;
@@ -308,18 +314,20 @@ static bool add_gnu_bins(struct gmf_cursor *c, struct hist_record *r)
 	for (i = 0; i < r->num_bins; i++) {
 		const unsigned char *b = bins + 2 * i;
 
-		add_count(&r->sample[i], gnu_swap() ? (b[0] << 8 | b[1]) :
+		add_count(opt, &r->sample[i],
+			  gnu_swap(prof) ? (b[0] << 8 | b[1]) :
 						      (b[1] << 8 | b[0]));
 	}
 	return true;
 }
 
-static struct hist_record *find_record(const struct hist_record *n)
+static struct hist_record *find_record(struct profile *prof,
+				       const struct hist_record *n)
 {
 	unsigned int i;
 
-	for (i = 0; i < num_hist_records; i++) {
-		struct hist_record *r = &hist_records[i];
+	for (i = 0; i < prof->num_hist_records; i++) {
+		struct hist_record *r = &prof->hist_records[i];
 
 		if (r->lowpc == n->lowpc && r->highpc == n->highpc &&
 		    r->num_bins == n->num_bins && r->scale == n->scale &&
@@ -333,12 +341,13 @@ static struct hist_record *find_record(const struct hist_record *n)
  * GNU's rule for its uniform-bin records: a record that overlaps
  * another without being identical to it cannot be assigned.
  */
-static const char *gnu_overlap(const struct hist_record *n)
+static const char *gnu_overlap(struct profile *prof,
+			       const struct hist_record *n)
 {
 	unsigned int i, found = 0;
 
-	for (i = 0; i < num_hist_records; i++) {
-		const struct hist_record *r = &hist_records[i];
+	for (i = 0; i < prof->num_hist_records; i++) {
+		const struct hist_record *r = &prof->hist_records[i];
 		uint64_t lo = r->lowpc > n->lowpc ? r->lowpc : n->lowpc;
 		uint64_t hi = r->highpc < n->highpc ? r->highpc : n->highpc;
 
@@ -352,19 +361,22 @@ static const char *gnu_overlap(const struct hist_record *n)
 	return NULL;
 }
 
-static struct hist_record *add_record(const struct hist_record *n)
+static struct hist_record *add_record(struct profile *prof,
+				      const struct hist_record *n)
 {
 	struct hist_record *r;
 
-	hist_records = xrealloc(hist_records,
-				(num_hist_records + 1) * sizeof(*r));
-	r = &hist_records[num_hist_records++];
+	prof->hist_records = xrealloc(prof->hist_records,
+				(prof->num_hist_records + 1) * sizeof(*r));
+	r = &prof->hist_records[prof->num_hist_records++];
 	*r = *n;
 	r->sample = xcalloc(n->num_bins, sizeof(*r->sample));
 	return r;
 }
 
-static void gnu_hist_record(struct gmf_cursor *c)
+static void gnu_hist_record(struct profile *prof,
+			    const struct gprof_options *opt,
+			    struct gmf_cursor *c)
 {
 	struct hist_record n = { .bucket_size = 2 };
 	struct hist_record *r;
@@ -372,8 +384,8 @@ static void gnu_hist_record(struct gmf_cursor *c)
 	uint32_t rate;
 	char ndim[16] = "";
 
-	n.lowpc = get_vma(c);
-	n.highpc = get_vma(c);
+	n.lowpc = get_vma(prof, c);
+	n.highpc = get_vma(prof, c);
 	n.num_bins = gmf_get(c, 4);
 	rate = gmf_get(c, 4);
 	if (!gmf_take(c, 16, &dim))
@@ -395,53 +407,54 @@ static void gnu_hist_record(struct gmf_cursor *c)
 		return;
 	}
 	n.bin_scale = (double)((n.highpc - n.lowpc) / 2) / n.num_bins;
-	if (!have_gnu_hist) {
-		hz = rate;
-		memcpy(hist_dimension, ndim, 16);
-		hist_dimension_abbrev = dim[15];
-		gnu_hist_scale = n.bin_scale;
-		have_gnu_hist = true;
-	} else if (strncmp(ndim, hist_dimension, 15)) {
+	if (!prof->have_gnu_hist) {
+		prof->hz = rate;
+		memcpy(prof->hist_dimension, ndim, 16);
+		prof->hist_dimension_abbrev = dim[15];
+		prof->gnu_hist_scale = n.bin_scale;
+		prof->have_gnu_hist = true;
+	} else if (strncmp(ndim, prof->hist_dimension, 15)) {
 		gmf_fail(c, "dimension unit changed between histogram records (from '%s' to '%s')",
-			 hist_dimension, ndim);
+			 prof->hist_dimension, ndim);
 		return;
-	} else if (dim[15] != hist_dimension_abbrev) {
+	} else if (dim[15] != prof->hist_dimension_abbrev) {
 		gmf_fail(c, "dimension abbreviation changed between histogram records (from '%c' to '%c')",
-			 hist_dimension_abbrev, dim[15]);
+			 prof->hist_dimension_abbrev, dim[15]);
 		return;
-	} else if (gnu_hist_scale - n.bin_scale > 0.000001 ||
-		   n.bin_scale - gnu_hist_scale > 0.000001) {
+	} else if (prof->gnu_hist_scale - n.bin_scale > 0.000001 ||
+		   n.bin_scale - prof->gnu_hist_scale > 0.000001) {
 		gmf_fail(c, "different scales in histogram records");
 		return;
 	}
-	r = find_record(&n);
+	r = find_record(prof, &n);
 	if (!r) {
-		const char *why = gnu_overlap(&n);
+		const char *why = gnu_overlap(prof, &n);
 
 		if (why) {
 			gmf_fail(c, "%s", why);
 			return;
 		}
-		r = add_record(&n);
+		r = add_record(prof, &n);
 	}
-	if (!add_gnu_bins(c, r))
+	if (!add_gnu_bins(prof, opt, c, r))
 		return;
 }
 
-static void gnu_bb_record(struct gmf_cursor *c)
+static void gnu_bb_record(struct profile *prof, const struct gprof_options *opt,
+			  struct gmf_cursor *c)
 {
 	uint32_t n = gmf_get(c, 4), i;
 
-	if (n > (uint64_t)(c->end - c->p) / (2 * gmon_ptr_size)) {
+	if (n > (uint64_t)(c->end - c->p) / (2 * prof->gmon_ptr_size)) {
 		gmf_fail(c, "unexpected end of file in %u basic-block counts",
 			 n);
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		uint64_t addr = get_vma(c);
-		uint64_t count = get_vma(c);
+		uint64_t addr = get_vma(prof, c);
+		uint64_t count = get_vma(prof, c);
 
-		bb_record(addr, count);
+		bb_record(prof, opt, addr, count);
 	}
 }
 
@@ -450,7 +463,9 @@ struct file_counts {
 	unsigned int version;
 };
 
-static void parse_gnu(struct gmf_cursor *c, struct file_counts *fc)
+static void parse_gnu(struct profile *prof, const struct gprof_options *opt,
+		      struct gmf_cursor *c,
+		      struct file_counts *fc)
 {
 	while (!c->failed && c->p < c->end) {
 		unsigned int tag = *c->p++;
@@ -458,27 +473,28 @@ static void parse_gnu(struct gmf_cursor *c, struct file_counts *fc)
 		switch (tag) {
 		case GMF_GNU_TAG_TIME_HIST:
 			fc->nhist++;
-			gmon_input |= INPUT_HISTOGRAM;
-			gnu_hist_record(c);
+			prof->gmon_input |= INPUT_HISTOGRAM;
+			gnu_hist_record(prof, opt, c);
 			break;
 		case GMF_GNU_TAG_CG_ARC: {
-			uint64_t from = get_vma(c), self = get_vma(c);
+			uint64_t from = get_vma(prof, c), self = get_vma(prof,
+									 c);
 			uint64_t count = gmf_get(c, 4);
 
 			fc->narcs++;
-			gmon_input |= INPUT_CALL_GRAPH;
+			prof->gmon_input |= INPUT_CALL_GRAPH;
 			if (c->failed)
 				break;
-			file_arcs++;
-			if (!sym_lookup(&symtab, self))
-				file_stray_arcs++;
-			cg_tally(from, self, count);
+			prof->file_arcs++;
+			if (!sym_lookup(&prof->symtab, self))
+				prof->file_stray_arcs++;
+			cg_tally(prof, from, self, count);
 			break;
 		}
 		case GMF_GNU_TAG_BB_COUNT:
 			fc->nbbs++;
-			gmon_input |= INPUT_BB_COUNTS;
-			gnu_bb_record(c);
+			prof->gmon_input |= INPUT_BB_COUNTS;
+			gnu_bb_record(prof, opt, c);
 			break;
 		default:
 			gmf_fail(c, "found bad tag %u (file corrupted?)", tag);
@@ -487,7 +503,9 @@ static void parse_gnu(struct gmf_cursor *c, struct file_counts *fc)
 }
 
 /* The old BSD and 4.4BSD formats: one histogram, then raw arcs. */
-static void parse_bsd(struct gmf_cursor *c, const unsigned char *start,
+static void parse_bsd(struct profile *prof, const struct gprof_options *opt,
+		      struct gmf_cursor *c,
+		      const unsigned char *start,
 		      struct file_counts *fc)
 {
 	struct hist_record n = { .bucket_size = 2 };
@@ -497,8 +515,8 @@ static void parse_bsd(struct gmf_cursor *c, const unsigned char *start,
 	int64_t bytes;
 
 	c->p = start;
-	n.lowpc = get_vma(c);
-	n.highpc = get_vma(c);
+	n.lowpc = get_vma(prof, c);
+	n.highpc = get_vma(prof, c);
 	ncnt = gmf_get(c, 4);
 	version = gmf_get(c, 4);
 	if (c->failed) {
@@ -508,19 +526,19 @@ static void parse_bsd(struct gmf_cursor *c, const unsigned char *start,
 	if (version == GMF_BSD44_VERSION) {
 		uint32_t rate = gmf_get(c, 4);
 
-		if (!num_hist_records)
-			hz = rate;
-		else if (hz != rate) {
+		if (!prof->num_hist_records)
+			prof->hz = rate;
+		else if (prof->hz != rate) {
 			gmf_fail(c, "profiling rate incompatible with first gmon file");
 			return;
 		}
-		header = gmon_ptr_size == 8 ? 40 : 32;
+		header = prof->gmon_ptr_size == 8 ? 40 : 32;
 	} else {
-		if (file_format == FF_BSD44) {
+		if (opt->file_format == FF_BSD44) {
 			gmf_fail(c, "bad magic cookie (not a 4.4BSD gmon file)");
 			return;
 		}
-		header = gmon_ptr_size == 8 ? 20 : 12;
+		header = prof->gmon_ptr_size == 8 ? 20 : 12;
 	}
 	if ((size_t)(c->end - start) < header) {
 		gmf_fail(c, "file too short to be a gmon file");
@@ -538,72 +556,71 @@ static void parse_bsd(struct gmf_cursor *c, const unsigned char *start,
 			 (unsigned long long)n.num_bins);
 		return;
 	}
-	if (num_hist_records &&
-	    (n.lowpc != hist_records[0].lowpc ||
-	     n.highpc != hist_records[0].highpc ||
-	     n.num_bins != hist_records[0].num_bins)) {
+	if (prof->num_hist_records &&
+	    (n.lowpc != prof->hist_records[0].lowpc ||
+	     n.highpc != prof->hist_records[0].highpc ||
+	     n.num_bins != prof->hist_records[0].num_bins)) {
 		gmf_fail(c, "incompatible with first gmon file");
 		return;
 	}
-	if (!num_hist_records) {
+	if (!prof->num_hist_records) {
 		n.bin_scale = n.num_bins ?
 			(double)((n.highpc - n.lowpc) / 2) / n.num_bins : 0;
-		gnu_hist_scale = n.bin_scale;
-		have_gnu_hist = true;
-		strcpy(hist_dimension, "seconds");
-		hist_dimension_abbrev = 's';
-		add_record(&n);
+		prof->gnu_hist_scale = n.bin_scale;
+		prof->have_gnu_hist = true;
+		strcpy(prof->hist_dimension, "seconds");
+		prof->hist_dimension_abbrev = 's';
+		add_record(prof, &n);
 	}
-	r = &hist_records[0];
-	gmon_input |= INPUT_HISTOGRAM | INPUT_CALL_GRAPH;
+	r = &prof->hist_records[0];
+	prof->gmon_input |= INPUT_HISTOGRAM | INPUT_CALL_GRAPH;
 	if (n.num_bins)
 		fc->nhist++;
-	if (!add_gnu_bins(c, r))
+	if (!add_gnu_bins(prof, opt, c, r))
 		return;
-	while ((size_t)(c->end - c->p) >= 3 * gmon_ptr_size) {
-		uint64_t from = get_vma(c), self = get_vma(c);
-		uint64_t count = gmf_get(c, gmon_ptr_size);
+	while ((size_t)(c->end - c->p) >= 3 * prof->gmon_ptr_size) {
+		uint64_t from = get_vma(prof, c), self = get_vma(prof, c);
+		uint64_t count = gmf_get(c, prof->gmon_ptr_size);
 
 		fc->narcs++;
-		cg_tally(from, self, count);
+		cg_tally(prof, from, self, count);
 	}
-	if (hz == 0) {
+	if (prof->hz == 0) {
 		/* GNU asks the clock; on Linux that is the tick rate. */
 		long t = sysconf(_SC_CLK_TCK);
 
-		hz = t > 0 ? t : 1;
+		prof->hz = t > 0 ? t : 1;
 	}
 }
 
 /* ---- the sprofil extension ---- */
 
-static unsigned int outside;	/* module_outside()'s, 0 before */
-
-unsigned int module_outside(void)
+unsigned int module_outside(struct profile *prof)
 {
-	if (!outside) {
+	if (!prof->outside) {
 		char why[512];
 
-		outside = module_add("(no module)", 11, NULL, 0, 0, false,
-				     why, sizeof(why));
-		if (outside == UINT_MAX)
+		prof->outside = module_add(prof, "(no module)", 11, NULL, 0,
+					   0, false, why, sizeof(why));
+		if (prof->outside == UINT_MAX)
 			fatal("%s", why);
-		modules[outside].absolute = true;
-		modules[outside].why =
+		prof->modules[prof->outside].absolute = true;
+		prof->modules[prof->outside].why =
 			xstrdup("absolute addresses, in no load module");
 	}
-	return outside;
+	return prof->outside;
 }
 
-void gmon_check_match(const char *name)
+int gmon_check_match(struct profile *prof, const struct gprof_options *opt,
+		     const char *name)
 {
-	const struct module *exe = &modules[0];
+	const struct module *exe = &prof->modules[0];
 	unsigned int i;
 
 	if (!exe->exec_high)
-		return;
-	for (i = 0; i < num_hist_records; i++) {
-		const struct hist_record *r = &hist_records[i];
+		return 0;
+	for (i = 0; i < prof->num_hist_records; i++) {
+		const struct hist_record *r = &prof->hist_records[i];
 
 		/* GNU records are all the executable's, whatever address. */
 		if (r->scale && ADDR_MODULE(r->lowpc) != 0)
@@ -616,22 +633,26 @@ void gmon_check_match(const char *name)
 		if (r->lowpc < exe->exec_high && r->highpc > exe->exec_low &&
 		    r->highpc <= exe->exec_high + 64)
 			continue;
-		fatal("%s: does not match %s: its histogram covers 0x%llx-0x%llx, not the executable's code at 0x%llx-0x%llx",
-		      name, a_out_name, (unsigned long long)r->lowpc,
-		      (unsigned long long)r->highpc,
-		      (unsigned long long)exe->exec_low,
-		      (unsigned long long)exe->exec_high);
+		return profile_error(prof, "%s: does not match %s: its histogram covers 0x%llx-0x%llx, not the executable's code at 0x%llx-0x%llx",
+				     name, opt->a_out_name,
+				     (unsigned long long)r->lowpc,
+				     (unsigned long long)r->highpc,
+				     (unsigned long long)exe->exec_low,
+				     (unsigned long long)exe->exec_high);
 	}
-	if (file_arcs && file_arcs == file_stray_arcs)
-		fatal("%s: does not match %s: none of its %llu call arcs lands in a function of it",
-		      name, a_out_name, (unsigned long long)file_arcs);
+	if (prof->file_arcs && prof->file_arcs == prof->file_stray_arcs)
+		return profile_error(prof, "%s: does not match %s: none of its %llu call arcs lands in a function of it",
+				     name, opt->a_out_name,
+				     (unsigned long long)prof->file_arcs);
+	return 0;
 }
 
-static unsigned int ext_module(struct gmf_cursor *c, const unsigned int *map,
+static unsigned int ext_module(struct profile *prof, struct gmf_cursor *c,
+			       const unsigned int *map,
 			       unsigned int nmap, uint32_t index)
 {
 	if (index == GMF_NO_MODULE)
-		return module_outside();
+		return module_outside(prof);
 	if (index >= nmap) {
 		gmf_fail(c, "record names module %u, which no module record defined",
 			 index);
@@ -648,7 +669,9 @@ static unsigned int ext_module(struct gmf_cursor *c, const unsigned int *map,
 #define SPARSE_MAX_BUCKETS	(1ull << 28)
 
 /* A histogram record, dense (tag 2) or sparse (tag 6): gmon_codec.h. */
-static void ext_hist(struct gmf_cursor *c, uint32_t tag, const unsigned int *map,
+static void ext_hist(struct profile *prof, const struct gprof_options *opt,
+		     struct gmf_cursor *c,
+		     uint32_t tag, const unsigned int *map,
 		     unsigned int nmap)
 {
 	struct hist_record n = { 0 };
@@ -663,7 +686,7 @@ static void ext_hist(struct gmf_cursor *c, uint32_t tag, const unsigned int *map
 	if (!gmf_take(c, GMF_HIST_FIXED, &fixed))
 		return;
 	gmf_hist_head_get(fixed, GMF_HIST_FIXED, c->swap, &h);
-	m = ext_module(c, map, nmap, h.module);
+	m = ext_module(prof, c, map, nmap, h.module);
 	if (c->failed)
 		return;
 	if (h.bucket_size != 2 && h.bucket_size != 4) {
@@ -697,55 +720,58 @@ static void ext_hist(struct gmf_cursor *c, uint32_t tag, const unsigned int *map
 	n.scale = h.scale;
 	n.bin_scale = (double)((h.high_pc - h.low_pc) / 2) / n.num_bins;
 	/* Samples of different periods are not the same time: no sum. */
-	if (ext_period && h.period_ns != ext_period) {
+	if (prof->ext_period && h.period_ns != prof->ext_period) {
 		gmf_fail(c, "sampled every %llu ns, not every %llu ns as the profiles before it",
 			 (unsigned long long)h.period_ns,
-			 (unsigned long long)ext_period);
+			 (unsigned long long)prof->ext_period);
 		return;
 	}
-	ext_period = h.period_ns;
+	prof->ext_period = h.period_ns;
 	rate = 1e9 / (double)h.period_ns;
-	if (!have_gnu_hist && !num_hist_records) {
-		hz = rate;
-		strcpy(hist_dimension, "seconds");
-		hist_dimension_abbrev = 's';
-		gnu_hist_scale = n.bin_scale;
+	if (!prof->have_gnu_hist && !prof->num_hist_records) {
+		prof->hz = rate;
+		strcpy(prof->hist_dimension, "seconds");
+		prof->hist_dimension_abbrev = 's';
+		prof->gnu_hist_scale = n.bin_scale;
 	}
-	r = find_record(&n);
+	r = find_record(prof, &n);
 	if (!r)
-		r = add_record(&n);
+		r = add_record(prof, &n);
 	while (gmf_hist_dec_next(&d, &i, &count))
-		add_count(&r->sample[i], count);
+		add_count(opt, &r->sample[i], count);
 	if (d.failed) {
 		gmf_fail(c, "%s", d.err);
 		return;
 	}
-	widen_hist_range(m, h.low_pc, h.high_pc);
-	gmon_input |= INPUT_HISTOGRAM;
+	widen_hist_range(prof, m, h.low_pc, h.high_pc);
+	prof->gmon_input |= INPUT_HISTOGRAM;
 }
 
-static void ext_arcs(struct gmf_cursor *c, const unsigned int *map,
+static void ext_arcs(struct profile *prof, struct gmf_cursor *c,
+		     const unsigned int *map,
 		     unsigned int nmap, struct file_counts *fc)
 {
 	uint64_t narcs = gmf_arcs_begin(c), i;
 	struct gmf_arc a;
 
 	for (i = 0; i < narcs && gmf_arc_get(c, &a); i++) {
-		unsigned int f = ext_module(c, map, nmap, a.from_module);
-		unsigned int s = ext_module(c, map, nmap, a.self_module);
+		unsigned int f = ext_module(prof, c, map, nmap, a.from_module);
+		unsigned int s = ext_module(prof, c, map, nmap, a.self_module);
 
 		if (c->failed)
 			break;
 		if (a.from > ADDR_LINK(~0ull) || a.self > ADDR_LINK(~0ull))
 			continue;
 		fc->narcs++;
-		gmon_input |= INPUT_CALL_GRAPH;
-		cg_tally(MODULE_BASE(f) + a.from, MODULE_BASE(s) + a.self,
+		prof->gmon_input |= INPUT_CALL_GRAPH;
+		cg_tally(prof, MODULE_BASE(f) + a.from, MODULE_BASE(s) + a.self,
 			 a.count);
 	}
 }
 
-static void parse_extension(struct gmf_cursor *c, struct file_counts *fc)
+static void parse_extension(struct profile *prof,
+			    const struct gprof_options *opt,
+			    struct gmf_cursor *c, struct file_counts *fc)
 {
 	unsigned int *map = NULL, nmap = 0;
 	const unsigned char *records = c->p;
@@ -753,7 +779,7 @@ static void parse_extension(struct gmf_cursor *c, struct file_counts *fc)
 	uint32_t tag;
 
 	/* Module records precede their users; map them all first. */
-	if (!scan_modules(c, &map, &nmap)) {
+	if (!scan_modules(prof, c, &map, &nmap)) {
 		free(map);
 		return;
 	}
@@ -762,7 +788,7 @@ static void parse_extension(struct gmf_cursor *c, struct file_counts *fc)
 	while (gmf_record_next(c, &tag, &b)) {
 		if (tag != GMF_TAG_THREADS)
 			continue;
-		threads_parse(&b);
+		threads_parse(prof, &b);
 		if (b.failed)
 			c->failed = true;
 	}
@@ -776,14 +802,14 @@ static void parse_extension(struct gmf_cursor *c, struct file_counts *fc)
 		case GMF_TAG_HIST:
 		case GMF_TAG_HIST_SPARSE:
 			fc->nhist++;
-			ext_hist(&b, tag, map, nmap);
+			ext_hist(prof, opt, &b, tag, map, nmap);
 			break;
 		case GMF_TAG_ARCS:
-			ext_arcs(&b, map, nmap, fc);
+			ext_arcs(prof, &b, map, nmap, fc);
 			break;
 		case GMF_TAG_CALLERS:
 			fc->ncallers++;
-			callers_parse(&b, map, nmap);
+			callers_parse(prof, opt, &b, map, nmap);
 			break;
 		default:
 			/* Modules were mapped; newer records are skipped. */
@@ -796,7 +822,9 @@ static void parse_extension(struct gmf_cursor *c, struct file_counts *fc)
 	free(map);
 }
 
-int gmon_parse(const unsigned char *buf, size_t len, const char *name,
+int gmon_parse(struct profile *prof, const struct gprof_options *opt,
+	       const unsigned char *buf,
+	       size_t len, const char *name,
 	       char *err, size_t errlen)
 {
 	struct gmf_cursor c = { .p = buf, .end = buf + len, .err = err,
@@ -804,14 +832,14 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 	struct file_counts fc = { 0 };
 	bool magic = len >= 4 && !memcmp(buf, GMF_COOKIE, 4);
 
-	module_profile = name;
+	prof->module_profile = name;
 	if (is_extension(buf, len, &c.swap)) {
 		c.p = buf + 4;
 		fc.version = gmf_get(&c, 4);
 		c.p = buf + GMF_HEADER_SIZE;
-		parse_extension(&c, &fc);
-	} else if (file_format == FF_MAGIC ||
-		   (file_format == FF_AUTO && magic)) {
+		parse_extension(prof, opt, &c, &fc);
+	} else if (opt->file_format == FF_MAGIC ||
+		   (opt->file_format == FF_AUTO && magic)) {
 		if (len < GMF_HEADER_SIZE) {
 			gmf_fail(&c, "file too short to be a gmon file");
 			return -1;
@@ -820,7 +848,7 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 			gmf_fail(&c, "bad magic cookie (not a gmon.out file)");
 			return -1;
 		}
-		c.swap = gnu_swap();
+		c.swap = gnu_swap(prof);
 		c.p = buf + 4;
 		fc.version = gmf_get(&c, 4);
 		if (fc.version != GMF_GNU_VERSION && fc.version != 0) {
@@ -828,14 +856,14 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 			return -1;
 		}
 		c.p = buf + GMF_HEADER_SIZE;
-		parse_gnu(&c, &fc);
+		parse_gnu(prof, opt, &c, &fc);
 	} else {
-		c.swap = gnu_swap();
-		parse_bsd(&c, buf, &fc);
+		c.swap = gnu_swap(prof);
+		parse_bsd(prof, opt, &c, buf, &fc);
 	}
 	if (c.failed)
 		return -1;
-	if (output_style & STYLE_GMON_INFO) {
+	if (opt->output_style & STYLE_GMON_INFO) {
 		printf("File `%s' (version %u) contains:\n", name, fc.version);
 		printf(fc.nhist == 1 ? "\t%d histogram record\n" :
 		       "\t%d histogram records\n", fc.nhist);
@@ -848,46 +876,50 @@ int gmon_parse(const unsigned char *buf, size_t len, const char *name,
 			printf(fc.ncallers == 1 ?
 			       "\t%d caller-sample record\n" :
 			       "\t%d caller-sample records\n", fc.ncallers);
-		first_output = false;
+		prof->first_output = false;
 	}
 	return 0;
 }
 
-void gmon_parse_files(void)
+int gmon_parse_files(struct profile *prof, const struct gprof_options *opt)
 {
 	int i;
 
-	for (i = 0; i < nfiles; i++) {
+	for (i = 0; i < prof->nfiles; i++) {
 		char err[512];
 
-		file_arcs = file_stray_arcs = 0;
-		if (gmon_parse(files[i].buf, files[i].len, files[i].name, err,
+		prof->file_arcs = prof->file_stray_arcs = 0;
+		if (gmon_parse(prof, opt, prof->files[i].buf,
+			       prof->files[i].len, prof->files[i].name, err,
 			       sizeof(err)))
-			fatal("%s: %s", files[i].name, err);
-		gmon_check_match(files[i].name);
+			return profile_error(prof, "%s: %s",
+					     prof->files[i].name, err);
+		if (gmon_check_match(prof, opt, prof->files[i].name))
+			return -1;
 		/* Everything is in the records now; reports need memory. */
-		free(files[i].buf);
-		files[i].buf = NULL;
+		free(prof->files[i].buf);
+		prof->files[i].buf = NULL;
 	}
+	return 0;
 }
 
-void profile_reset(void)
+void profile_reset(struct profile *prof)
 {
 	unsigned int i;
 	size_t s;
 
-	for (i = 0; i < num_hist_records; i++)
-		free(hist_records[i].sample);
-	free(hist_records);
-	hist_records = NULL;
-	num_hist_records = 0;
-	have_gnu_hist = false;
-	ext_period = 0;
-	hz = 0;
-	gmon_input = 0;
-	callers_reset();
-	for (s = 0; s < symtab.len; s++) {
-		struct sym *sym = &symtab.base[s];
+	for (i = 0; i < prof->num_hist_records; i++)
+		free(prof->hist_records[i].sample);
+	free(prof->hist_records);
+	prof->hist_records = NULL;
+	prof->num_hist_records = 0;
+	prof->have_gnu_hist = false;
+	prof->ext_period = 0;
+	prof->hz = 0;
+	prof->gmon_input = 0;
+	callers_reset(prof);
+	for (s = 0; s < prof->symtab.len; s++) {
+		struct sym *sym = &prof->symtab.base[s];
 
 		sym->ncalls = 0;
 		sym->hist.time = 0;
@@ -895,33 +927,33 @@ void profile_reset(void)
 		sym->bb = NULL;
 		memset(&sym->cg, 0, sizeof(sym->cg));
 	}
-	arcs_reset();
+	arcs_reset(prof);
 }
 
-void modules_reset(void)
+void modules_reset(struct profile *prof)
 {
 	unsigned int m;
 	int i;
 
-	for (m = 0; m < nmodules; m++) {
-		free(modules[m].path);
-		free(modules[m].recorded);
-		free(modules[m].build_id);
-		free(modules[m].why);
-		free(modules[m].label);
-		free(modules[m].debug_path);
+	for (m = 0; m < prof->nmodules; m++) {
+		free(prof->modules[m].path);
+		free(prof->modules[m].recorded);
+		free(prof->modules[m].build_id);
+		free(prof->modules[m].why);
+		free(prof->modules[m].label);
+		free(prof->modules[m].debug_path);
 	}
-	free(modules);
-	modules = NULL;
-	nmodules = 0;
-	multi_module = false;
-	outside = 0;
-	module_profile = "";
-	for (i = 0; i < nfiles; i++) {
-		free(files[i].buf);
-		free(files[i].sidecar_name);
+	free(prof->modules);
+	prof->modules = NULL;
+	prof->nmodules = 0;
+	prof->multi_module = false;
+	prof->outside = 0;
+	prof->module_profile = "";
+	for (i = 0; i < prof->nfiles; i++) {
+		free(prof->files[i].buf);
+		free(prof->files[i].sidecar_name);
 	}
-	free(files);
-	files = NULL;
-	nfiles = 0;
+	free(prof->files);
+	prof->files = NULL;
+	prof->nfiles = 0;
 }

@@ -38,11 +38,11 @@ static void put_bytes(struct out *o, const void *p, size_t n)
 }
 
 /* GNU's records in the order -b names; the extension's: gmon_codec.h. */
-static void put(struct out *o, uint64_t v, unsigned int n)
+static void put(struct profile *prof, struct out *o, uint64_t v, unsigned int n)
 {
 	unsigned char b[8];
 
-	gmf_store(b, n, v, gmon_big_endian);
+	gmf_store(b, n, v, prof->gmon_big_endian);
 	put_bytes(o, b, n);
 }
 
@@ -74,113 +74,119 @@ static uint64_t max_bin(const struct hist_record *r)
  * One GNU tag-0 record per 65535 of the largest bin, each carrying the
  * next slice of every bin; @lo/@hi are the addresses written.
  */
-static void put_gnu_hist(struct out *o, const struct hist_record *r,
+static void put_gnu_hist(struct profile *prof, struct out *o,
+			 const struct hist_record *r,
 			 uint64_t lo, uint64_t hi)
 {
 	uint64_t copies = (max_bin(r) + 65534) / 65535, c, i;
 	char dim[16] = "";
 
-	memcpy(dim, hist_dimension, 15);
-	dim[15] = hist_dimension_abbrev;
+	memcpy(dim, prof->hist_dimension, 15);
+	dim[15] = prof->hist_dimension_abbrev;
 	if (!copies)
 		copies = 1;
 	for (c = 0; c < copies; c++) {
-		put(o, GMF_GNU_TAG_TIME_HIST, 1);
-		put(o, lo, gmon_ptr_size);
-		put(o, hi, gmon_ptr_size);
-		put(o, r->num_bins, 4);
-		put(o, (uint32_t)(hz + 0.5), 4);
+		put(prof, o, GMF_GNU_TAG_TIME_HIST, 1);
+		put(prof, o, lo, prof->gmon_ptr_size);
+		put(prof, o, hi, prof->gmon_ptr_size);
+		put(prof, o, r->num_bins, 4);
+		put(prof, o, (uint32_t)(prof->hz + 0.5), 4);
 		put_bytes(o, dim, 16);
 		for (i = 0; i < r->num_bins; i++) {
 			uint64_t left = r->sample[i] > c * 65535 ?
 					r->sample[i] - c * 65535 : 0;
 
-			put(o, left > 65535 ? 65535 : left, 2);
+			put(prof, o, left > 65535 ? 65535 : left, 2);
 		}
 	}
 }
 
-static void put_gnu_arc(struct out *o, uint64_t from, uint64_t self,
+static void put_gnu_arc(struct profile *prof, struct out *o, uint64_t from,
+			uint64_t self,
 			uint64_t count)
 {
 	do {
 		uint64_t n = count > 0xffffffffu ? 0xffffffffu : count;
 
-		put(o, GMF_GNU_TAG_CG_ARC, 1);
-		put(o, from, gmon_ptr_size);
-		put(o, self, gmon_ptr_size);
-		put(o, n, 4);
+		put(prof, o, GMF_GNU_TAG_CG_ARC, 1);
+		put(prof, o, from, prof->gmon_ptr_size);
+		put(prof, o, self, prof->gmon_ptr_size);
+		put(prof, o, n, 4);
 		count -= n;
 	} while (count);
 }
 
-static void put_gnu_header(struct out *o)
+static void put_gnu_header(struct profile *prof, struct out *o)
 {
 	static const char zero[12];
 
 	put_bytes(o, GMF_COOKIE, 4);
-	put(o, GMF_GNU_VERSION, 4);
+	put(prof, o, GMF_GNU_VERSION, 4);
 	put_bytes(o, zero, 12);
 }
 
 /* GNU's order: each symbol's arcs to its children, in list order. */
-static void put_gnu_arcs(struct out *o, int module, size_t *dropped)
+static void put_gnu_arcs(struct profile *prof, struct out *o, int module,
+			 size_t *dropped)
 {
 	size_t i;
 
-	for (i = 0; i < symtab.len; i++) {
+	for (i = 0; i < prof->symtab.len; i++) {
 		struct arc *a;
 
-		for (a = symtab.base[i].cg.children; a; a = a->next_child) {
+		for (a = prof->symtab.base[i].cg.children; a;
+		     a = a->next_child) {
 			if (module >= 0 &&
 			    (a->parent->module != (unsigned int)module ||
 			     a->child->module != (unsigned int)module)) {
 				(*dropped)++;
 				continue;
 			}
-			put_gnu_arc(o, ADDR_LINK(a->parent->addr),
+			put_gnu_arc(prof, o, ADDR_LINK(a->parent->addr),
 				    ADDR_LINK(a->child->addr), a->count);
 		}
 	}
 }
 
 /* The old BSD or 4.4BSD layout, for -s with -O b or -O 4. */
-static void put_bsd(struct out *o)
+static void put_bsd(struct profile *prof, const struct gprof_options *opt,
+		    struct out *o)
 {
-	const struct hist_record *r = &hist_records[0];
+	const struct hist_record *r = &prof->hist_records[0];
 	long tick = sysconf(_SC_CLK_TCK);
-	bool bsd44 = file_format == FF_BSD44 || hz != tick;
-	unsigned int header = bsd44 ? (gmon_ptr_size == 8 ? 40 : 32) :
-				      (gmon_ptr_size == 8 ? 20 : 12);
+	bool bsd44 = opt->file_format == FF_BSD44 || prof->hz != tick;
+	unsigned int header = bsd44 ? (prof->gmon_ptr_size == 8 ? 40 : 32) :
+				      (prof->gmon_ptr_size == 8 ? 20 : 12);
 	uint64_t i;
 	size_t j;
 
-	if (num_hist_records != 1)
+	if (prof->num_hist_records != 1)
 		fatal("%s: the BSD formats hold one histogram, not %u",
-		      o->name, num_hist_records);
-	put(o, r->lowpc, gmon_ptr_size);
-	put(o, r->highpc, gmon_ptr_size);
-	put(o, r->num_bins * 2 + header, 4);
+		      o->name, prof->num_hist_records);
+	put(prof, o, r->lowpc, prof->gmon_ptr_size);
+	put(prof, o, r->highpc, prof->gmon_ptr_size);
+	put(prof, o, r->num_bins * 2 + header, 4);
 	if (bsd44) {
-		put(o, GMF_BSD44_VERSION, 4);
-		put(o, (uint32_t)hz, 4);
-		put(o, 0, 4);
-		put(o, 0, 4);
-		put(o, 0, 4);
+		put(prof, o, GMF_BSD44_VERSION, 4);
+		put(prof, o, (uint32_t)prof->hz, 4);
+		put(prof, o, 0, 4);
+		put(prof, o, 0, 4);
+		put(prof, o, 0, 4);
 	}
 	for (i = 0; i < r->num_bins; i++) {
 		if (r->sample[i] > 65535)
 			fatal("%s: a bin holds %llu counts, more than the BSD format's 16 bits; use the default format",
 			      o->name, (unsigned long long)r->sample[i]);
-		put(o, r->sample[i], 2);
+		put(prof, o, r->sample[i], 2);
 	}
-	for (j = 0; j < symtab.len; j++) {
+	for (j = 0; j < prof->symtab.len; j++) {
 		struct arc *a;
 
-		for (a = symtab.base[j].cg.children; a; a = a->next_child) {
-			put(o, a->parent->addr, gmon_ptr_size);
-			put(o, a->child->addr, gmon_ptr_size);
-			put(o, a->count, gmon_ptr_size);
+		for (a = prof->symtab.base[j].cg.children; a;
+		     a = a->next_child) {
+			put(prof, o, a->parent->addr, prof->gmon_ptr_size);
+			put(prof, o, a->child->addr, prof->gmon_ptr_size);
+			put(prof, o, a->count, prof->gmon_ptr_size);
 		}
 	}
 }
@@ -200,15 +206,15 @@ static uint32_t gnu_scale(const struct hist_record *r)
 }
 
 /* Module @m's index in a written extension file (absolute: none). */
-static uint32_t file_module(unsigned int m)
+static uint32_t file_module(struct profile *prof, unsigned int m)
 {
 	uint32_t index = 0;
 	unsigned int k;
 
-	if (modules[m].absolute)
+	if (prof->modules[m].absolute)
 		return GMF_NO_MODULE;
 	for (k = 0; k < m; k++)
-		index += !modules[k].absolute;
+		index += !prof->modules[k].absolute;
 	return index;
 }
 
@@ -225,15 +231,15 @@ static void put_record(struct out *o, uint32_t tag, uint64_t size)
 	put_bytes(o, b, sizeof(b));
 }
 
-static void put_ext_modules(struct out *o, int only)
+static void put_ext_modules(struct profile *prof, struct out *o, int only)
 {
 	unsigned char b[GMF_HEADER_SIZE + GMF_MODULE_FIXED];
 	unsigned int m;
 
 	gmf_header_put(b, GMF_EXT_VERSION);
 	put_bytes(o, b, GMF_HEADER_SIZE);
-	for (m = 0; m < nmodules; m++) {
-		const struct module *mod = &modules[m];
+	for (m = 0; m < prof->nmodules; m++) {
+		const struct module *mod = &prof->modules[m];
 		const char *name = mod->recorded ? mod->recorded :
 				   mod->path ? mod->path : "";
 		struct gmf_module r = { 0 };
@@ -241,7 +247,7 @@ static void put_ext_modules(struct out *o, int only)
 
 		if (mod->absolute || (only >= 0 && !main_one))
 			continue;
-		r.index = only >= 0 ? 0 : file_module(m);
+		r.index = only >= 0 ? 0 : file_module(prof, m);
 		r.flags = main_one ? GMF_MODULE_MAIN : 0;
 		r.bias = mod->load_bias;
 		r.name_len = strlen(name);
@@ -258,7 +264,8 @@ static void put_ext_modules(struct out *o, int only)
  * Tag 4: tree @t, the caller samples of every file read, or with
  * @extracted those of one module (module 0, the file's only one).
  */
-static void put_callers(struct out *o, const struct caller_tree *t,
+static void put_callers(struct profile *prof, struct out *o,
+			const struct caller_tree *t,
 			bool extracted)
 {
 	struct gmf_callers_head h = {
@@ -285,7 +292,7 @@ static void put_callers(struct out *o, const struct caller_tree *t,
 				  n->parent,
 			.module = n->module == CALLER_ABSOLUTE ?
 				  GMF_NO_MODULE :
-				  extracted ? 0 : file_module(n->module),
+				  extracted ? 0 : file_module(prof, n->module),
 			.pc = n->pc,
 			.count = n->count,
 		};
@@ -296,24 +303,25 @@ static void put_callers(struct out *o, const struct caller_tree *t,
 }
 
 /* Tag 5: the threads of a per-thread profile, after its callers. */
-static void put_threads(struct out *o)
+static void put_threads(struct profile *prof, struct out *o)
 {
 	unsigned char b[GMF_THREAD_SIZE];
 	uint32_t t;
 
-	put_record(o, GMF_TAG_THREADS, gmf_threads_size(nthreads));
-	gmf_threads_head_put(b, nthreads);
+	put_record(o, GMF_TAG_THREADS, gmf_threads_size(prof->nthreads));
+	gmf_threads_head_put(b, prof->nthreads);
 	put_bytes(o, b, GMF_THREADS_FIXED);
-	for (t = 0; t < nthreads; t++) {
+	for (t = 0; t < prof->nthreads; t++) {
 		struct gmf_thread th = {
-			.tid = threads[t].tid,
-			.flags = threads[t].cpu_known ? GMF_THREAD_CPU : 0,
-			.cpu_ns = threads[t].cpu_ns,
+			.tid = prof->threads[t].tid,
+			.flags = prof->threads[t].cpu_known ? GMF_THREAD_CPU :
+				0,
+			.cpu_ns = prof->threads[t].cpu_ns,
 		};
 
 		/* At most 15 bytes and a NUL, as read (threads_parse()). */
-		memcpy(th.name, threads[t].name,
-		       strnlen(threads[t].name, GMF_THREAD_NAME - 1));
+		memcpy(th.name, prof->threads[t].name,
+		       strnlen(prof->threads[t].name, GMF_THREAD_NAME - 1));
 		gmf_thread_put(b, &th);
 		put_bytes(o, b, sizeof(b));
 	}
@@ -324,16 +332,16 @@ static void put_threads(struct out *o)
  * chains were per-thread (threads_tree()): in the extension file or in
  * a GNU file's sidecar alike.
  */
-static void put_all_callers(struct out *o)
+static void put_all_callers(struct profile *prof, struct out *o)
 {
 	struct caller_tree per_thread;
 
-	if (threads_tree(&per_thread)) {
-		put_callers(o, &per_thread, false);
-		put_threads(o);
+	if (threads_tree(prof, &per_thread)) {
+		put_callers(prof, o, &per_thread, false);
+		put_threads(prof, o);
 		free(per_thread.node);
 	} else {
-		put_callers(o, &callers, false);
+		put_callers(prof, o, &prof->callers, false);
 	}
 }
 
@@ -344,7 +352,8 @@ static void put_all_callers(struct out *o)
  * the file is in the extension, which holds its own).  @t is the tree
  * to write, NULL for none; @module the one module extracted, or -1.
  */
-static void put_sidecar(const char *path, const struct caller_tree *t,
+static void put_sidecar(struct profile *prof, const char *path,
+			const struct caller_tree *t,
 			int module)
 {
 	size_t n = strlen(path);
@@ -360,11 +369,11 @@ static void put_sidecar(const char *path, const struct caller_tree *t,
 		return;
 	}
 	open_out(&o, side);
-	put_ext_modules(&o, module);
-	if (t == &callers)
-		put_all_callers(&o);
+	put_ext_modules(prof, &o, module);
+	if (t == &prof->callers)
+		put_all_callers(prof, &o);
 	else
-		put_callers(&o, t, module >= 0);
+		put_callers(prof, &o, t, module >= 0);
 	close_out(&o);
 	free(side);
 }
@@ -375,14 +384,15 @@ static void put_sidecar(const char *path, const struct caller_tree *t,
  * several records of one range), sparse or dense as gmon_codec.h finds
  * it smaller.
  */
-static void put_hist(struct out *o, const struct hist_record *r,
+static void put_hist(struct profile *prof, struct out *o,
+		     const struct hist_record *r,
 		     unsigned int bs, uint64_t below, uint64_t limit)
 {
 	const struct gmf_hist_head head = {
-		.module = file_module(ADDR_MODULE(r->lowpc)),
+		.module = file_module(prof, ADDR_MODULE(r->lowpc)),
 		.bucket_size = bs,
 		.scale = r->scale ? r->scale : gnu_scale(r),
-		.period_ns = (uint64_t)(1e9 / hz + 0.5),
+		.period_ns = (uint64_t)(1e9 / prof->hz + 0.5),
 		.low_pc = ADDR_LINK(r->lowpc),
 		.high_pc = ADDR_LINK(r->highpc),
 		.nbuckets = r->num_bins,
@@ -422,35 +432,38 @@ static void put_hist(struct out *o, const struct hist_record *r,
  * Writes the sprofil extension: modules, histograms, arcs, callers (and
  * the threads of a per-thread profile).
  */
-static void put_extension(struct out *o)
+static void put_extension(struct profile *prof, struct out *o)
 {
 	unsigned char b[GMF_ARC_SIZE];
 	unsigned int i;
 	size_t j, narcs = 0;
 	struct arc *a;
 
-	put_ext_modules(o, -1);
-	for (i = 0; i < num_hist_records; i++) {
-		const struct hist_record *r = &hist_records[i];
+	put_ext_modules(prof, o, -1);
+	for (i = 0; i < prof->num_hist_records; i++) {
+		const struct hist_record *r = &prof->hist_records[i];
 		unsigned int bs = r->scale ? r->bucket_size : 2;
 		uint64_t limit = bs == 2 ? 0xffff : 0xffffffffu;
 		uint64_t copies = (max_bin(r) + limit - 1) / limit, c;
 
 		/* Records of one range add up when read, as in GNU files. */
 		for (c = 0; c < (copies ? copies : 1); c++)
-			put_hist(o, r, bs, c * limit, limit);
+			put_hist(prof, o, r, bs, c * limit, limit);
 	}
-	for (j = 0; j < symtab.len; j++)
-		for (a = symtab.base[j].cg.children; a; a = a->next_child)
+	for (j = 0; j < prof->symtab.len; j++)
+		for (a = prof->symtab.base[j].cg.children; a; a = a->next_child)
 			narcs++;
 	put_record(o, GMF_TAG_ARCS, gmf_arcs_size(narcs));
 	gmf_arcs_head_put(b, narcs);
 	put_bytes(o, b, GMF_ARCS_FIXED);
-	for (j = 0; j < symtab.len; j++) {
-		for (a = symtab.base[j].cg.children; a; a = a->next_child) {
+	for (j = 0; j < prof->symtab.len; j++) {
+		for (a = prof->symtab.base[j].cg.children; a;
+		     a = a->next_child) {
 			const struct gmf_arc r = {
-				.from_module = file_module(a->parent->module),
-				.self_module = file_module(a->child->module),
+				.from_module = file_module(prof,
+							   a->parent->module),
+				.self_module = file_module(prof,
+							   a->child->module),
 				.from = ADDR_LINK(a->parent->addr),
 				.self = ADDR_LINK(a->child->addr),
 				.count = a->count,
@@ -460,59 +473,62 @@ static void put_extension(struct out *o)
 			put_bytes(o, b, GMF_ARC_SIZE);
 		}
 	}
-	if (callers.records) {
-		put_all_callers(o);
+	if (prof->callers.records) {
+		put_all_callers(prof, o);
 	}
 }
 
-void gmon_out_write(const char *path)
+void gmon_out_write(struct profile *prof, const struct gprof_options *opt,
+		    const char *path)
 {
-	bool gnu = !multi_module;
+	bool gnu = !prof->multi_module;
 	struct out o;
 	unsigned int i;
 	size_t dropped = 0;
 
-	for (i = 0; i < num_hist_records; i++)
-		if (hist_records[i].scale)
+	for (i = 0; i < prof->num_hist_records; i++)
+		if (prof->hist_records[i].scale)
 			gnu = false;
 	open_out(&o, path);
 	if (!gnu) {
-		put_extension(&o);
-	} else if (file_format == FF_BSD || file_format == FF_BSD44) {
-		put_bsd(&o);
+		put_extension(prof, &o);
+	} else if (opt->file_format == FF_BSD || opt->file_format == FF_BSD44) {
+		put_bsd(prof, opt, &o);
 	} else {
-		put_gnu_header(&o);
-		for (i = 0; i < num_hist_records; i++) {
-			if (max_bin(&hist_records[i]) > 65535)
+		put_gnu_header(prof, &o);
+		for (i = 0; i < prof->num_hist_records; i++) {
+			if (max_bin(&prof->hist_records[i]) > 65535)
 				fprintf(stderr, "%s: %s: bins above 65535 are written as repeated records of one range, which gprof adds up\n",
-					whoami, path);
-			put_gnu_hist(&o, &hist_records[i],
-				     hist_records[i].lowpc,
-				     hist_records[i].highpc);
+					opt->whoami, path);
+			put_gnu_hist(prof, &o, &prof->hist_records[i],
+				     prof->hist_records[i].lowpc,
+				     prof->hist_records[i].highpc);
 		}
-		put_gnu_arcs(&o, -1, &dropped);
-		if (gmon_input & INPUT_BB_COUNTS)
-			bb_write(o.f);
+		put_gnu_arcs(prof, &o, -1, &dropped);
+		if (prof->gmon_input & INPUT_BB_COUNTS)
+			bb_write(prof, o.f);
 	}
 	close_out(&o);
-	put_sidecar(path, gnu && callers.records ? &callers : NULL, -1);
+	put_sidecar(prof, path,
+		    gnu && prof->callers.records ? &prof->callers : NULL, -1);
 }
 
-static unsigned int find_module(const char *spec)
+static unsigned int find_module(struct profile *prof, const char *spec)
 {
 	unsigned int m;
 	char *end;
 	unsigned long n = strtoul(spec, &end, 10);
 
 	if (*spec && !*end) {
-		if (n >= nmodules)
+		if (n >= prof->nmodules)
 			fatal("--extract-module: no module %lu (the profile has %u)",
-			      n, nmodules);
+			      n, prof->nmodules);
 		return n;
 	}
-	for (m = 0; m < nmodules; m++) {
-		const char *name = modules[m].recorded ? modules[m].recorded :
-				   modules[m].path;
+	for (m = 0; m < prof->nmodules; m++) {
+		const char *name = prof->modules[m].recorded ?
+			prof->modules[m].recorded :
+				   prof->modules[m].path;
 		const char *base = name ? strrchr(name, '/') : NULL;
 
 		if (!name)
@@ -524,10 +540,12 @@ static unsigned int find_module(const char *spec)
 	fatal("--extract-module: no module named %s in the profile", spec);
 }
 
-void gmon_extract_module(const char *spec, const char *to)
+void gmon_extract_module(struct profile *prof, const struct gprof_options *opt,
+			 const char *spec,
+			 const char *to)
 {
-	unsigned int m = find_module(spec), i, nhist = 0;
-	const struct module *mod = &modules[m];
+	unsigned int m = find_module(prof, spec), i, nhist = 0;
+	const struct module *mod = &prof->modules[m];
 	const char *name = mod->path ? mod->path : mod->recorded;
 	const char *base = strrchr(name, '/');
 	char *path = NULL;
@@ -545,9 +563,9 @@ void gmon_extract_module(const char *spec, const char *to)
 		to = path;
 	}
 	open_out(&o, to);
-	put_gnu_header(&o);
-	for (i = 0; i < num_hist_records; i++) {
-		const struct hist_record *r = &hist_records[i];
+	put_gnu_header(prof, &o);
+	for (i = 0; i < prof->num_hist_records; i++) {
+		const struct hist_record *r = &prof->hist_records[i];
 
 		if (ADDR_MODULE(r->lowpc) != m)
 			continue;
@@ -555,31 +573,32 @@ void gmon_extract_module(const char *spec, const char *to)
 		 * A profil-mapped region becomes GNU's uniform bins over the
 		 * same range: both put bucket i at i/n of the way through.
 		 */
-		put_gnu_hist(&o, r, ADDR_LINK(r->lowpc), ADDR_LINK(r->highpc));
+		put_gnu_hist(prof, &o, r, ADDR_LINK(r->lowpc),
+			     ADDR_LINK(r->highpc));
 		nhist++;
 	}
-	put_gnu_arcs(&o, m, &dropped);
+	put_gnu_arcs(prof, &o, m, &dropped);
 	close_out(&o);
 	/*
 	 * The chains through the module go to the extracted file's
 	 * sidecar, so that its call graph is still measured.
 	 */
-	if (callers.records) {
+	if (prof->callers.records) {
 		struct caller_tree t;
 
-		callers_left_out = callers_of_module(m, &t);
+		callers_left_out = callers_of_module(prof, m, &t);
 		callers_totals(&t, &kept, &cut);
-		put_sidecar(to, &t, (int)m);
+		put_sidecar(prof, to, &t, (int)m);
 		free(t.node);
 	} else {
-		put_sidecar(to, NULL, -1);
+		put_sidecar(prof, to, NULL, -1);
 	}
 	fprintf(stderr, "%s: module %u (%s) written to %s: %u histogram record%s",
-		whoami, m, name, to, nhist, nhist == 1 ? "" : "s");
+		opt->whoami, m, name, to, nhist, nhist == 1 ? "" : "s");
 	if (dropped)
 		fprintf(stderr, "; %zu call arc%s to or from other modules left out",
 			dropped, dropped == 1 ? "" : "s");
-	if (callers.records)
+	if (prof->callers.records)
 		fprintf(stderr, "; %llu caller samples through it written to %s%s, %llu with no frame in it left out",
 			(unsigned long long)kept, to, GMF_CALLERS_SUFFIX,
 			(unsigned long long)callers_left_out);

@@ -9,6 +9,10 @@
  *   reports (hist.c flat, cg_print.c graph and index, source.c -A/-C,
  *   modules.c module table).
  *
+ * Each part takes the profile it works on (struct profile, below) and,
+ * where an option changes what it does, the options (options.h), both
+ * as arguments: the analyzer keeps no profile in globals.
+ *
  * Addresses.  Every address the analyzer handles is a *unified* address:
  * a module's link-time address plus the module's base, MODULE_BASE(m).
  * Module 0 is the executable named on the command line and has base 0,
@@ -25,6 +29,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "options.h"
+
+struct profile;
+struct thread_prof;
+struct thread_leaf;
+struct profile_file;
+struct core_module;
+struct line_sym;
+struct dmod;
+struct arc_spec;
 
 #define MODULE_SHIFT 44
 #define MODULE_BASE(m) ((uint64_t)(m) << MODULE_SHIFT)
@@ -43,8 +58,6 @@ enum {
 	STYLE_FILE_ORDER = 1 << 7,
 };
 
-/* -O: how profile files are read. */
-enum file_format { FF_AUTO, FF_MAGIC, FF_BSD, FF_BSD44, FF_PROF };
 
 /* ---- symbols ---- */
 
@@ -131,12 +144,10 @@ struct sym_table {
 	struct sym *base;
 };
 
-extern struct sym_table symtab;	/* every symbol of every module */
-
 /* Finds the symbol whose [addr, end_addr] holds @addr, or NULL. */
 struct sym *sym_lookup(const struct sym_table *t, uint64_t addr);
 /* Sorts, drops duplicates as GNU does and sets end_addr. */
-void symtab_finalize(struct sym_table *t);
+void symtab_finalize(struct profile *prof, struct sym_table *t);
 
 /* ---- modules ---- */
 
@@ -162,10 +173,6 @@ struct module {
 	uint64_t calls;		/* calls into it (module table) */
 };
 
-extern struct module *modules;
-extern unsigned int nmodules;
-/* True when the profile named modules beyond the executable. */
-extern bool multi_module;
 
 /* ---- the profile read from the files ---- */
 
@@ -178,18 +185,12 @@ struct hist_record {
 	uint32_t *sample;	/* num_bins counts, summed over files */
 };
 
-extern struct hist_record *hist_records;
-extern unsigned int num_hist_records;
-extern double hz;		/* samples per second (prof_rate) */
-extern char hist_dimension[16];
-extern char hist_dimension_abbrev;
 
 /* Which kinds of data the profile files held. */
 enum {
 	INPUT_HISTOGRAM = 1, INPUT_CALL_GRAPH = 2, INPUT_BB_COUNTS = 4,
 	INPUT_CALLERS = 8,	/* caller samples (tag-4 records) */
 };
-extern int gmon_input;
 
 /* ---- call graph ---- */
 
@@ -205,32 +206,30 @@ struct arc {
 	bool uncounted;		/* seen only in caller samples: no count */
 };
 
-extern unsigned int num_cycles;
-extern struct sym *cycle_header;	/* num_cycles + 1, [0] unused */
-extern struct arc **arcs;
-extern size_t numarcs;
 
 /* Adds @count calls from @parent to @child (merging an existing arc). */
-void arc_add(struct sym *parent, struct sym *child, uint64_t count);
-struct arc *arc_lookup(struct sym *parent, struct sym *child);
+void arc_add(struct profile *prof, struct sym *parent, struct sym *child,
+	     uint64_t count);
+struct arc *arc_lookup(struct profile *prof, struct sym *parent,
+		       struct sym *child);
 /*
  * Forgets every arc of the profile and every cycle (profile_reset(): the
  * fuzz target); arcs sym_id_parse() made between symspec symbols stay.
  */
-void arcs_reset(void);
+void arcs_reset(struct profile *prof);
 /* Called for each arc read: maps pcs to symbols and filters (-k). */
-void cg_tally(uint64_t from_pc, uint64_t self_pc, uint64_t count);
+void cg_tally(struct profile *prof, uint64_t from_pc, uint64_t self_pc,
+	      uint64_t count);
 /*
  * Numbers, finds cycles, propagates time; returns syms by [index], an
  * array the caller owns (cg_print() only reads it).
  */
-struct sym **cg_assemble(void);
-void cg_print(struct sym **timesortsym);
-void cg_print_index(void);
-void cg_print_function_ordering(void);
-void cg_print_file_ordering(void);
-/* Sum of the self time the call graph shows (GNU's print_time). */
-extern double print_time;
+struct sym **cg_assemble(struct profile *prof, const struct gprof_options *opt);
+void cg_print(struct profile *prof, const struct gprof_options *opt,
+	      struct sym **timesortsym);
+void cg_print_index(struct profile *prof, const struct gprof_options *opt);
+void cg_print_function_ordering(struct profile *prof);
+void cg_print_file_ordering(struct profile *prof);
 /*
  * Sorts @n pointers at @base as glibc's qsort (a merge sort) does, so
  * that ties and even inconsistent comparisons order things as in GNU.
@@ -249,12 +248,12 @@ struct function_map {
 	char *file_name;
 	bool is_first;		/* first line of its file in the map */
 };
-extern struct function_map *symbol_map;	/* by function_name */
-extern unsigned int symbol_map_count;
-void read_function_mappings(const char *path);
+void read_function_mappings(struct profile *prof, const char *path);
 /* The map line of function @name, or NULL (GNU's bsearch). */
-struct function_map *symbol_map_find(const char *name);
-bool sym_is_mapped(const struct sym *s);
+struct function_map *symbol_map_find(struct profile *prof, const char *name);
+bool sym_is_mapped(struct profile *prof, const struct sym *s);
+/* Forgets -R's map (profile_free()). */
+void function_map_reset(struct profile *prof);
 
 /* ---- caller samples (caller_tree.c, cg_measured.c) ---- */
 
@@ -282,23 +281,25 @@ struct caller_tree {
 	unsigned int records;	/* tag-4 records read */
 };
 
-extern struct caller_tree callers;
 struct gmf_cursor;
 /*
  * Merges the tag-4 record under @c into the tree; @map gives the
  * analyzer's module of each module record of the file.  A problem
  * fails @c with one line.
  */
-void callers_parse(struct gmf_cursor *c, const unsigned int *map,
+void callers_parse(struct profile *prof, const struct gprof_options *opt,
+		   struct gmf_cursor *c,
+		   const unsigned int *map,
 		   unsigned int nmap);
-void callers_reset(void);
+void callers_reset(struct profile *prof);
 /* The top node of cut chains (module absolute, pc 1, no parent). */
 bool caller_node_truncated(const struct caller_node *n);
 /*
  * The function of node @n's pc, or NULL: as a sampled pc when @leaf,
  * else as a return address (the call before it).  cg_measured.c.
  */
-struct sym *caller_node_function(const struct caller_node *n, bool leaf);
+struct sym *caller_node_function(struct profile *prof,
+				 const struct caller_node *n, bool leaf);
 /*
  * What function @s (NULL: unknown) says of a cut chain it is the
  * outermost frame of: 0, nothing (a library, the start code); 1, main,
@@ -313,7 +314,14 @@ int caller_frame_entry(const struct sym *s);
  * at pc 0 (passed over by the analysis, as code without symbols), the
  * truncated top kept.  Returns the samples left out: no frame in @m.
  */
-uint64_t callers_of_module(unsigned int m, struct caller_tree *t);
+uint64_t callers_of_module(struct profile *prof, unsigned int m,
+			   struct caller_tree *t);
+/*
+ * What a tree built apart from @from (the profile's) says of the
+ * recording: its lost, busy and dropped samples, period, depth, records.
+ */
+void caller_tree_counts_copy(struct caller_tree *to,
+			     const struct caller_tree *from);
 /* A node of a tree built apart, added at its end (its parent before it). */
 uint32_t caller_tree_add(struct caller_tree *t, uint32_t parent,
 			 uint32_t module, uint64_t pc);
@@ -321,13 +329,6 @@ uint32_t caller_tree_add(struct caller_tree *t, uint32_t parent,
 void callers_totals(const struct caller_tree *t, uint64_t *samples,
 		    uint64_t *truncated);
 
-/*
- * --estimated-times: GNU's propagation by call counts even when the
- * profile has caller samples (measured_times is false then).
- */
-extern bool estimated_times;
-/* The call graph's times come from the caller samples. */
-extern bool measured_times;
 /* What the measured call graph was made of, for its header. */
 struct caller_stats {
 	uint64_t complete, truncated;	/* samples by their chain */
@@ -339,20 +340,20 @@ struct caller_stats {
 	uint64_t *cut_in;
 	bool has_counts;	/* the profile has call counts (-pg) */
 };
-extern struct caller_stats caller_stats;
 /*
  * Before cg_assemble(): decides measured_times and adds the arcs the
  * chains show that the call counts did not (count 0, uncounted);
  * @has_counts: the profile had call counts (-pg's arcs).
  */
-void cg_measured_arcs(bool has_counts);
+void cg_measured_arcs(struct profile *prof, const struct gprof_options *opt,
+		      bool has_counts);
 /*
  * In cg_assemble(), after the cycles are known and the flags
  * propagated: sets every time of the graph from the caller samples.
  */
-void cg_measured_times(void);
+void cg_measured_times(struct profile *prof);
 /* Whether @s's calls are unknown: all its callers are uncounted arcs. */
-bool sym_calls_unknown(const struct sym *s);
+bool sym_calls_unknown(struct profile *prof, const struct sym *s);
 
 /* ---- symspecs (-e -E -f -F -k -n -N -p -P -q -Q -A -J -C -Z) ---- */
 
@@ -362,46 +363,164 @@ enum table_id {
 	NUM_TABLES
 };
 
-extern struct sym_table syms[NUM_TABLES];
 void sym_id_add(const char *spec, enum table_id which);
-void sym_id_parse(void);
-bool sym_id_arc_is_present(struct sym_table *t, struct sym *from,
+void sym_id_parse(struct profile *prof, const struct gprof_options *opt);
+bool sym_id_arc_is_present(struct profile *prof, struct sym_table *t,
+			   struct sym *from,
 			   struct sym *to);
+/* Forgets the symbols the symspecs matched in @prof (profile_free()). */
+void sym_id_reset(struct profile *prof);
+/* GNU's: the profiling runtime's functions excluded from every report. */
+void sym_id_add_defaults(void);
+/* Forgets the symspecs sym_id_add() took. */
+void sym_id_free(void);
 
-/* ---- options (main.c) ---- */
+/* ---- the profile ---- */
 
-extern const char *whoami;
-extern const char *a_out_name;
-extern int output_style;
-extern int output_width;
-extern bool bsd_style_output;	/* -T */
-extern bool print_descriptions;	/* !-b */
-extern bool demangle;
-extern bool ignore_zeros;	/* !-z */
-extern bool ignore_static_funcs;	/* -a */
-extern bool ignore_non_functions;	/* -D */
-extern bool ignore_direct_calls;	/* -c */
-extern bool line_granularity;	/* -l */
-extern bool print_path;		/* -L */
-extern bool inline_file_names;
-extern bool bb_annotate_all_lines;	/* -x */
-extern bool create_annotation_files;	/* -y */
-extern unsigned long bb_min_calls;	/* -m */
-extern int bb_table_length;	/* -t */
-extern enum file_format file_format;
-extern const char *function_mapping_file;	/* -R */
-extern const char *external_symbol_table;	/* -S */
-extern bool first_output;	/* no section printed yet (form feeds) */
+/*
+ * One program's profile: its modules and their symbols, what the
+ * profile files held, and what the analysis made of it.  Every part
+ * takes the profile it works on; profile_init() makes an empty one and
+ * profile_free() frees all it holds.
+ */
+struct profile {
+	struct sym_table symtab;	/* every symbol of every module */
+	struct module *modules;
+	unsigned int nmodules;
+	/* True when the profile named modules beyond the executable. */
+	bool multi_module;
+	/* The file being read, whose module records module_add() takes. */
+	const char *module_profile;
+	/* Pointer size and byte order of GNU files: the executable's. */
+	unsigned int gmon_ptr_size;
+	bool gmon_big_endian;
+
+	struct hist_record *hist_records;
+	unsigned int num_hist_records;
+	double hz;		/* samples per second (prof_rate) */
+	char hist_dimension[16];
+	char hist_dimension_abbrev;
+	int gmon_input;		/* INPUT_*: what the files held */
+
+	unsigned int num_cycles;
+	struct sym *cycle_header;	/* num_cycles + 1, [0] unused */
+	struct arc **arcs;	/* every arc but the self-calls (-r, -R) */
+	size_t numarcs, arcs_cap;
+	/* Sum of the self time the call graph shows (GNU's print_time). */
+	double print_time;
+	double total_time;	/* ticks, the profiler's left out */
+	/* Ticks in the profiler's own code (modules[].overhead), left out. */
+	double overhead_time;
+
+	/* The caller samples of every profile file read, summed. */
+	struct caller_tree callers;
+	/* The call graph's times come from the caller samples. */
+	bool measured_times;
+	struct caller_stats caller_stats;
+	struct thread_prof *threads;
+	uint32_t nthreads;
+
+	/* -R's map, by function_name, and its file names' one block. */
+	struct function_map *symbol_map;
+	unsigned int symbol_map_count;
+	char *map_names;
+	size_t map_names_len;
+	/* The symspecs' symbols, the arc specs' callees and ranges. */
+	struct sym_table syms[NUM_TABLES];
+	struct sym_table right_ids;
+	struct arc_spec *arc_specs;
+	size_t narc_specs;
+	/* Every source_file made so far (by sym_source), newest first. */
+	struct source_file *first_src_file;
+	/* No report section printed yet: the next one has no form feed. */
+	bool first_output;
+	/* Why the last phase that returned an error failed (one line). */
+	char error[512];
+
+	/*
+	 * The parts' own bookkeeping, kept here so that profiles do not
+	 * share it.  The files read (gmon_read.c):
+	 */
+	struct profile_file *files;
+	int nfiles;
+	unsigned int outside;	/* module_outside()'s module, 0 before */
+	/* A file's GNU call arcs, and those whose callee is in no symbol. */
+	uint64_t file_arcs, file_stray_arcs;
+	double gnu_hist_scale;	/* the GNU records' common bin width */
+	bool have_gnu_hist;	/* one was read yet */
+	uint64_t ext_period;	/* the extension histograms' period, or 0 */
+	/* Each module's ELF file, symbol table room (symtab.c). */
+	struct core_module *core;
+	unsigned int ncore;	/* modules when core_init() ran */
+	size_t sym_cap;		/* symtab.base's room */
+	char **gap_names;	/* the gaps' names (sym_gaps.c) */
+	size_t ngap_names;
+	/* -l's symbols in the making (line_syms.c). */
+	struct line_sym *lsyms;
+	size_t nlsyms, lsym_cap;
+	/* Source files by name, each module's DWARF (lines.c). */
+	struct source_file **sf_hash;
+	size_t sf_hash_size;	/* a power of two */
+	size_t sf_count;
+	struct dmod *dmods;
+	unsigned int ndmods;
+	/* Arcs by (parent, child) (callgraph.c). */
+	struct arc **arc_hash;
+	size_t arc_hash_size;	/* a power of two, or 0 */
+	size_t arc_hash_used;
+	/* Caller nodes by (parent, module, pc) (caller_tree.c). */
+	uint32_t *node_hash;
+	size_t node_hash_size;	/* a power of two, or 0 */
+	/* Each caller node's functions (cg_measured.c). */
+	struct sym **node_caller, **node_leaf, **node_known;
+	/* The chains' ends by thread (threads.c). */
+	struct thread_leaf *leaves;
+	size_t nleaves, leaves_cap;
+	uint32_t threads_cap;
+	uint64_t per_thread_records;	/* callers records with threads */
+};
+
+/* An empty profile. */
+void profile_init(struct profile *prof);
+/* Frees everything @prof holds (it can be initialized again). */
+void profile_free(struct profile *prof);
+/* Sets @prof's error to the message @fmt says; returns -1. */
+int profile_error(struct profile *prof, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- the phases over one profile (pipeline.c) ---- */
+
+/*
+ * Reads the executable's and every module's symbols, then the @n
+ * profile files @files (gmon.out when none) into @prof; 0, or -1 and
+ * why in prof->error.
+ */
+int profile_read(struct profile *prof, const struct gprof_options *opt,
+		 const char *const *files, int n);
+/*
+ * Decides whether the call graph is measured from caller samples or
+ * estimated from call counts; returns whether the files had call counts.
+ */
+bool profile_prepare(struct profile *prof, const struct gprof_options *opt);
+/* The STYLE_* reports to print: the options', else what the files hold. */
+int report_style(const struct profile *prof, const struct gprof_options *opt);
+/*
+ * Histograms to symbols and the call graph; returns the symbols by
+ * [index] (to free), or NULL when there is no call graph to report.
+ */
+struct sym **profile_analyze(struct profile *prof,
+			     const struct gprof_options *opt, bool counted);
+/* Prints the @style reports of @prof on stdout, in GNU's order. */
+void report_print(struct profile *prof, const struct gprof_options *opt,
+		  int style, struct sym **cg);
+
+/* ---- errors and allocation (util.c) ---- */
 
 /* Prints "gprof: <fmt>\n" on stderr and exits 1. */
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 						 noreturn));
-/*
- * The fuzz targets' way out of fatal(): when set, it is called with the
- * message instead, and must not return (a longjmp back to the target,
- * which then frees everything with the *_reset() functions).
- */
-extern void (*fatal_hook)(const char *message);
+/* The name fatal()'s messages start with, "gprof" until set. */
+void fatal_set_name(const char *name);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -413,48 +532,53 @@ char *xstrdup(const char *s);
 /* ---- names (names.c) ---- */
 
 /* GNU's print_name_only: name, (file:line) decorations; returns width. */
-size_t print_name_only(FILE *f, struct sym *s);
+size_t print_name_only(struct profile *prof, const struct gprof_options *opt,
+		       FILE *f, struct sym *s);
 /* GNU's print_name: name, " <cycle N>", " [N]" or " (N)". */
-void print_name(FILE *f, struct sym *s);
+void print_name(struct profile *prof, const struct gprof_options *opt, FILE *f,
+		struct sym *s);
 
 /* ---- histograms and the flat profile (hist.c) ---- */
 
-void hist_assign_samples(void);
+void hist_assign_samples(struct profile *prof);
 /*
  * The last symbol at or below @addr (binary search; 0 when none is):
  * the first whose range, up to the next symbol, could hold it.
  */
-size_t hist_sym_at(uint64_t addr);
+size_t hist_sym_at(struct profile *prof, uint64_t addr);
 /* The unified [lo, hi) that bin @i of @r counted (empty: none). */
-void hist_bin_bounds(const struct hist_record *r, uint64_t i, uint64_t *lo,
+void hist_bin_bounds(struct profile *prof, const struct hist_record *r,
+		     uint64_t i, uint64_t *lo,
 		     uint64_t *hi);
-void hist_print(void);
-extern double total_time;	/* ticks, the profiler's left out */
-/* Ticks in the profiler's own code (modules[].overhead), left out. */
-extern double overhead_time;
+void hist_print(struct profile *prof, const struct gprof_options *opt);
 
 /* ---- source lines (lines.c, libdw; annotate.c for -A -C) ---- */
 
 /* Fills s->file and s->line_num on first use (lazily; cheap after). */
-void sym_source(struct sym *s);
+void sym_source(struct profile *prof, const struct gprof_options *opt,
+		struct sym *s);
 /* -l: adds one symbol per source line of every module's text. */
-void core_create_line_syms(void);
-void print_exec_counts(void);
-void print_annotated_source(void);
+void core_create_line_syms(struct profile *prof,
+			   const struct gprof_options *opt);
+void print_exec_counts(struct profile *prof, const struct gprof_options *opt);
+void print_annotated_source(struct profile *prof,
+			    const struct gprof_options *opt);
 /* -I and GPROF_PATH: appends colon-separated directories for -A. */
 void source_search_append(const char *dirs);
-/* Every source_file made so far (by sym_source), newest first. */
-extern struct source_file *first_src_file;
 /* The one source_file of @path (DWARF's spelling), made on first use. */
-struct source_file *source_file_lookup_path(const char *path);
+struct source_file *source_file_lookup_path(struct profile *prof,
+					    const char *path);
 /* A file made so far whose last path component is @filename, or NULL. */
-struct source_file *source_file_lookup_name(const char *filename);
+struct source_file *source_file_lookup_name(struct profile *prof,
+					    const char *filename);
 /*
  * -A: looks up the source of every symbol and returns the files in the
  * order GNU prints them (the reverse of the order GNU meets them: function
  * symbols in .symtab order, then -l line symbols by address).
  */
-size_t source_files_gnu_order(struct source_file ***out);
+size_t source_files_gnu_order(struct profile *prof,
+			      const struct gprof_options *opt,
+			      struct source_file ***out);
 
 /* ---- basic blocks (tag 2 records; annotate.c) ---- */
 
@@ -463,9 +587,10 @@ size_t source_files_gnu_order(struct source_file ***out);
  * holding it (first NBBS blocks a symbol), as GNU's bb_read_rec does;
  * without -l it only warns, once, that the counts are ignored.
  */
-void bb_record(uint64_t addr, uint64_t count);
+void bb_record(struct profile *prof, const struct gprof_options *opt,
+	       uint64_t addr, uint64_t count);
 /* gmon.sum: writes the tag-2 record of every block with a count. */
-void bb_write(FILE *f);
+void bb_write(struct profile *prof, FILE *f);
 
 /* ---- profile files (gmon_read.c) and gmon.sum (gmon_write.c) ---- */
 
@@ -474,25 +599,25 @@ void bb_write(FILE *f);
  * line (without the file name) in @err.  Symbols must already exist:
  * arcs are tallied into the call graph as they are read.
  */
-int gmon_parse(const unsigned char *buf, size_t len, const char *name,
+int gmon_parse(struct profile *prof, const struct gprof_options *opt,
+	       const unsigned char *buf,
+	       size_t len, const char *name,
 	       char *err, size_t errlen);
 /*
  * Reads the profile files named on the command line (gmon.out when
  * none) into memory and registers the load modules they name, so that
- * core_init() can read every module's symbols first.
+ * core_init() can read every module's symbols first.  0, or -1 and
+ * @prof's error.
  */
-void gmon_load_files(const char *const *names, int n);
-/* Parses the files gmon_load_files() read, in order; errors are fatal. */
-void gmon_parse_files(void);
+int gmon_load_files(struct profile *prof, const char *const *names, int n);
+/* Parses the files gmon_load_files() read, in order; 0, or -1 (error). */
+int gmon_parse_files(struct profile *prof, const struct gprof_options *opt);
 /* --extract-module: writes one module's data as GNU gmon.out. */
-void gmon_extract_module(const char *module, const char *to);
-/* Pointer size (4 or 8) and byte order of GNU files: the executable's. */
-extern unsigned int gmon_ptr_size;
-extern bool gmon_big_endian;
+void gmon_extract_module(struct profile *prof, const struct gprof_options *opt,
+			 const char *module,
+			 const char *to);
 /* Creates the module table with module 0, the executable, if needed. */
-void modules_init(void);
-/* The profile file being read, whose module records module_add() takes. */
-extern const char *module_profile;
+void modules_init(struct profile *prof);
 /*
  * The module of a module record (module_table.c): the executable
  * (module 0), or the module of the same path and build-id, or of the
@@ -500,31 +625,36 @@ extern const char *module_profile;
  * a new one.  A module of another build than an earlier file's cannot
  * be summed with it: UINT_MAX, and why (one line) in @why.
  */
-unsigned int module_add(const char *name, size_t name_len,
+unsigned int module_add(struct profile *prof, const char *name, size_t name_len,
 			const unsigned char *id, size_t id_len, uint64_t bias,
 			bool is_main, char *why, size_t whylen);
 /*
  * The module standing for addresses in no load module (the extension's
  * module 0xffffffff); created on first use.
  */
-unsigned int module_outside(void);
-/* Fails when the histograms read so far cannot be the executable's. */
-void gmon_check_match(const char *name);
+unsigned int module_outside(struct profile *prof);
+/*
+ * -1 and @prof's error when the histograms or arcs of file @name cannot
+ * be the executable's, else 0.
+ */
+int gmon_check_match(struct profile *prof, const struct gprof_options *opt,
+		     const char *name);
 /* Forgets every profile read so far (the fuzz target parses many). */
-void profile_reset(void);
+void profile_reset(struct profile *prof);
 /*
  * The fuzz targets load many files in one process: after
  * profile_reset(), these free in turn the DWARF and source files
  * (lines_reset), the ELF files and the symbol table (core_reset), and
  * the module table and the loaded profile files (modules_reset).
  */
-void lines_reset(void);
-void core_reset(void);
-void modules_reset(void);
+void lines_reset(struct profile *prof);
+void core_reset(struct profile *prof);
+void modules_reset(struct profile *prof);
 /* Reads a file with gmon_parse; any problem is fatal. */
 void gmon_out_read(const char *path);
 /* -s: writes gmon.sum. */
-void gmon_out_write(const char *path);
+void gmon_out_write(struct profile *prof, const struct gprof_options *opt,
+		    const char *path);
 
 /* ---- ELF (symtab.c) ---- */
 
@@ -550,8 +680,6 @@ bool elf_build_id(Elf *elf, const unsigned char **id, size_t *len);
 
 /* ---- where a module's symbols come from (module_files.c) ---- */
 
-/* --debug-file-directory: the root of separate debug files. */
-extern const char *debug_file_directory;
 /* The name reports give module @mod: its file's basename, "[vdso]". */
 const char *module_basename(const struct module *mod);
 /* Whether a recorded module name is the kernel's vDSO. */
@@ -567,56 +695,58 @@ Elf *vdso_open(const struct module *mod, unsigned char **image,
  * debug_file_directory, as gdb does (never through debuginfod).
  */
 struct Dwfl;
-struct Dwfl *debug_dwfl_begin(void);
+struct Dwfl *debug_dwfl_begin(const struct gprof_options *opt);
 /* The separate debug file of the ELF file at @path (malloc), or NULL. */
-char *debug_file_find(const char *path);
+char *debug_file_find(const struct gprof_options *opt, const char *path);
 /* Whether module @m is libsprofil: by name, or it defines its API. */
-bool module_is_profiler(unsigned int m, Elf *elf,
+bool module_is_profiler(struct profile *prof, unsigned int m, Elf *elf,
 			const struct elf_symbols *es);
 /*
  * Multi-module profiles: a pseudo-function "module+0xOFFSET" for each
  * stretch of code past the st_size of the symbols before it (sym_gaps.c).
  */
-void symtab_add_gaps(void);
+void symtab_add_gaps(struct profile *prof);
 /* Makes @base (@len symbols, malloc'd, sorted, ends set) the symtab. */
-void symtab_adopt(struct sym *base, size_t len);
-void sym_gaps_reset(void);
+void symtab_adopt(struct profile *prof, struct sym *base, size_t len);
+void sym_gaps_reset(struct profile *prof);
 
-/* Reads the executable (module 0) and every module the profile named. */
-void core_init(const char *a_out);
-void core_create_function_syms(void);
+/*
+ * Reads the executable (module 0) and every module the profile named;
+ * these three return 0, or -1 and @prof's error.
+ */
+int core_init(struct profile *prof, const struct gprof_options *opt,
+	      const char *a_out);
+int core_create_function_syms(struct profile *prof,
+			      const struct gprof_options *opt);
 /* -S: symbols from an nm-style file ("ADDR TYPE NAME" lines). */
-void core_create_syms_from(const char *path);
+int core_create_syms_from(struct profile *prof, const char *path);
 /* -c: keeps the text bytes of every module for core_text(). */
-void core_get_text_space(void);
+void core_get_text_space(struct profile *prof, const struct gprof_options *opt);
 /* The .text sections' unified range of module @m (GNU's core_text_sect). */
-uint64_t core_text_end(unsigned int m);
+uint64_t core_text_end(struct profile *prof, unsigned int m);
 /*
  * The bytes of the text at unified [lo, hi), or NULL when that range is
  * not wholly inside one loaded module's section (-c reads them).
  */
-const unsigned char *core_text(uint64_t lo, uint64_t hi);
+const unsigned char *core_text(struct profile *prof, uint64_t lo, uint64_t hi);
 /* -c: adds count-0 arcs for the direct calls inside @parent. */
-void find_call(struct sym *parent, uint64_t lowpc, uint64_t highpc);
+void find_call(struct profile *prof, struct sym *parent, uint64_t lowpc,
+	       uint64_t highpc);
 /* True when @addr lies inside a histogram record (GNU's check for -c). */
-bool hist_check_address(uint64_t addr);
+bool hist_check_address(struct profile *prof, uint64_t addr);
 
 /* ---- --export (export.c) ---- */
 
-extern const char *export_format;	/* export.c's formats, or NULL */
 bool export_format_known(const char *format);
 /* Writes the analyzed profile in export_format on stdout. */
-void export_profile(void);
-/* --node-threshold, --edge-threshold: percent of the time (export_dot.c). */
-extern double node_threshold, edge_threshold;
+void export_profile(struct profile *prof, const struct gprof_options *opt);
 /*
  * --render=FORMAT: render_start() sends stdout through `dot -TFORMAT`
  * (fatal, one line, when dot is not installed); render_finish() waits
  * for it and fails when it did.
  */
-extern const char *render_format;
-void render_start(void);
-void render_finish(void);
+void render_start(const struct gprof_options *opt);
+void render_finish(const struct gprof_options *opt);
 
 /* ---- modules (modules.c) ---- */
 
@@ -626,8 +756,8 @@ void render_finish(void);
  * modules_print() ends the report with the table of modules, including
  * those that could not be read and why.
  */
-void modules_print(void);
+void modules_print(struct profile *prof, const struct gprof_options *opt);
 /* The line saying what the profiler's own code took, if anything. */
-bool overhead_print(void);
+bool overhead_print(struct profile *prof);
 
 #endif /* GPROF_GPROF_H */

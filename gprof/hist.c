@@ -13,9 +13,6 @@
 
 #include "gprof.h"
 
-double total_time;
-double overhead_time;
-
 /* SI prefixes for the per-call columns, as GNU chooses them. */
 static const struct {
 	char prefix;
@@ -27,54 +24,56 @@ static const struct {
 };
 
 /* The bin width of the first record, in 2-byte units (GNU's scale). */
-static double first_scale(void)
+static double first_scale(struct profile *prof)
 {
-	return num_hist_records ? hist_records[0].bin_scale : 0;
+	return prof->num_hist_records ? prof->hist_records[0].bin_scale : 0;
 }
 
-bool hist_check_address(uint64_t addr)
+bool hist_check_address(struct profile *prof, uint64_t addr)
 {
 	unsigned int i;
 
-	for (i = 0; i < num_hist_records; i++)
-		if (hist_records[i].lowpc <= addr &&
-		    addr < hist_records[i].highpc)
+	for (i = 0; i < prof->num_hist_records; i++)
+		if (prof->hist_records[i].lowpc <= addr &&
+		    addr < prof->hist_records[i].highpc)
 			return true;
 	return false;
 }
 
 /* GNU's -p/-P rule: whether @s's time is shown (and counted). */
-static bool flat_included(const struct sym *s)
+static bool flat_included(struct profile *prof, const struct sym *s)
 {
-	return sym_lookup(&syms[INCL_FLAT], s->addr) ||
-	       (!syms[INCL_FLAT].len && !sym_lookup(&syms[EXCL_FLAT], s->addr));
+	return sym_lookup(&prof->syms[INCL_FLAT], s->addr) ||
+	       (!prof->syms[INCL_FLAT].len &&
+		!sym_lookup(&prof->syms[EXCL_FLAT], s->addr));
 }
 
-static void credit(struct sym *s, double ticks)
+static void credit(struct profile *prof, struct sym *s, double ticks)
 {
-	if (flat_included(s))
+	if (flat_included(prof, s))
 		s->hist.time += ticks;
 	else
-		total_time -= ticks;
+		prof->total_time -= ticks;
 }
 
 /*
  * Where symbol @j's range ends for sample assignment: where the next
  * symbol of its module starts (GNU ignores gaps), else past its end.
  */
-static uint64_t sym_range_end(size_t j)
+static uint64_t sym_range_end(struct profile *prof, size_t j)
 {
-	const struct sym *s = &symtab.base[j];
+	const struct sym *s = &prof->symtab.base[j];
 
-	if (j + 1 < symtab.len && symtab.base[j + 1].module == s->module)
-		return symtab.base[j + 1].addr;
+	if (j + 1 < prof->symtab.len &&
+	    prof->symtab.base[j + 1].module == s->module)
+		return prof->symtab.base[j + 1].addr;
 	return s->end_addr + 1;
 }
 
-static void assign_gnu(const struct hist_record *r)
+static void assign_gnu(struct profile *prof, const struct hist_record *r)
 {
 	uint64_t lowpc = r->lowpc / 2;
-	double scale = first_scale();
+	double scale = first_scale(prof);
 	size_t j, k = 1;
 	uint64_t i;
 
@@ -85,10 +84,10 @@ static void assign_gnu(const struct hist_record *r)
 			continue;
 		bin_lo = lowpc + (uint64_t)(scale * i);
 		bin_hi = lowpc + (uint64_t)(scale * (i + 1));
-		total_time += count;
-		for (j = k - 1; j < symtab.len; k = ++j) {
-			uint64_t sym_lo = symtab.base[j].hist.scaled_addr;
-			uint64_t sym_hi = sym_range_end(j) / 2;
+		prof->total_time += count;
+		for (j = k - 1; j < prof->symtab.len; k = ++j) {
+			uint64_t sym_lo = prof->symtab.base[j].hist.scaled_addr;
+			uint64_t sym_hi = sym_range_end(prof, j) / 2;
 			uint64_t overlap;
 
 			if (bin_hi < sym_lo)
@@ -98,20 +97,20 @@ static void assign_gnu(const struct hist_record *r)
 			overlap = (bin_hi < sym_hi ? bin_hi : sym_hi) -
 				  (bin_lo > sym_lo ? bin_lo : sym_lo);
 			if (overlap > 0)
-				credit(&symtab.base[j],
+				credit(prof, &prof->symtab.base[j],
 				       overlap * (double)count / scale);
 		}
 	}
 }
 
-size_t hist_sym_at(uint64_t addr)
+size_t hist_sym_at(struct profile *prof, uint64_t addr)
 {
-	size_t lo = 0, hi = symtab.len;
+	size_t lo = 0, hi = prof->symtab.len;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (symtab.base[mid].addr <= addr)
+		if (prof->symtab.base[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -127,10 +126,11 @@ static uint64_t bucket_start(const struct hist_record *r, uint64_t i)
 	return r->lowpc + (uint64_t)(units / r->scale) * r->bucket_size;
 }
 
-void hist_bin_bounds(const struct hist_record *r, uint64_t i, uint64_t *lo,
+void hist_bin_bounds(struct profile *prof, const struct hist_record *r,
+		     uint64_t i, uint64_t *lo,
 		     uint64_t *hi)
 {
-	double scale = first_scale();
+	double scale = first_scale(prof);
 
 	if (!r->scale) {
 		/* GNU's bins, in 2-byte units from lowpc / 2. */
@@ -144,7 +144,7 @@ void hist_bin_bounds(const struct hist_record *r, uint64_t i, uint64_t *lo,
 		*hi = r->highpc;
 }
 
-static void assign_exact(const struct hist_record *r)
+static void assign_exact(struct profile *prof, const struct hist_record *r)
 {
 	uint64_t i;
 
@@ -154,20 +154,21 @@ static void assign_exact(const struct hist_record *r)
 
 		if (!count)
 			continue;
-		hist_bin_bounds(r, i, &lo, &hi);
-		total_time += count;
+		hist_bin_bounds(prof, r, i, &lo, &hi);
+		prof->total_time += count;
 		if (hi <= lo)
 			continue;
-		for (j = hist_sym_at(lo); j < symtab.len; j++) {
-			struct sym *s = &symtab.base[j];
-			uint64_t s_hi = sym_range_end(j), a, b;
+		for (j = hist_sym_at(prof, lo); j < prof->symtab.len; j++) {
+			struct sym *s = &prof->symtab.base[j];
+			uint64_t s_hi = sym_range_end(prof, j), a, b;
 
 			if (s->addr >= hi)
 				break;
 			a = lo > s->addr ? lo : s->addr;
 			b = hi < s_hi ? hi : s_hi;
 			if (b > a)
-				credit(s, (double)count * (b - a) / (hi - lo));
+				credit(prof, s,
+				       (double)count * (b - a) / (hi - lo));
 		}
 	}
 }
@@ -177,40 +178,42 @@ static void assign_exact(const struct hist_record *r)
  * records only) go to overhead_time, not to any function nor to the
  * total the percentages are of: they are not the program's time.
  */
-static bool assign_overhead(const struct hist_record *r)
+static bool assign_overhead(struct profile *prof, const struct hist_record *r)
 {
 	unsigned int m = ADDR_MODULE(r->lowpc);
 	uint64_t i;
 
-	if (!r->scale || m >= nmodules || !modules[m].overhead)
+	if (!r->scale || m >= prof->nmodules || !prof->modules[m].overhead)
 		return false;
 	for (i = 0; i < r->num_bins; i++) {
-		overhead_time += r->sample[i];
-		modules[m].time += r->sample[i];
+		prof->overhead_time += r->sample[i];
+		prof->modules[m].time += r->sample[i];
 	}
 	return true;
 }
 
-void hist_assign_samples(void)
+void hist_assign_samples(struct profile *prof)
 {
 	unsigned int i;
 	size_t j;
 
-	for (j = 0; j < symtab.len; j++)
-		symtab.base[j].hist.scaled_addr = symtab.base[j].addr / 2;
-	for (i = 0; i < num_hist_records; i++) {
-		if (assign_overhead(&hist_records[i]))
+	for (j = 0; j < prof->symtab.len; j++)
+		prof->symtab.base[j].hist.scaled_addr =
+			prof->symtab.base[j].addr / 2;
+	for (i = 0; i < prof->num_hist_records; i++) {
+		if (assign_overhead(prof, &prof->hist_records[i]))
 			continue;
-		if (hist_records[i].scale)
-			assign_exact(&hist_records[i]);
+		if (prof->hist_records[i].scale)
+			assign_exact(prof, &prof->hist_records[i]);
 		else
-			assign_gnu(&hist_records[i]);
+			assign_gnu(prof, &prof->hist_records[i]);
 	}
-	for (j = 0; j < symtab.len; j++)
-		modules[symtab.base[j].module].time += symtab.base[j].hist.time;
+	for (j = 0; j < prof->symtab.len; j++)
+		prof->modules[prof->symtab.base[j].module].time +=
+			prof->symtab.base[j].hist.time;
 }
 
-static void flat_blurb(void)
+static void flat_blurb(struct profile *prof)
 {
 	fputs(
 "\n"
@@ -235,7 +238,7 @@ static void flat_blurb(void)
 "name        the function; ties in time are ordered by calls, then\n"
 "            alphabetically.  An index in brackets points into the\n"
 "            call graph.\n", stdout);
-	if (multi_module)
+	if (prof->multi_module)
 		fputs("\n"
 "mod         the load module holding the function: an index into the\n"
 "            table of modules at the end of the report.\n", stdout);
@@ -244,60 +247,66 @@ static void flat_blurb(void)
 "much larger than that period is noise.\n", stdout);
 }
 
-static void print_header(char prefix)
+static void print_header(struct profile *prof, const struct gprof_options *opt,
+			 char prefix)
 {
 	char unit[16];
 
 	snprintf(unit, sizeof(unit), "%c%c/call", prefix,
-		 hist_dimension_abbrev);
-	if (bsd_style_output) {
+		 prof->hist_dimension_abbrev);
+	if (opt->bsd_style_output) {
 		printf("\ngranularity: each sample hit covers %ld byte(s)",
-		       (long)first_scale() * 2L);
-		if (total_time > 0.0)
+		       (long)first_scale(prof) * 2L);
+		if (prof->total_time > 0.0)
 			printf(" for %.2f%% of %.2f %s\n\n",
-			       100.0 / total_time, total_time / hz,
-			       hist_dimension);
+			       100.0 / prof->total_time,
+				       prof->total_time / prof->hz,
+			       prof->hist_dimension);
 	} else {
-		printf("\nEach sample counts as %g %s.\n", 1.0 / hz,
-		       hist_dimension);
+		printf("\nEach sample counts as %g %s.\n", 1.0 / prof->hz,
+		       prof->hist_dimension);
 	}
-	overhead_print();
-	if (total_time <= 0.0) {
+	overhead_print(prof);
+	if (prof->total_time <= 0.0) {
 		printf(" no time accumulated\n\n");
 		/* Every numerator is zero then; avoid dividing by it. */
-		total_time = 1.0;
+		prof->total_time = 1.0;
 	}
 	printf("%5.5s %10.10s %8.8s %8.8s %8.8s %8.8s  %s%-8.8s\n",
 	       "%  ", "cumulative", "self  ", "", "self  ", "total ",
-	       multi_module ? "     " : "", "");
+	       prof->multi_module ? "     " : "", "");
 	printf("%5.5s %9.9s  %8.8s %8.8s %8.8s %8.8s  %s%-8.8s\n",
-	       "time", hist_dimension, hist_dimension, "calls", unit, unit,
-	       multi_module ? " mod " : "", "name");
+	       "time", prof->hist_dimension, prof->hist_dimension, "calls", unit, unit,
+	       prof->multi_module ? " mod " : "", "name");
 }
 
 static double accum_time;
 
-static void print_line(struct sym *s, double scale)
+static void print_line(struct profile *prof, const struct gprof_options *opt,
+		       struct sym *s,
+		       double scale)
 {
-	if (ignore_zeros && s->ncalls == 0 && s->hist.time == 0)
+	if (opt->ignore_zeros && s->ncalls == 0 && s->hist.time == 0)
 		return;
 	accum_time += s->hist.time;
-	printf(bsd_style_output ? "%5.1f %10.2f %8.2f" : "%6.2f %9.2f %8.2f",
-	       total_time > 0.0 ? 100 * s->hist.time / total_time : 0.0,
-	       accum_time / hz, s->hist.time / hz);
+	printf(opt->bsd_style_output ? "%5.1f %10.2f %8.2f" :
+	       "%6.2f %9.2f %8.2f",
+	       prof->total_time > 0.0 ? 100 * s->hist.time / prof->total_time :
+		       0.0,
+	       accum_time / prof->hz, s->hist.time / prof->hz);
 	if (s->ncalls)
 		printf(" %8lu %8.2f %8.2f  ", (unsigned long)s->ncalls,
-		       scale * s->hist.time / hz / s->ncalls,
-		       scale * (s->hist.time + s->cg.child_time) / hz /
+		       scale * s->hist.time / prof->hz / s->ncalls,
+		       scale * (s->hist.time + s->cg.child_time) / prof->hz /
 		       s->ncalls);
 	else
 		printf(" %8.8s %8.8s %8.8s  ", "", "", "");
-	if (multi_module)
+	if (prof->multi_module)
 		printf("%4u ", s->module);
-	if (bsd_style_output)
-		print_name(stdout, s);
+	if (opt->bsd_style_output)
+		print_name(prof, opt, stdout, s);
 	else
-		print_name_only(stdout, s);
+		print_name_only(prof, opt, stdout, s);
 	putchar('\n');
 }
 
@@ -322,7 +331,7 @@ static int cmp_time(const void *lp, const void *rp)
 	return l < r ? -1 : l > r;
 }
 
-void hist_print(void)
+void hist_print(struct profile *prof, const struct gprof_options *opt)
 {
 	struct sym **sorted;
 	unsigned int log_scale = 0;
@@ -330,15 +339,15 @@ void hist_print(void)
 	bool top = false;
 	size_t i, n;
 
-	if (first_output)
-		first_output = false;
+	if (prof->first_output)
+		prof->first_output = false;
 	else
 		printf("\f\n");
 	accum_time = 0.0;
-	if (bsd_style_output) {
-		if (print_descriptions) {
+	if (opt->bsd_style_output) {
+		if (opt->print_descriptions) {
 			printf("\n\n\nflat profile:\n");
-			flat_blurb();
+			flat_blurb(prof);
 		}
 	} else {
 		printf("Flat profile:\n");
@@ -350,14 +359,14 @@ void hist_print(void)
 	 * would cost more than everything else.  The order of the printed
 	 * ones is the same, the key being total.
 	 */
-	sorted = xmalloc(symtab.len * sizeof(*sorted));
-	for (i = n = 0; i < symtab.len; i++)
-		if (!ignore_zeros || symtab.base[i].ncalls ||
-		    symtab.base[i].hist.time != 0)
-			sorted[n++] = &symtab.base[i];
+	sorted = xmalloc(prof->symtab.len * sizeof(*sorted));
+	for (i = n = 0; i < prof->symtab.len; i++)
+		if (!opt->ignore_zeros || prof->symtab.base[i].ncalls ||
+		    prof->symtab.base[i].hist.time != 0)
+			sorted[n++] = &prof->symtab.base[i];
 	qsort(sorted, n, sizeof(*sorted), cmp_time);
 
-	if (bsd_style_output) {
+	if (opt->bsd_style_output) {
 		log_scale = 5;	/* milliseconds, BSD's unit */
 	} else {
 		for (i = 0; i < n; i++) {
@@ -373,7 +382,7 @@ void hist_print(void)
 			}
 		}
 		if (top && top_time > 0.0) {
-			top_time /= hz;
+			top_time /= prof->hz;
 			for (log_scale = 0; log_scale < 11; log_scale++) {
 				double v = si_prefixes[log_scale].scale *
 					   top_time;
@@ -386,11 +395,12 @@ void hist_print(void)
 				log_scale = 10;
 		}
 	}
-	print_header(si_prefixes[log_scale].prefix);
+	print_header(prof, opt, si_prefixes[log_scale].prefix);
 	for (i = 0; i < n; i++)
-		if (flat_included(sorted[i]))
-			print_line(sorted[i], si_prefixes[log_scale].scale);
+		if (flat_included(prof, sorted[i]))
+			print_line(prof, opt, sorted[i],
+				   si_prefixes[log_scale].scale);
 	free(sorted);
-	if (print_descriptions && !bsd_style_output)
-		flat_blurb();
+	if (opt->print_descriptions && !opt->bsd_style_output)
+		flat_blurb(prof);
 }

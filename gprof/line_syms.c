@@ -308,16 +308,14 @@ struct line_sym {
 	int line;
 };
 
-static struct line_sym *lsyms;
-static size_t nlsyms, lsym_cap;
-
 /*
  * The line symbols of one module: what GNU's byte-by-byte walk of .text
  * finds, computed only at the addresses where a line row, a CU range, a
  * DWARF function or an ELF symbol starts or ends, since between two
  * such addresses bfd's answer cannot change.
  */
-static void module_line_syms(unsigned int m)
+static void module_line_syms(struct profile *prof,
+			     const struct gprof_options *opt, unsigned int m)
 {
 	struct line_ctx c = { .module = m };
 	struct breaks b = { 0 };
@@ -326,7 +324,7 @@ static void module_line_syms(unsigned int m)
 	struct line_sym *prev;
 	bool have_prev = false;
 
-	c.d = dmod_get(m);
+	c.d = dmod_get(prof, opt, m);
 	if (!c.d || !line_ctx_elf(&c))
 		return;
 	for (i = 0; i < c.d->ncus; i++) {
@@ -389,7 +387,7 @@ static void module_line_syms(unsigned int m)
 			k++;
 		}
 
-		if (!dmod_line(c.d, addr, &file, &line))
+		if (!dmod_line(prof, c.d, addr, &file, &line))
 			continue;
 		name = best ? best->name : NULL;
 		if (!name) {
@@ -400,17 +398,21 @@ static void module_line_syms(unsigned int m)
 		if (!name)
 			continue;
 		if (have_prev) {
-			prev = &lsyms[nlsyms - 1];
+			prev = &prof->lsyms[prof->nlsyms - 1];
 			if (prev->line == line && prev->file == file &&
 			    !strcmp(prev->name, name))
 				continue;
 		}
-		if (nlsyms == lsym_cap) {
-			lsym_cap = lsym_cap ? 2 * lsym_cap : 4096;
-			lsyms = xrealloc(lsyms, lsym_cap * sizeof(*lsyms));
+		if (prof->nlsyms == prof->lsym_cap) {
+			prof->lsym_cap = prof->lsym_cap ?
+				2 * prof->lsym_cap : 4096;
+			prof->lsyms = xreallocarray(prof->lsyms,
+						    prof->lsym_cap,
+						    sizeof(*prof->lsyms));
 		}
 		have_prev = true;
-		lsyms[nlsyms++] = (struct line_sym){ .addr = addr, .name = name,
+		prof->lsyms[prof->nlsyms++] = (struct line_sym){ .addr = addr,
+			.name = name,
 					   .file = file, .line = line };
 	}
 	free(active);
@@ -419,7 +421,8 @@ static void module_line_syms(unsigned int m)
 	free(c.esyms);
 }
 
-void core_create_line_syms(void)
+void core_create_line_syms(struct profile *prof,
+			   const struct gprof_options *opt)
 {
 	struct sym_table ltab;
 	struct sym *s, *prev = NULL, *fs;
@@ -427,22 +430,23 @@ void core_create_line_syms(void)
 	unsigned int m;
 
 	/* Function symbols too, for code compiled without -g. */
-	core_create_function_syms();
+	core_create_function_syms(prof, opt);
 
 	ltab.len = 0;
 	ltab.base = NULL;
-	for (m = 0; m < (nmodules ? nmodules : 1); m++) {
-		first = nlsyms;
-		module_line_syms(m);
-		ltab.base = xrealloc(ltab.base, (nlsyms + symtab.len) *
-				     sizeof(*ltab.base));
-		for (i = first; i < nlsyms; i++) {
+	for (m = 0; m < (prof->nmodules ? prof->nmodules : 1); m++) {
+		first = prof->nlsyms;
+		module_line_syms(prof, opt, m);
+		ltab.base = xreallocarray(ltab.base,
+					  prof->nlsyms + prof->symtab.len,
+					  sizeof(*ltab.base));
+		for (i = first; i < prof->nlsyms; i++) {
 			s = &ltab.base[ltab.len++];
 			memset(s, 0, sizeof(*s));
-			s->addr = MODULE_BASE(m) + lsyms[i].addr;
-			s->name = lsyms[i].name;
-			s->file = lsyms[i].file;
-			s->line_num = lsyms[i].line;
+			s->addr = MODULE_BASE(m) + prof->lsyms[i].addr;
+			s->name = prof->lsyms[i].name;
+			s->file = prof->lsyms[i].file;
+			s->line_num = prof->lsyms[i].line;
 			s->module = m;
 			s->src_known = 1;
 			/*
@@ -454,23 +458,23 @@ void core_create_line_syms(void)
 			    !strcmp(prev->name, s->name)) {
 				s->is_static = prev->is_static;
 			} else {
-				fs = sym_lookup(&symtab, s->addr);
+				fs = sym_lookup(&prof->symtab, s->addr);
 				if (fs)
 					s->is_static = fs->is_static;
 			}
 			prev = s;
 		}
 	}
-	free(lsyms);
-	lsyms = NULL;
-	nlsyms = lsym_cap = 0;
+	free(prof->lsyms);
+	prof->lsyms = NULL;
+	prof->nlsyms = prof->lsym_cap = 0;
 
-	ltab.base = xrealloc(ltab.base, (ltab.len + symtab.len) *
+	ltab.base = xrealloc(ltab.base, (ltab.len + prof->symtab.len) *
 			     sizeof(*ltab.base));
-	memcpy(ltab.base + ltab.len, symtab.base,
-	       symtab.len * sizeof(*symtab.base));
-	ltab.len += symtab.len;
-	free(symtab.base);
-	symtab_finalize(&ltab);
-	symtab = ltab;
+	memcpy(ltab.base + ltab.len, prof->symtab.base,
+	       prof->symtab.len * sizeof(*prof->symtab.base));
+	ltab.len += prof->symtab.len;
+	free(prof->symtab.base);
+	symtab_finalize(prof, &ltab);
+	prof->symtab = ltab;
 }

@@ -31,13 +31,7 @@
 #include "dwarf_lines.h"
 #include "gprof.h"
 
-struct source_file *first_src_file;
-
 /* ---- source files: one struct per distinct name ---- */
-
-static struct source_file **sf_hash;
-static size_t sf_hash_size;	/* a power of two */
-static size_t sf_count;
 
 static size_t str_hash(const char *s)
 {
@@ -48,13 +42,13 @@ static size_t str_hash(const char *s)
 	return h;
 }
 
-static void sf_hash_grow(void)
+static void sf_hash_grow(struct profile *prof)
 {
-	size_t n = sf_hash_size ? sf_hash_size * 2 : 64, i;
+	size_t n = prof->sf_hash_size ? prof->sf_hash_size * 2 : 64, i;
 	struct source_file **t = xcalloc(n, sizeof(*t));
 
-	for (i = 0; i < sf_hash_size; i++) {
-		struct source_file *sf = sf_hash[i];
+	for (i = 0; i < prof->sf_hash_size; i++) {
+		struct source_file *sf = prof->sf_hash[i];
 		size_t h;
 
 		if (!sf)
@@ -63,36 +57,35 @@ static void sf_hash_grow(void)
 			;
 		t[h] = sf;
 	}
-	free(sf_hash);
-	sf_hash = t;
-	sf_hash_size = n;
+	free(prof->sf_hash);
+	prof->sf_hash = t;
+	prof->sf_hash_size = n;
 }
 
-struct source_file *source_file_lookup_path(const char *path)
+struct source_file *source_file_lookup_path(struct profile *prof,
+					    const char *path)
 {
 	struct source_file *sf;
 	size_t h;
 
-	if (2 * (sf_count + 1) > sf_hash_size)
-		sf_hash_grow();
-	for (h = str_hash(path) & (sf_hash_size - 1); sf_hash[h];
-	     h = (h + 1) & (sf_hash_size - 1))
-		if (!strcmp(sf_hash[h]->name, path))
-			return sf_hash[h];
+	if (2 * (prof->sf_count + 1) > prof->sf_hash_size)
+		sf_hash_grow(prof);
+	for (h = str_hash(path) & (prof->sf_hash_size - 1); prof->sf_hash[h];
+	     h = (h + 1) & (prof->sf_hash_size - 1))
+		if (!strcmp(prof->sf_hash[h]->name, path))
+			return prof->sf_hash[h];
 	sf = xcalloc(1, sizeof(*sf));
 	sf->name = xstrdup(path);
 	/* GNU prepends; print_annotated_source() restores GNU's order. */
-	sf->next = first_src_file;
-	first_src_file = sf;
-	sf_hash[h] = sf;
-	sf_count++;
+	sf->next = prof->first_src_file;
+	prof->first_src_file = sf;
+	prof->sf_hash[h] = sf;
+	prof->sf_count++;
 	return sf;
 }
 
 /* ---- each module's DWARF (the types: dwarf_lines.h) ---- */
 
-static struct dmod *dmods;
-static unsigned int ndmods;
 
 static int cmp_span(const void *a, const void *b)
 {
@@ -160,33 +153,36 @@ static void dmod_index_cus(struct dmod *d)
 }
 
 /* The DWARF of module @m, opened on first use; NULL if it has none. */
-struct dmod *dmod_get(unsigned int m)
+struct dmod *dmod_get(struct profile *prof, const struct gprof_options *opt,
+		      unsigned int m)
 {
 	struct dmod *d;
 	Dwarf_Addr bias;
 
 	const char *path;
 
-	if (m >= ndmods) {
-		unsigned int n = m + 1 > nmodules ? m + 1 : nmodules;
+	if (m >= prof->ndmods) {
+		unsigned int n = m + 1 > prof->nmodules ? m + 1 :
+			prof->nmodules;
 
-		dmods = xrealloc(dmods, n * sizeof(*dmods));
-		memset(dmods + ndmods, 0, (n - ndmods) * sizeof(*dmods));
-		ndmods = n;
+		prof->dmods = xrealloc(prof->dmods, n * sizeof(*prof->dmods));
+		memset(prof->dmods + prof->ndmods, 0,
+		       (n - prof->ndmods) * sizeof(*prof->dmods));
+		prof->ndmods = n;
 	}
-	d = &dmods[m];
+	d = &prof->dmods[m];
 	if (d->opened)
 		return d->dw ? d : NULL;
 	d->opened = true;
 	/* A plain gmon.out may leave the module table to the executable. */
-	if (m < nmodules && modules[m].path)
-		path = modules[m].path;
+	if (m < prof->nmodules && prof->modules[m].path)
+		path = prof->modules[m].path;
 	else if (m == 0)
-		path = a_out_name;
+		path = opt->a_out_name;
 	else
 		return NULL;
 	/* Under --debug-file-directory too (/usr/lib/debug: bfd's). */
-	d->dwfl = debug_dwfl_begin();
+	d->dwfl = debug_dwfl_begin(opt);
 	if (!d->dwfl)
 		return NULL;
 	/*
@@ -233,7 +229,8 @@ uint64_t row_addr(const struct cu_lines *cl, size_t i)
 }
 
 /* The row's file as a shared source_file, NULL when it has none. */
-static struct source_file *row_file(struct cu_lines *cl, Dwarf_Line *l)
+static struct source_file *row_file(struct profile *prof, struct cu_lines *cl,
+				    Dwarf_Line *l)
 {
 	Dwarf_Files *files;
 	size_t idx;
@@ -259,10 +256,10 @@ static struct source_file *row_file(struct cu_lines *cl, Dwarf_Line *l)
 		char *path = xmalloc(strlen(dir) + strlen(name) + 2);
 
 		sprintf(path, "%s/%s", dir, name);
-		sf = source_file_lookup_path(path);
+		sf = source_file_lookup_path(prof, path);
 		free(path);
 	} else {
-		sf = source_file_lookup_path(name);
+		sf = source_file_lookup_path(prof, name);
 	}
 	if (idx < cl->nfiles)
 		cl->files[idx] = sf;
@@ -275,7 +272,7 @@ static struct source_file *row_file(struct cu_lines *cl, Dwarf_Line *l)
  * With @hint, addresses come in ascending order and the search gallops
  * on from where the previous one ended.
  */
-static bool lines_at(struct cu_lines *cl, uint64_t addr,
+static bool lines_at(struct profile *prof, struct cu_lines *cl, uint64_t addr,
 		     struct source_file **file, int *line, size_t *hint)
 {
 	size_t lo = hint ? *hint : 0, hi, step = 1;
@@ -306,7 +303,7 @@ static bool lines_at(struct cu_lines *cl, uint64_t addr,
 		return false;
 	if (dwarf_lineno(l, &n) != 0 || n == 0)
 		return false;
-	*file = row_file(cl, l);
+	*file = row_file(prof, cl, l);
 	if (!*file)
 		return false;
 	*line = n;
@@ -347,7 +344,8 @@ struct cu_lines *cu_kept_lines(struct cu *cu)
 }
 
 /* The file and line of link-time @addr in @d; false when it has none. */
-bool dmod_line(struct dmod *d, uint64_t addr, struct source_file **file,
+bool dmod_line(struct profile *prof, struct dmod *d, uint64_t addr,
+	       struct source_file **file,
 	       int *line)
 {
 	size_t ci = dmod_cu(d, addr);
@@ -360,7 +358,8 @@ bool dmod_line(struct dmod *d, uint64_t addr, struct source_file **file,
 	if (addr < cu->pl_last)
 		cu->pl_hint = 0;
 	cu->pl_last = addr;
-	return lines_at(cu_kept_lines(cu), addr, file, line, &cu->pl_hint);
+	return lines_at(prof, cu_kept_lines(cu), addr, file, line,
+			&cu->pl_hint);
 }
 
 /*
@@ -369,7 +368,8 @@ bool dmod_line(struct dmod *d, uint64_t addr, struct source_file **file,
  * table as long as its handle lives, and the tables of a big program
  * would not fit the memory budget all at once.
  */
-static void cu_resolve_syms(struct dmod *d, unsigned int m, size_t ci)
+static void cu_resolve_syms(struct profile *prof, struct dmod *d,
+			    unsigned int m, size_t ci)
 {
 	struct cu_lines cl = { 0 };
 	Dwarf *dw;
@@ -387,27 +387,28 @@ static void cu_resolve_syms(struct dmod *d, unsigned int m, size_t ci)
 	for (k = d->cu_first[ci]; k < d->cu_first[ci + 1]; k++) {
 		const struct cu_span *sp = &d->spans[d->by_cu[k]];
 		uint64_t lo = MODULE_BASE(m) + sp->lo;
-		size_t a = 0, b = symtab.len;
+		size_t a = 0, b = prof->symtab.len;
 
 		/* The first symbol at or above the span's start. */
 		while (a < b) {
 			size_t mid = a + (b - a) / 2;
 
-			if (symtab.base[mid].addr < lo)
+			if (prof->symtab.base[mid].addr < lo)
 				a = mid + 1;
 			else
 				b = mid;
 		}
-		for (; a < symtab.len &&
-		       symtab.base[a].addr < MODULE_BASE(m) + sp->hi; a++) {
-			struct sym *s = &symtab.base[a];
+		for (; a < prof->symtab.len &&
+		       prof->symtab.base[a].addr < MODULE_BASE(m) + sp->hi;
+		     a++) {
+			struct sym *s = &prof->symtab.base[a];
 			uint64_t link = ADDR_LINK(s->addr);
 
 			if (s->src_known || s->module != m ||
 			    dmod_cu(d, link) != ci)
 				continue;
 			s->src_known = 1;
-			if (!lines_at(&cl, link, &s->file, &s->line_num,
+			if (!lines_at(prof, &cl, link, &s->file, &s->line_num,
 				      &hint)) {
 				s->file = NULL;
 				s->line_num = 0;
@@ -418,7 +419,8 @@ static void cu_resolve_syms(struct dmod *d, unsigned int m, size_t ci)
 	dwarf_end(dw);
 }
 
-void sym_source(struct sym *s)
+void sym_source(struct profile *prof, const struct gprof_options *opt,
+		struct sym *s)
 {
 	struct dmod *d;
 	uint64_t link = ADDR_LINK(s->addr);
@@ -426,33 +428,33 @@ void sym_source(struct sym *s)
 
 	if (s->src_known)
 		return;
-	d = dmod_get(s->module);
+	d = dmod_get(prof, opt, s->module);
 	ci = d ? dmod_cu(d, link) : SIZE_MAX;
 	if (ci == SIZE_MAX) {
 		s->src_known = 1;
 		return;
 	}
-	if (!d->cus[ci].syms_done && s >= symtab.base &&
-	    s < symtab.base + symtab.len)
-		cu_resolve_syms(d, s->module, ci);
+	if (!d->cus[ci].syms_done && s >= prof->symtab.base &&
+	    s < prof->symtab.base + prof->symtab.len)
+		cu_resolve_syms(prof, d, s->module, ci);
 	if (s->src_known)
 		return;
 	/* Not in the table (a copy): through the module's own handle. */
 	s->src_known = 1;
-	if (!dmod_line(d, link, &s->file, &s->line_num)) {
+	if (!dmod_line(prof, d, link, &s->file, &s->line_num)) {
 		s->file = NULL;
 		s->line_num = 0;
 	}
 }
 
-void lines_reset(void)
+void lines_reset(struct profile *prof)
 {
 	struct source_file *sf, *next;
 	unsigned int m;
 	size_t i;
 
-	for (m = 0; m < ndmods; m++) {
-		struct dmod *d = &dmods[m];
+	for (m = 0; m < prof->ndmods; m++) {
+		struct dmod *d = &prof->dmods[m];
 
 		for (i = 0; i < d->ncus; i++)
 			free(d->cus[i].pl.files);
@@ -463,22 +465,23 @@ void lines_reset(void)
 		if (d->dwfl)
 			dwfl_end(d->dwfl);
 	}
-	free(dmods);
-	dmods = NULL;
-	ndmods = 0;
-	for (sf = first_src_file; sf; sf = next) {
+	free(prof->dmods);
+	prof->dmods = NULL;
+	prof->ndmods = 0;
+	for (sf = prof->first_src_file; sf; sf = next) {
 		next = sf->next;
 		free((char *)sf->name);
 		free(sf->line);
 		free(sf);
 	}
-	first_src_file = NULL;
-	free(sf_hash);
-	sf_hash = NULL;
-	sf_hash_size = sf_count = 0;
+	prof->first_src_file = NULL;
+	free(prof->sf_hash);
+	prof->sf_hash = NULL;
+	prof->sf_hash_size = prof->sf_count = 0;
 }
 
-struct source_file *source_file_lookup_name(const char *filename)
+struct source_file *source_file_lookup_name(struct profile *prof,
+					    const char *filename)
 {
 	struct source_file *sf;
 	const char *base;
@@ -487,7 +490,7 @@ struct source_file *source_file_lookup_name(const char *filename)
 	 * Users cannot know how DWARF spells a directory, so as in GNU only
 	 * the last component is compared.
 	 */
-	for (sf = first_src_file; sf; sf = sf->next) {
+	for (sf = prof->first_src_file; sf; sf = sf->next) {
 		base = strrchr(sf->name, '/');
 		base = base ? base + 1 : sf->name;
 		if (!strcmp(filename, base))
@@ -510,17 +513,19 @@ static void order_file(struct source_file *sf, struct source_file ***v,
 	sf->order = (unsigned int)*n;
 }
 
-size_t source_files_gnu_order(struct source_file ***out)
+size_t source_files_gnu_order(struct profile *prof,
+			      const struct gprof_options *opt,
+			      struct source_file ***out)
 {
 	struct source_file **v = NULL, *sf;
 	size_t n = 0, cap = 0, i;
 	unsigned int m;
 
-	for (sf = first_src_file; sf; sf = sf->next)
+	for (sf = prof->first_src_file; sf; sf = sf->next)
 		sf->order = 0;
 	/* GNU looks up every function symbol in .symtab order ... */
-	for (m = 0; m < (nmodules ? nmodules : 1); m++) {
-		struct dmod *d = dmod_get(m);
+	for (m = 0; m < (prof->nmodules ? prof->nmodules : 1); m++) {
+		struct dmod *d = dmod_get(prof, opt, m);
 		Dwarf_Addr bias;
 		Elf *elf;
 		struct elf_symbols es = { 0 };
@@ -540,17 +545,17 @@ size_t source_files_gnu_order(struct source_file ***out)
 			    GELF_ST_TYPE(st.st_info) == STT_FILE)
 				continue;
 			addr = MODULE_BASE(m) + st.st_value;
-			s = sym_lookup(&symtab, addr);
+			s = sym_lookup(&prof->symtab, addr);
 			if (!s || s->addr != addr)
 				continue;
-			sym_source(s);
+			sym_source(prof, opt, s);
 			order_file(s->file, &v, &n, &cap);
 		}
 	}
 	/* ... then, with -l, the line symbols by address. */
-	for (i = 0; i < symtab.len; i++) {
-		sym_source(&symtab.base[i]);
-		order_file(symtab.base[i].file, &v, &n, &cap);
+	for (i = 0; i < prof->symtab.len; i++) {
+		sym_source(prof, opt, &prof->symtab.base[i]);
+		order_file(prof->symtab.base[i].file, &v, &n, &cap);
 	}
 	/* Newest first, as GNU's list. */
 	for (i = 0; i < n / 2; i++) {

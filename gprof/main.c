@@ -1,16 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * gprof: GNU gprof's command line and phases, over sprofil's readers.
- *
- * The phases run in GNU's order because several results depend on it:
- * symbols are read before the profile files (symspecs are resolved
- * against them, arcs are tallied into them while reading), gmon.sum is
- * written before any analysis, and the reports come out flat profile,
- * call graph, index (-T: call graph first).
+ * gprof: GNU gprof's command line, and its phases (pipeline.c) over
+ * sprofil's readers.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty.h>
@@ -18,113 +12,6 @@
 
 #include "gprof.h"
 #include "threads.h"
-
-/* The name messages start with: ours as invoked (argv[0]'s last part). */
-const char *whoami = "gprof";
-const char *a_out_name = "a.out";
-int output_style;
-int output_width = 80;
-bool bsd_style_output;
-bool print_descriptions = true;
-bool demangle = true;
-bool ignore_zeros = true;
-bool ignore_static_funcs;
-bool ignore_non_functions;
-bool ignore_direct_calls;
-bool line_granularity;
-bool print_path;
-bool inline_file_names;
-bool bb_annotate_all_lines;
-bool create_annotation_files;
-unsigned long bb_min_calls = 1;
-int bb_table_length = 10;
-enum file_format file_format = FF_AUTO;
-bool first_output = true;
-const char *function_mapping_file;
-const char *external_symbol_table;
-const char *extract_module;
-const char *extract_to;
-
-/* GNU's profiling-runtime functions, never shown or charged. */
-static const char *const default_excluded[] = {
-	"_gprof_mcount", "mcount", "_mcount", "__mcount", "__mcount_internal",
-	"__mcleanup", NULL
-};
-
-void (*fatal_hook)(const char *message);
-
-void fatal(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fatal_hook) {
-		char message[512];
-
-		va_start(ap, fmt);
-		vsnprintf(message, sizeof(message), fmt, ap);
-		va_end(ap);
-		fatal_hook(message);
-		abort();	/* the hook must not return */
-	}
-	fflush(stdout);
-	fprintf(stderr, "%s: ", whoami);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p)
-		fatal("out of memory (%zu bytes)", n);
-	return p;
-}
-
-void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p)
-		fatal("out of memory (%zu x %zu bytes)", n, size);
-	return p;
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		fatal("out of memory (%zu bytes)", n);
-	return p;
-}
-
-/*
- * @n elements of @size bytes: a count read from a file must not wrap
- * the product into a small allocation that the elements then overrun.
- */
-void *xreallocarray(void *p, size_t n, size_t size)
-{
-	size_t bytes;
-
-	if (__builtin_mul_overflow(n, size, &bytes))
-		fatal("out of memory (%zu x %zu bytes)", n, size);
-	return xrealloc(p, bytes);
-}
-
-void *xmallocarray(size_t n, size_t size)
-{
-	return xreallocarray(NULL, n, size);
-}
-
-char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(xmalloc(n), s, n);
-}
 
 enum {
 	OPTION_DEMANGLE = 256,
@@ -193,7 +80,7 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static void usage(FILE *f, int status)
+static void usage(const char *whoami, FILE *f, int status)
 {
 	fprintf(f,
 "Usage: %s [-[abcDhilLrsTvwxyz]] [-[ABCeEfFJnNOpPqQRStZ][name]] [-I dirs]\n"
@@ -233,71 +120,62 @@ static double percent_arg(const char *option, const char *arg)
 	return v;
 }
 
-/* -A -C -p and their negations: an optional symspec, else on/off. */
-static int with_spec(int style, int *user, enum table_id table, bool on)
+/*
+ * -A -C -p and their negations: an optional symspec, else @style on
+ * (@on) or off.
+ */
+static void style_option(struct gprof_options *opt, int style,
+			 enum table_id table, bool on)
 {
 	if (optarg)
 		sym_id_add(optarg, table);
-	*user |= style;
+	opt->user_specified |= style;
 	if (on || optarg)
-		return style;
-	return -style;
-}
-
-static void apply(int change)
-{
-	if (change > 0)
-		output_style |= change;
+		opt->output_style |= style;
 	else
-		output_style &= ~-change;
+		opt->output_style &= ~style;
 }
 
-int main(int argc, char **argv)
+/*
+ * Fills @opt from the command line (@argc, @argv as expandargv() left
+ * them); returns the index of the first operand.
+ */
+static int parse_options(struct gprof_options *opt, int argc, char **argv)
 {
-	const char *const *ex;
-	struct sym **cg = NULL;
-	bool counted;
-	int ch, user_specified = 0;
+	int ch;
 	const char *env;
 
-	if (argc > 0 && argv[0][0]) {
-		const char *slash = strrchr(argv[0], '/');
-
-		whoami = slash ? slash + 1 : argv[0];
-	}
-	expandargv(&argc, &argv);
 	while ((ch = getopt_long(argc, argv,
 		"aA::bBcC::d::De:E:f:F:hiI:J::k:lLm:n:N:O:p::P::q::Q::rR:sS:t:Tvw:xyzZ::",
 				 long_options, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
-			ignore_static_funcs = true;
+			opt->ignore_static_funcs = true;
 			break;
 		case 'A':
-			apply(with_spec(STYLE_ANNOTATED_SOURCE,
-					&user_specified, INCL_ANNO, true));
+			style_option(opt, STYLE_ANNOTATED_SOURCE, INCL_ANNO,
+				     true);
 			break;
 		case 'b':
-			print_descriptions = false;
+			opt->print_descriptions = false;
 			break;
 		case 'B':
-			output_style |= STYLE_CALL_GRAPH;
-			user_specified |= STYLE_CALL_GRAPH;
+			opt->output_style |= STYLE_CALL_GRAPH;
+			opt->user_specified |= STYLE_CALL_GRAPH;
 			break;
 		case 'c':
-			ignore_direct_calls = true;
+			opt->ignore_direct_calls = true;
 			break;
 		case 'C':
-			apply(with_spec(STYLE_EXEC_COUNTS, &user_specified,
-					INCL_EXEC, true));
+			style_option(opt, STYLE_EXEC_COUNTS, INCL_EXEC, true);
 			break;
 		case 'd':
 			/* GNU's -d needs a DEBUG build of gprof too. */
 			fprintf(stderr, "%s: debugging output is not supported; "
-				"-d ignored\n", whoami);
+				"-d ignored\n", opt->whoami);
 			break;
 		case 'D':
-			ignore_non_functions = true;
+			opt->ignore_non_functions = true;
 			break;
 		case 'E':
 			sym_id_add(optarg, EXCL_TIME);
@@ -314,30 +192,30 @@ int main(int argc, char **argv)
 			sym_id_add(optarg, INCL_GRAPH);
 			break;
 		case 'h':
-			usage(stdout, 0);
+			usage(opt->whoami, stdout, 0);
 			break;
 		case 'i':
-			output_style |= STYLE_GMON_INFO;
-			user_specified |= STYLE_GMON_INFO;
+			opt->output_style |= STYLE_GMON_INFO;
+			opt->user_specified |= STYLE_GMON_INFO;
 			break;
 		case 'I':
 			source_search_append(optarg);
 			break;
 		case 'J':
-			apply(with_spec(STYLE_ANNOTATED_SOURCE,
-					&user_specified, EXCL_ANNO, false));
+			style_option(opt, STYLE_ANNOTATED_SOURCE, EXCL_ANNO,
+				     false);
 			break;
 		case 'k':
 			sym_id_add(optarg, EXCL_ARCS);
 			break;
 		case 'l':
-			line_granularity = true;
+			opt->line_granularity = true;
 			break;
 		case 'L':
-			print_path = true;
+			opt->print_path = true;
 			break;
 		case 'm':
-			bb_min_calls = strtoul(optarg, NULL, 10);
+			opt->bb_min_calls = strtoul(optarg, NULL, 10);
 			break;
 		case 'n':
 			sym_id_add(optarg, INCL_TIME);
@@ -348,16 +226,16 @@ int main(int argc, char **argv)
 		case 'O':
 			switch (optarg[0]) {
 			case 'a':
-				file_format = FF_AUTO;
+				opt->file_format = FF_AUTO;
 				break;
 			case 'm':
-				file_format = FF_MAGIC;
+				opt->file_format = FF_MAGIC;
 				break;
 			case 'b':
-				file_format = FF_BSD;
+				opt->file_format = FF_BSD;
 				break;
 			case '4':
-				file_format = FF_BSD44;
+				opt->file_format = FF_BSD44;
 				break;
 			case 'p':
 				fatal("file format `prof' is not supported");
@@ -366,73 +244,70 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'p':
-			apply(with_spec(STYLE_FLAT_PROFILE, &user_specified,
-					INCL_FLAT, true));
+			style_option(opt, STYLE_FLAT_PROFILE, INCL_FLAT, true);
 			break;
 		case 'P':
-			apply(with_spec(STYLE_FLAT_PROFILE, &user_specified,
-					EXCL_FLAT, false));
+			style_option(opt, STYLE_FLAT_PROFILE, EXCL_FLAT, false);
 			break;
 		case 'q':
-			apply(with_spec(STYLE_CALL_GRAPH, &user_specified,
-					optarg && strchr(optarg, '/') ?
-					INCL_ARCS : INCL_GRAPH, true));
+			style_option(opt, STYLE_CALL_GRAPH,
+				     optarg && strchr(optarg, '/') ?
+				     INCL_ARCS : INCL_GRAPH, true);
 			break;
 		case 'Q':
-			apply(with_spec(STYLE_CALL_GRAPH, &user_specified,
-					optarg && strchr(optarg, '/') ?
-					EXCL_ARCS : EXCL_GRAPH, false));
+			style_option(opt, STYLE_CALL_GRAPH,
+				     optarg && strchr(optarg, '/') ?
+				     EXCL_ARCS : EXCL_GRAPH, false);
 			break;
 		case 'r':
-			output_style |= STYLE_FUNCTION_ORDER;
-			user_specified |= STYLE_FUNCTION_ORDER;
+			opt->output_style |= STYLE_FUNCTION_ORDER;
+			opt->user_specified |= STYLE_FUNCTION_ORDER;
 			break;
 		case 'R':
-			output_style |= STYLE_FILE_ORDER;
-			user_specified |= STYLE_FILE_ORDER;
-			function_mapping_file = optarg;
+			opt->output_style |= STYLE_FILE_ORDER;
+			opt->user_specified |= STYLE_FILE_ORDER;
+			opt->function_mapping_file = optarg;
 			break;
 		case 's':
-			output_style |= STYLE_SUMMARY_FILE;
-			user_specified |= STYLE_SUMMARY_FILE;
+			opt->output_style |= STYLE_SUMMARY_FILE;
+			opt->user_specified |= STYLE_SUMMARY_FILE;
 			break;
 		case 'S':
-			external_symbol_table = optarg;
+			opt->external_symbol_table = optarg;
 			break;
 		case 't':
-			bb_table_length = atoi(optarg);
-			if (bb_table_length < 0)
-				bb_table_length = 0;
+			opt->bb_table_length = atoi(optarg);
+			if (opt->bb_table_length < 0)
+				opt->bb_table_length = 0;
 			break;
 		case 'T':
-			bsd_style_output = true;
+			opt->bsd_style_output = true;
 			break;
 		case 'v':
 			printf("%s (sprofil) %s (GNU gprof 2.40 compatible)\n",
-			       whoami, SPROFIL_VERSION);
+			       opt->whoami, SPROFIL_VERSION);
 			printf("Based on BSD gprof, copyright 1983 Regents of the University of California.\n");
 			printf("This program is free software.  This program has absolutely no warranty.\n");
 			exit(0);
 		case 'w':
-			output_width = atoi(optarg);
-			if (output_width < 1)
-				output_width = 1;
+			opt->output_width = atoi(optarg);
+			if (opt->output_width < 1)
+				opt->output_width = 1;
 			break;
 		case 'x':
-			bb_annotate_all_lines = true;
+			opt->bb_annotate_all_lines = true;
 			break;
 		case 'y':
-			create_annotation_files = true;
+			opt->create_annotation_files = true;
 			break;
 		case 'z':
-			ignore_zeros = false;
+			opt->ignore_zeros = false;
 			break;
 		case 'Z':
-			apply(with_spec(STYLE_EXEC_COUNTS, &user_specified,
-					EXCL_EXEC, false));
+			style_option(opt, STYLE_EXEC_COUNTS, EXCL_EXEC, false);
 			break;
 		case OPTION_DEMANGLE:
-			demangle = true;
+			opt->demangle = true;
 			if (optarg) {
 				enum demangling_styles style =
 					cplus_demangle_name_to_style(optarg);
@@ -444,182 +319,142 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPTION_NO_DEMANGLE:
-			demangle = false;
+			opt->demangle = false;
 			break;
 		case OPTION_INLINE_FILE_NAMES:
-			inline_file_names = true;
+			opt->inline_file_names = true;
 			break;
 		case OPTION_EXTRACT_MODULE:
-			extract_module = optarg;
+			opt->extract_module = optarg;
 			break;
 		case OPTION_EXTRACT_TO:
-			extract_to = optarg;
+			opt->extract_to = optarg;
 			break;
 		case OPTION_EXPORT:
 			if (!export_format_known(optarg))
 				fatal("--export: unknown format `%s' (callgrind, pprof, dot, json, folded, flamegraph or icicle)",
 				      optarg);
-			export_format = optarg;
+			opt->export_format = optarg;
 			break;
 		case OPTION_ESTIMATED_TIMES:
-			estimated_times = true;
+			opt->estimated_times = true;
 			break;
 		case OPTION_DEBUG_FILE_DIRECTORY:
-			debug_file_directory = optarg;
+			opt->debug_file_directory = optarg;
 			break;
 		case OPTION_THREADS:
-			threads_report = true;
+			opt->threads_report = true;
 			break;
 		case OPTION_THREAD:
 			if (!*optarg)
 				fatal("--thread: give a thread id or name");
-			thread_selection = optarg;
+			opt->thread_selection = optarg;
 			break;
 		case OPTION_NODE_THRESHOLD:
-			node_threshold = percent_arg("--node-threshold",
+			opt->node_threshold = percent_arg("--node-threshold",
 						     optarg);
 			break;
 		case OPTION_EDGE_THRESHOLD:
-			edge_threshold = percent_arg("--edge-threshold",
+			opt->edge_threshold = percent_arg("--edge-threshold",
 						     optarg);
 			break;
 		case OPTION_RENDER:
-			render_format = optarg;
+			opt->render_format = optarg;
 			break;
 		default:
-			usage(stderr, 1);
+			usage(opt->whoami, stderr, 1);
 		}
 	}
 
-	if ((user_specified & STYLE_FUNCTION_ORDER) &&
-	    (user_specified & STYLE_FILE_ORDER))
+	if ((opt->user_specified & STYLE_FUNCTION_ORDER) &&
+	    (opt->user_specified & STYLE_FILE_ORDER))
 		fatal("only one of --function-ordering and --file-ordering may be specified");
-	if (extract_to && !extract_module)
+	if (opt->extract_to && !opt->extract_module)
 		fatal("--extract-to needs --extract-module");
-	if (render_format && (!export_format || strcmp(export_format, "dot")))
+	if (opt->render_format &&
+	    (!opt->export_format || strcmp(opt->export_format, "dot")))
 		fatal("--render draws the call graph: it goes with --export=dot");
 
 	/* gmon.sum keeps basic-block counts only per line symbol. */
-	if (output_style & STYLE_SUMMARY_FILE)
-		line_granularity = true;
+	if (opt->output_style & STYLE_SUMMARY_FILE)
+		opt->line_granularity = true;
 
 	env = getenv("GPROF_PATH");
 	if (env)
 		source_search_append(env);
 
 	if (optind < argc)
-		a_out_name = argv[optind++];
+		opt->a_out_name = argv[optind++];
+	return optind;
+}
 
-	for (ex = default_excluded; *ex; ex++) {
-		sym_id_add(*ex, EXCL_TIME);
-		sym_id_add(*ex, EXCL_GRAPH);
-		sym_id_add(*ex, EXCL_FLAT);
-	}
+/* The phases (pipeline.c) over the @n profile files @files. */
+static int run(struct profile *prof, const struct gprof_options *opt,
+	       const char *const *files, int n)
+{
+	struct sym **cg;
+	bool counted;
+	int style;
 
-	/*
-	 * The profile files name the modules whose symbols are needed, so
-	 * they are loaded (not yet parsed) before the symbols are read.
-	 */
-	gmon_load_files(optind < argc ? (const char *const *)&argv[optind] :
-			NULL, optind < argc ? argc - optind : 0);
-	core_init(a_out_name);
-	if (ignore_direct_calls)
-		core_get_text_space();
-	if (external_symbol_table)
-		core_create_syms_from(external_symbol_table);
-	else if (line_granularity)
-		core_create_line_syms();
-	else
-		core_create_function_syms();
-
-	sym_id_parse();
-	gmon_parse_files();
-	threads_apply_selection();
-	if (threads_report) {
-		threads_print();
+	if (profile_read(prof, opt, files, n))
+		fatal("%s", prof->error);
+	if (opt->threads_report) {
+		threads_print(prof, opt);
 		if (fflush(stdout) || ferror(stdout))
 			fatal("standard output: %s", strerror(errno));
 		return 0;
 	}
 
-	if (extract_module) {
-		gmon_extract_module(extract_module,
-				    extract_to ? extract_to : NULL);
+	if (opt->extract_module) {
+		gmon_extract_module(prof, opt, opt->extract_module,
+				    opt->extract_to ? opt->extract_to : NULL);
 		return 0;
 	}
 
-	/*
-	 * Caller samples give a call graph of their own (measured), unless
-	 * GNU's estimate is asked for, which needs -pg's call counts.
-	 */
-	if ((gmon_input & INPUT_CALLERS) && estimated_times &&
-	    !(gmon_input & INPUT_CALL_GRAPH))
-		fatal("--estimated-times: the profile has no call counts to estimate from (its program was not built with -pg); leave the option out for the call graph its caller samples measure");
-	counted = (gmon_input & INPUT_CALL_GRAPH) != 0;
-	if ((gmon_input & INPUT_CALLERS) && !estimated_times)
-		gmon_input |= INPUT_CALL_GRAPH;
+	counted = profile_prepare(prof, opt);
+	style = report_style(prof, opt);
+	if (style & STYLE_SUMMARY_FILE)
+		gmon_out_write(prof, opt, "gmon.sum");
 
-	if (output_style == 0) {
-		if (gmon_input & (INPUT_HISTOGRAM | INPUT_CALL_GRAPH)) {
-			if (gmon_input & INPUT_HISTOGRAM)
-				output_style |= STYLE_FLAT_PROFILE;
-			if (gmon_input & INPUT_CALL_GRAPH)
-				output_style |= STYLE_CALL_GRAPH;
-		} else {
-			output_style = STYLE_EXEC_COUNTS;
-		}
-		output_style &= ~user_specified;
+	cg = profile_analyze(prof, opt, counted);
+	if (opt->export_format) {
+		render_start(opt);
+		export_profile(prof, opt);
+		render_finish(opt);
+	} else {
+		report_print(prof, opt, style, cg);
 	}
-
-	if (output_style & STYLE_SUMMARY_FILE)
-		gmon_out_write("gmon.sum");
-
-	if (gmon_input & INPUT_HISTOGRAM)
-		hist_assign_samples();
-	if (gmon_input & INPUT_CALLERS)
-		cg_measured_arcs(counted);
-	if ((gmon_input & INPUT_CALL_GRAPH) || export_format)
-		cg = cg_assemble();
-	if (export_format) {
-		render_start();
-		export_profile();
-		render_finish();
-		free(cg);
-		if (fflush(stdout) || ferror(stdout))
-			fatal("standard output: %s", strerror(errno));
-		return 0;
-	}
-
-	if ((output_style & STYLE_FLAT_PROFILE) &&
-	    !(gmon_input & INPUT_HISTOGRAM))
-		fatal("gmon.out file is missing histogram");
-	if ((output_style & STYLE_CALL_GRAPH) &&
-	    !(gmon_input & INPUT_CALL_GRAPH))
-		fatal("gmon.out file is missing call-graph data");
-
-	if (cg && (output_style & STYLE_CALL_GRAPH) && bsd_style_output)
-		cg_print(cg);
-	if (output_style & STYLE_FLAT_PROFILE)
-		hist_print();
-	if (cg && (output_style & STYLE_CALL_GRAPH)) {
-		if (!bsd_style_output)
-			cg_print(cg);
-		cg_print_index();
-	}
-	if (output_style & STYLE_EXEC_COUNTS)
-		print_exec_counts();
-	if (output_style & STYLE_ANNOTATED_SOURCE)
-		print_annotated_source();
-	if (output_style & STYLE_FUNCTION_ORDER)
-		cg_print_function_ordering();
-	if (output_style & STYLE_FILE_ORDER)
-		cg_print_file_ordering();
-	if (multi_module &&
-	    (output_style & (STYLE_FLAT_PROFILE | STYLE_CALL_GRAPH)))
-		modules_print();
 	free(cg);
-
 	if (fflush(stdout) || ferror(stdout))
 		fatal("standard output: %s", strerror(errno));
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct gprof_options options;
+	struct profile profile;
+	char **given = argv;
+	int first, status;
+
+	gprof_options_init(&options);
+	if (argc > 0 && argv[0][0]) {
+		const char *slash = strrchr(argv[0], '/');
+
+		options.whoami = slash ? slash + 1 : argv[0];
+	}
+	fatal_set_name(options.whoami);
+	expandargv(&argc, &argv);
+	first = parse_options(&options, argc, argv);
+	sym_id_add_defaults();
+	profile_init(&profile);
+	status = run(&profile, &options, first < argc ?
+		     (const char *const *)&argv[first] : NULL,
+		     first < argc ? argc - first : 0);
+	profile_free(&profile);
+	sym_id_free();
+	/* The options point into the arguments an @FILE expanded to. */
+	if (argv != given)
+		freeargv(argv);
+	return status;
 }

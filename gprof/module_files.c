@@ -21,8 +21,6 @@
 
 #include "gprof.h"
 
-const char *debug_file_directory = "/usr/lib/debug";
-
 static const char *basename_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -121,15 +119,15 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-Dwfl *debug_dwfl_begin(void)
+Dwfl *debug_dwfl_begin(const struct gprof_options *opt)
 {
 	size_t n;
 
 	if (!debuginfo_path) {
-		n = strlen(debug_file_directory) + sizeof("+:.debug:");
+		n = strlen(opt->debug_file_directory) + sizeof("+:.debug:");
 		debuginfo_path = xmalloc(n);
 		snprintf(debuginfo_path, n, "+:.debug:%s",
-			 debug_file_directory);
+			 opt->debug_file_directory);
 	}
 	/*
 	 * bfd never asks a debuginfod server; libdwfl would, and then find
@@ -139,12 +137,12 @@ Dwfl *debug_dwfl_begin(void)
 	return dwfl_begin(&dwfl_callbacks);
 }
 
-char *debug_file_find(const char *path)
+char *debug_file_find(const struct gprof_options *opt, const char *path)
 {
 	const char *main_file = NULL, *debug = NULL;
 	char *found = NULL;
 	Dwfl_Module *dm;
-	Dwfl *dwfl = debug_dwfl_begin();
+	Dwfl *dwfl = debug_dwfl_begin(opt);
 
 	if (!dwfl)
 		return NULL;
@@ -164,10 +162,10 @@ char *debug_file_find(const char *path)
 /* libsprofil's own API: no other library defines it. */
 #define PROFILER_MARKER "sprofil_info"
 
-bool module_is_profiler(unsigned int m, Elf *elf,
+bool module_is_profiler(struct profile *prof, unsigned int m, Elf *elf,
 			const struct elf_symbols *es)
 {
-	const struct module *mod = &modules[m];
+	const struct module *mod = &prof->modules[m];
 	size_t i;
 
 	/* A program linked with libsprofil.a has it inside: its code. */

@@ -13,16 +13,15 @@
 
 #include "gprof.h"
 
-void modules_init(void)
+void modules_init(struct profile *prof)
 {
-	if (modules)
+	if (prof->modules)
 		return;
-	modules = xcalloc(1, sizeof(*modules));
-	nmodules = 1;
-	modules[0].is_main = true;
+	prof->modules = xcalloc(1, sizeof(*prof->modules));
+	prof->nmodules = 1;
+	prof->modules[0].is_main = true;
 }
 
-const char *module_profile = "";
 
 static void hex_id(char *out, const unsigned char *id, size_t len)
 {
@@ -39,14 +38,15 @@ static void hex_id(char *out, const unsigned char *id, size_t len)
  * summed with module @mod, which an earlier file named: the same build
  * or a file that merely has no build-id.  Else one line in @why.
  */
-static bool same_build(const struct module *mod, const char *name,
+static bool same_build(struct profile *prof, const struct module *mod,
+		       const char *name,
 		       size_t name_len, const unsigned char *id, size_t id_len,
 		       char *why, size_t whylen)
 {
 	char was[129], now[129];
 
 	if (!mod->recorded || !mod->profile ||
-	    !strcmp(mod->profile, module_profile))
+	    !strcmp(mod->profile, prof->module_profile))
 		return true;
 	if (id_len && mod->build_id_len &&
 	    (id_len != mod->build_id_len || memcmp(id, mod->build_id, id_len))) {
@@ -67,7 +67,7 @@ static bool same_build(const struct module *mod, const char *name,
 	return true;
 }
 
-unsigned int module_add(const char *name, size_t name_len,
+unsigned int module_add(struct profile *prof, const char *name, size_t name_len,
 			       const unsigned char *id, size_t id_len,
 			       uint64_t bias, bool is_main, char *why,
 			       size_t whylen)
@@ -75,37 +75,44 @@ unsigned int module_add(const char *name, size_t name_len,
 	unsigned int m;
 	struct module *mod;
 
-	modules_init();
+	modules_init(prof);
 	if (is_main) {
 		m = 0;
-		if (!same_build(&modules[0], name, name_len, id, id_len, why,
+		if (!same_build(prof, &prof->modules[0], name, name_len, id,
+				id_len, why,
 				whylen))
 			return UINT_MAX;
 	} else {
-		for (m = 1; m < nmodules; m++) {
-			mod = &modules[m];
+		for (m = 1; m < prof->nmodules; m++) {
+			mod = &prof->modules[m];
 			if (mod->build_id_len == id_len &&
 			    (id_len ? !memcmp(mod->build_id, id, id_len) :
 			     strlen(mod->recorded) == name_len &&
 			     !memcmp(mod->recorded, name, name_len)))
 				return m;
 		}
-		for (m = 1; m < nmodules; m++) {
-			mod = &modules[m];
+		for (m = 1; m < prof->nmodules; m++) {
+			mod = &prof->modules[m];
 			if (strlen(mod->recorded) == name_len &&
 			    !memcmp(mod->recorded, name, name_len) &&
-			    !same_build(mod, name, name_len, id, id_len, why,
+			    !same_build(prof, mod, name, name_len, id, id_len,
+					why,
 					whylen))
 				return UINT_MAX;
 		}
-		if (nmodules >= (1u << (64 - MODULE_SHIFT)) - 1)
-			fatal("too many load modules in the profiles");
-		modules = xrealloc(modules, (nmodules + 1) * sizeof(*modules));
-		m = nmodules++;
-		memset(&modules[m], 0, sizeof(modules[m]));
-		multi_module = true;
+		if (prof->nmodules >= (1u << (64 - MODULE_SHIFT)) - 1) {
+			snprintf(why, whylen,
+				 "too many load modules in the profiles");
+			return UINT_MAX;
+		}
+		prof->modules = xrealloc(prof->modules,
+					 (prof->nmodules + 1) *
+					 sizeof(*prof->modules));
+		m = prof->nmodules++;
+		memset(&prof->modules[m], 0, sizeof(prof->modules[m]));
+		prof->multi_module = true;
 	}
-	mod = &modules[m];
+	mod = &prof->modules[m];
 	if (!mod->recorded) {
 		mod->recorded = xmalloc(name_len + 1);
 		memcpy(mod->recorded, name, name_len);
@@ -116,7 +123,7 @@ unsigned int module_add(const char *name, size_t name_len,
 			mod->build_id_len = id_len;
 		}
 		mod->load_bias = bias;
-		mod->profile = module_profile;
+		mod->profile = prof->module_profile;
 	}
 	return m;
 }

@@ -17,64 +17,68 @@
  * and no percentage, only in this line, so that the cost of profiling
  * is still known.  Printed where a report's totals are stated.
  */
-bool overhead_print(void)
+bool overhead_print(struct profile *prof)
 {
 	unsigned int m;
 
-	if (overhead_time <= 0)
+	if (prof->overhead_time <= 0)
 		return false;
-	for (m = 0; m < nmodules && !modules[m].overhead; m++)
+	for (m = 0; m < prof->nmodules && !prof->modules[m].overhead; m++)
 		;
 	printf("profiler overhead (%s): %.0f samples, %.2f %s, %.1f%% of all, left out\n",
-	       m < nmodules ? module_basename(&modules[m]) : "?",
-	       overhead_time, hz > 0 ? overhead_time / hz : 0.0,
-	       hist_dimension,
-	       100 * overhead_time / (overhead_time + total_time));
+	       m < prof->nmodules ? module_basename(&prof->modules[m]) : "?",
+	       prof->overhead_time,
+		       prof->hz > 0 ? prof->overhead_time / prof->hz : 0.0,
+	       prof->hist_dimension,
+	       100 * prof->overhead_time /
+		       (prof->overhead_time + prof->total_time));
 	return true;
 }
 
-static void warn_unread(void)
+static void warn_unread(struct profile *prof, const struct gprof_options *opt)
 {
 	unsigned int m;
 
 	/* The profiler's symbols are not needed: its time is left out. */
-	for (m = 1; m < nmodules; m++)
-		if (modules[m].why && !modules[m].overhead)
+	for (m = 1; m < prof->nmodules; m++)
+		if (prof->modules[m].why && !prof->modules[m].overhead)
 			fprintf(stderr, "%s: module %u (%s) not read: %s\n",
-				whoami, m, modules[m].is_vdso ? "[vdso]" :
-				modules[m].recorded, modules[m].why);
+				opt->whoami, m, prof->modules[m].is_vdso ? "[vdso]" :
+				prof->modules[m].recorded,
+					prof->modules[m].why);
 }
 
-void modules_print(void)
+void modules_print(struct profile *prof, const struct gprof_options *opt)
 {
 	double total = 0;
 	unsigned int m;
 	size_t i;
 
-	warn_unread();
-	for (m = 0; m < nmodules; m++) {
-		modules[m].calls = 0;
-		if (!modules[m].overhead)
-			total += modules[m].time;
+	warn_unread(prof, opt);
+	for (m = 0; m < prof->nmodules; m++) {
+		prof->modules[m].calls = 0;
+		if (!prof->modules[m].overhead)
+			total += prof->modules[m].time;
 	}
-	for (i = 0; i < symtab.len; i++)
-		modules[symtab.base[i].module].calls += symtab.base[i].ncalls;
+	for (i = 0; i < prof->symtab.len; i++)
+		prof->modules[prof->symtab.base[i].module].calls +=
+			prof->symtab.base[i].ncalls;
 
-	if (first_output)
-		first_output = false;
+	if (prof->first_output)
+		prof->first_output = false;
 	else
 		printf("\f\n");
 	printf("Load modules:\n\n");
 	printf("  mod   %% time   seconds       calls  name\n");
-	for (m = 0; m < nmodules; m++) {
-		const struct module *mod = &modules[m];
+	for (m = 0; m < prof->nmodules; m++) {
+		const struct module *mod = &prof->modules[m];
 
 		if (mod->overhead)
 			printf("%5u  %7s", m, "-");
 		else
 			printf("%5u  %7.2f", m,
 			       total > 0 ? 100 * mod->time / total : 0.0);
-		printf(" %9.2f %11llu  %s", hz > 0 ? mod->time / hz : 0.0,
+		printf(" %9.2f %11llu  %s", prof->hz > 0 ? mod->time / prof->hz : 0.0,
 		       (unsigned long long)mod->calls,
 		       mod->path ? mod->path : mod->recorded);
 		if (mod->overhead)
@@ -85,8 +89,8 @@ void modules_print(void)
 			printf(" (symbols: %s)", mod->debug_path);
 		putchar('\n');
 	}
-	overhead_print();
-	if (print_descriptions)
+	overhead_print(prof);
+	if (opt->print_descriptions)
 		printf("\n"
 "mod is the index shown in the mod column of the flat profile and the\n"
 "call graph.  %% time and seconds are the samples that fell in the\n"

@@ -40,7 +40,8 @@ static char *demangled(const char *name)
 	return out;
 }
 
-size_t print_name_only(FILE *f, struct sym *s)
+size_t print_name_only(struct profile *prof, const struct gprof_options *opt,
+		       FILE *f, struct sym *s)
 {
 	const char *name = s->name;
 	char *dm = NULL;
@@ -48,7 +49,7 @@ size_t print_name_only(FILE *f, struct sym *s)
 
 	if (!name)
 		return 0;
-	if (!bsd_style_output && demangle) {
+	if (!opt->bsd_style_output && opt->demangle) {
 		dm = demangled(name);
 		if (dm)
 			name = dm;
@@ -56,16 +57,16 @@ size_t print_name_only(FILE *f, struct sym *s)
 	fputs(name, f);
 	size = strlen(name);
 	free(dm);
-	if (line_granularity || inline_file_names)
-		sym_source(s);
-	if ((line_granularity || inline_file_names) && s->file) {
+	if (opt->line_granularity || opt->inline_file_names)
+		sym_source(prof, opt, s);
+	if ((opt->line_granularity || opt->inline_file_names) && s->file) {
 		const char *file = s->file->name;
 		const char *slash = strrchr(file, '/');
 		int n;
 
-		if (!print_path && slash)
+		if (!opt->print_path && slash)
 			file = slash + 1;
-		if (line_granularity)
+		if (opt->line_granularity)
 			n = fprintf(f, " (%s:%d @ %lx)", file, s->line_num,
 				    (unsigned long)s->addr);
 		else
@@ -76,9 +77,10 @@ size_t print_name_only(FILE *f, struct sym *s)
 	return size;
 }
 
-void print_name(FILE *f, struct sym *s)
+void print_name(struct profile *prof, const struct gprof_options *opt, FILE *f,
+		struct sym *s)
 {
-	print_name_only(f, s);
+	print_name_only(prof, opt, f, s);
 	if (s->cg.cyc.num)
 		fprintf(f, " <cycle %d>", s->cg.cyc.num);
 	if (s->cg.index)

@@ -22,13 +22,14 @@
  * refuses a function spread over two histograms.  Returns false when
  * nothing is left to scan.
  */
-static bool clip_to_histogram(uint64_t *lo, uint64_t *hi)
+static bool clip_to_histogram(struct profile *prof, uint64_t *lo, uint64_t *hi)
 {
 	unsigned int i;
 	bool found = false;
 
-	for (i = 0; i < num_hist_records; i++) {
-		uint64_t l = hist_records[i].lowpc, h = hist_records[i].highpc;
+	for (i = 0; i < prof->num_hist_records; i++) {
+		uint64_t l = prof->hist_records[i].lowpc,
+			h = prof->hist_records[i].highpc;
 
 		if (l < *lo)
 			l = *lo;
@@ -45,7 +46,8 @@ static bool clip_to_histogram(uint64_t *lo, uint64_t *hi)
 	return found;
 }
 
-static void try_call(struct sym *parent, uint64_t pc, const unsigned char *ip)
+static void try_call(struct profile *prof, struct sym *parent, uint64_t pc,
+		     const unsigned char *ip)
 {
 	int32_t disp;
 	uint64_t dest;
@@ -55,39 +57,40 @@ static void try_call(struct sym *parent, uint64_t pc, const unsigned char *ip)
 		return;
 	memcpy(&disp, ip + 1, sizeof(disp));	/* x86 is little-endian */
 	dest = pc + CALL_LEN + (uint64_t)(int64_t)disp;
-	if (!hist_check_address(dest))
+	if (!hist_check_address(prof, dest))
 		return;
-	child = sym_lookup(&symtab, dest);
+	child = sym_lookup(&prof->symtab, dest);
 	if (child && child->addr == dest)
-		arc_add(parent, child, 0);
+		arc_add(prof, parent, child, 0);
 }
 
-void find_call(struct sym *parent, uint64_t lowpc, uint64_t highpc)
+void find_call(struct profile *prof, struct sym *parent, uint64_t lowpc,
+	       uint64_t highpc)
 {
 	const unsigned char *text;
 	uint64_t pc, last;
 
-	if (!clip_to_histogram(&lowpc, &highpc))
+	if (!clip_to_histogram(prof, &lowpc, &highpc))
 		return;
 
 	/* The displacement of a call near the end lies past the function. */
-	text = core_text(lowpc, highpc + CALL_LEN - 1);
+	text = core_text(prof, lowpc, highpc + CALL_LEN - 1);
 	if (text) {
 		for (pc = lowpc; pc < highpc; pc++)
-			try_call(parent, pc, text + (pc - lowpc));
+			try_call(prof, parent, pc, text + (pc - lowpc));
 		return;
 	}
-	text = core_text(lowpc, highpc);
+	text = core_text(prof, lowpc, highpc);
 	if (!text)
 		return;
 	last = highpc > lowpc + CALL_LEN - 1 ? highpc - (CALL_LEN - 1) : lowpc;
 	for (pc = lowpc; pc < last; pc++)
-		try_call(parent, pc, text + (pc - lowpc));
+		try_call(prof, parent, pc, text + (pc - lowpc));
 	/* At the very end of the section only whole calls are read. */
 	for (; pc < highpc; pc++) {
-		const unsigned char *ip = core_text(pc, pc + CALL_LEN);
+		const unsigned char *ip = core_text(prof, pc, pc + CALL_LEN);
 
 		if (ip)
-			try_call(parent, pc, ip);
+			try_call(prof, parent, pc, ip);
 	}
 }

@@ -21,24 +21,23 @@
 
 #include "gprof.h"
 
-/* The gaps' names, freed by sym_gaps_reset(). */
-static char **names;
-static size_t nnames;
-
-static const char *gap_name(unsigned int m, uint64_t addr)
+static const char *gap_name(struct profile *prof, unsigned int m, uint64_t addr)
 {
-	const char *base = module_basename(&modules[m]);
+	const char *base = module_basename(&prof->modules[m]);
 	size_t n = strlen(base) + 2 + 16 + 2;
 	char *name = xmalloc(n);
 
 	snprintf(name, n, "%s+0x%llx", base,
 		 (unsigned long long)ADDR_LINK(addr));
-	names = xreallocarray(names, nnames + 1, sizeof(*names));
-	names[nnames++] = name;
+	prof->gap_names =
+		xreallocarray(prof->gap_names, prof->ngap_names + 1,
+			      sizeof(*prof->gap_names));
+	prof->gap_names[prof->ngap_names++] = name;
 	return name;
 }
 
-static void gap_add(struct sym *out, size_t *n, unsigned int m,
+static void gap_add(struct profile *prof, struct sym *out, size_t *n,
+		    unsigned int m,
 		    uint64_t lo, uint64_t hi)
 {
 	struct sym *g = &out[(*n)++];
@@ -46,41 +45,42 @@ static void gap_add(struct sym *out, size_t *n, unsigned int m,
 	memset(g, 0, sizeof(*g));
 	g->addr = lo;
 	g->end_addr = hi - 1;
-	g->name = gap_name(m, lo);
+	g->name = gap_name(prof, m, lo);
 	g->module = m;
 	g->is_func = true;
 	g->is_gap = true;
 }
 
-void symtab_add_gaps(void)
+void symtab_add_gaps(struct profile *prof)
 {
 	struct sym *out;
 	uint64_t reach = 0;
 	size_t i, n = 0, cap;
 
 	/* At most one gap before and one after each symbol. */
-	if (__builtin_mul_overflow(symtab.len, 2, &cap) ||
-	    __builtin_add_overflow(cap, nmodules, &cap))
+	if (__builtin_mul_overflow(prof->symtab.len, 2, &cap) ||
+	    __builtin_add_overflow(cap, prof->nmodules, &cap))
 		fatal("too many symbols in the load modules");
 	out = xmallocarray(cap, sizeof(*out));
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 		unsigned int m = s->module;
-		const struct module *mod = &modules[m];
-		bool first = !i || symtab.base[i - 1].module != m;
-		bool last = i + 1 == symtab.len ||
-			    symtab.base[i + 1].module != m;
+		const struct module *mod = &prof->modules[m];
+		bool first = !i || prof->symtab.base[i - 1].module != m;
+		bool last = i + 1 == prof->symtab.len ||
+			    prof->symtab.base[i + 1].module != m;
 		uint64_t next = last ? s->end_addr + 1 :
-				symtab.base[i + 1].addr, end;
+				prof->symtab.base[i + 1].addr, end;
 
-		if (!mod->loaded || m >= nmodules) {
+		if (!mod->loaded || m >= prof->nmodules) {
 			out[n++] = *s;
 			continue;
 		}
 		if (first) {
 			reach = 0;
 			if (mod->text_low < s->addr)
-				gap_add(out, &n, m, mod->text_low, s->addr);
+				gap_add(prof, out, &n, m, mod->text_low,
+					s->addr);
 		}
 		out[n] = *s;
 		/*
@@ -95,23 +95,23 @@ void symtab_add_gaps(void)
 			reach = end;
 		if (reach < next && reach > s->addr) {
 			out[n++].end_addr = reach - 1;
-			gap_add(out, &n, m, reach, next);
+			gap_add(prof, out, &n, m, reach, next);
 			reach = next;
 		} else {
 			n++;
 		}
 	}
-	free(symtab.base);
-	symtab_adopt(out, n);
+	free(prof->symtab.base);
+	symtab_adopt(prof, out, n);
 }
 
-void sym_gaps_reset(void)
+void sym_gaps_reset(struct profile *prof)
 {
 	size_t i;
 
-	for (i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
-	names = NULL;
-	nnames = 0;
+	for (i = 0; i < prof->ngap_names; i++)
+		free(prof->gap_names[i]);
+	free(prof->gap_names);
+	prof->gap_names = NULL;
+	prof->ngap_names = 0;
 }

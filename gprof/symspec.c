@@ -18,8 +18,6 @@
 
 #include "gprof.h"
 
-struct sym_table syms[NUM_TABLES];
-
 struct pattern {
 	const char *file;	/* basename to match, or NULL */
 	const char *name;
@@ -55,7 +53,6 @@ struct sym_id {
 static struct sym_id *id_list;
 
 /* Ranges matched by the right half of arc specs (-k a/b). */
-static struct sym_table right_ids;
 
 /*
  * Arc specs (-k, -q/-Q with '/'): an arc is in a table when its caller
@@ -68,18 +65,6 @@ struct arc_spec {
 	enum table_id table;
 };
 
-static struct arc_spec *arc_specs;
-static size_t narc_specs;
-
-void sym_id_add(const char *spec, enum table_id which)
-{
-	struct sym_id *id = xcalloc(1, sizeof(*id));
-
-	id->spec = xstrdup(spec);
-	id->table = which;
-	id->next = id_list;
-	id_list = id;
-}
 
 static void parse_spec(char *spec, struct pattern *p)
 {
@@ -104,11 +89,13 @@ static void parse_spec(char *spec, struct pattern *p)
 	}
 }
 
-static bool pattern_matches(const struct pattern *p, struct sym *s,
+static bool pattern_matches(struct profile *prof,
+			    const struct gprof_options *opt,
+			    const struct pattern *p, struct sym *s,
 			    uint32_t hash)
 {
 	if (p->file || p->line_num) {
-		sym_source(s);
+		sym_source(prof, opt, s);
 		if (p->file) {
 			const char *base;
 
@@ -126,6 +113,46 @@ static bool pattern_matches(const struct pattern *p, struct sym *s,
 }
 
 /* Adds @s to @t, merged with the range before when they are adjacent. */
+/* The spec's patterns are parsed once, here; each profile matches them. */
+void sym_id_add(const char *spec, enum table_id which)
+{
+	struct sym_id *id = xcalloc(1, sizeof(*id));
+	char *slash;
+
+	id->spec = xstrdup(spec);
+	id->table = which;
+	id->next = id_list;
+	id_list = id;
+	slash = strchr(id->spec, '/');
+	if (slash) {
+		*slash = 0;
+		parse_spec(slash + 1, &id->right);
+		id->has_right = true;
+	}
+	parse_spec(id->spec, &id->left);
+	if (id->left.name)
+		id->left.hash = name_hash(id->left.name);
+	if (id->right.name)
+		id->right.hash = name_hash(id->right.name);
+}
+
+/* GNU's profiling-runtime functions, never shown or charged. */
+static const char *const default_excluded[] = {
+	"_gprof_mcount", "mcount", "_mcount", "__mcount", "__mcount_internal",
+	"__mcleanup", NULL
+};
+
+void sym_id_add_defaults(void)
+{
+	const char *const *ex;
+
+	for (ex = default_excluded; *ex; ex++) {
+		sym_id_add(*ex, EXCL_TIME);
+		sym_id_add(*ex, EXCL_GRAPH);
+		sym_id_add(*ex, EXCL_FLAT);
+	}
+}
+
 static void extend(struct match *m, struct sym *s, struct sym_table *t)
 {
 	if (m->prev != s - 1 || !m->count) {
@@ -140,35 +167,28 @@ static void extend(struct match *m, struct sym *s, struct sym_table *t)
 	m->prev = s;
 }
 
-void sym_id_parse(void)
+void sym_id_parse(struct profile *prof, const struct gprof_options *opt)
 {
 	struct sym_id *id;
 	size_t i;
 
+	/* Each profile's matches start anew. */
 	for (id = id_list; id; id = id->next) {
-		char *slash = strchr(id->spec, '/');
-
-		if (slash) {
-			*slash = 0;
-			parse_spec(slash + 1, &id->right);
-			id->has_right = true;
-		}
-		parse_spec(id->spec, &id->left);
-		if (id->left.name)
-			id->left.hash = name_hash(id->left.name);
-		if (id->right.name)
-			id->right.hash = name_hash(id->right.name);
+		free(id->lm.ranges);
+		free(id->rm.ranges);
+		memset(&id->lm, 0, sizeof(id->lm));
+		memset(&id->rm, 0, sizeof(id->rm));
 	}
-	for (i = 0; i < symtab.len; i++) {
-		struct sym *s = &symtab.base[i];
+	for (i = 0; i < prof->symtab.len; i++) {
+		struct sym *s = &prof->symtab.base[i];
 		uint32_t hash = name_hash(s->name);
 
 		for (id = id_list; id; id = id->next) {
-			if (pattern_matches(&id->left, s, hash))
-				extend(&id->lm, s, &syms[id->table]);
+			if (pattern_matches(prof, opt, &id->left, s, hash))
+				extend(&id->lm, s, &prof->syms[id->table]);
 			if (id->has_right &&
-			    pattern_matches(&id->right, s, hash))
-				extend(&id->rm, s, &right_ids);
+			    pattern_matches(prof, opt, &id->right, s, hash))
+				extend(&id->rm, s, &prof->right_ids);
 		}
 	}
 	for (id = id_list; id; id = id->next) {
@@ -176,17 +196,18 @@ void sym_id_parse(void)
 
 		for (l = 0; id->has_right && l < id->lm.count; l++) {
 			const struct sym *left =
-				&syms[id->table].base[id->lm.ranges[l]];
+				&prof->syms[id->table].base[id->lm.ranges[l]];
 
 			for (r = 0; r < id->rm.count; r++) {
 				const struct sym *right =
-					&right_ids.base[id->rm.ranges[r]];
+					&prof->right_ids.base[id->rm.ranges[r]];
 				struct arc_spec *a;
 
-				arc_specs = xrealloc(arc_specs,
-						     (narc_specs + 1) *
-						     sizeof(*arc_specs));
-				a = &arc_specs[narc_specs++];
+				prof->arc_specs =
+					xreallocarray(prof->arc_specs,
+						      prof->narc_specs + 1,
+						      sizeof(*prof->arc_specs));
+				a = &prof->arc_specs[prof->narc_specs++];
 				a->from_lo = left->addr;
 				a->from_hi = left->end_addr;
 				a->to_lo = right->addr;
@@ -196,17 +217,18 @@ void sym_id_parse(void)
 		}
 	}
 	for (i = 0; i < NUM_TABLES; i++)
-		symtab_finalize(&syms[i]);
+		symtab_finalize(prof, &prof->syms[i]);
 }
 
-bool sym_id_arc_is_present(struct sym_table *t, struct sym *from,
+bool sym_id_arc_is_present(struct profile *prof, struct sym_table *t,
+			   struct sym *from,
 			   struct sym *to)
 {
-	enum table_id table = (enum table_id)(t - syms);
+	enum table_id table = (enum table_id)(t - prof->syms);
 	size_t i;
 
-	for (i = 0; i < narc_specs; i++) {
-		const struct arc_spec *a = &arc_specs[i];
+	for (i = 0; i < prof->narc_specs; i++) {
+		const struct arc_spec *a = &prof->arc_specs[i];
 
 		if (a->table == table &&
 		    from->addr >= a->from_lo && from->addr <= a->from_hi &&
@@ -214,4 +236,35 @@ bool sym_id_arc_is_present(struct sym_table *t, struct sym *from,
 			return true;
 	}
 	return false;
+}
+
+void sym_id_reset(struct profile *prof)
+{
+	size_t i;
+
+	for (i = 0; i < NUM_TABLES; i++) {
+		free(prof->syms[i].base);
+		prof->syms[i].base = NULL;
+		prof->syms[i].len = 0;
+	}
+	free(prof->right_ids.base);
+	prof->right_ids.base = NULL;
+	prof->right_ids.len = 0;
+	free(prof->arc_specs);
+	prof->arc_specs = NULL;
+	prof->narc_specs = 0;
+}
+
+void sym_id_free(void)
+{
+	struct sym_id *id, *next;
+
+	for (id = id_list; id; id = next) {
+		next = id->next;
+		free(id->lm.ranges);
+		free(id->rm.ranges);
+		free(id->spec);
+		free(id);
+	}
+	id_list = NULL;
 }

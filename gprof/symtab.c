@@ -26,8 +26,6 @@
 
 #include "gprof.h"
 
-struct sym_table symtab;
-
 /* One opened ELF file per module (NULL when it could not be read). */
 struct core_module {
 	Elf *elf;
@@ -39,10 +37,6 @@ struct core_module {
 	const unsigned char *text;	/* -c: the .text bytes */
 	struct elf_symbols syms;	/* data NULL: no symbol table */
 };
-
-static struct core_module *core;
-static unsigned int ncore;	/* modules when core_init() ran */
-static size_t sym_cap;		/* symtab.base's room */
 
 static char *why_text(const char *fmt, const char *arg)
 {
@@ -180,16 +174,20 @@ static Elf_Scn *symbol_section(Elf *elf, bool dynsym_too)
  * of a multi-module profile).  A debug file that cannot be read, or
  * whose headers lie, is passed over: the .dynsym still serves.
  */
-static bool debug_symbols(unsigned int m)
+static bool debug_symbols(struct profile *prof, const struct gprof_options *opt,
+			  unsigned int m)
 {
-	struct core_module *cm = &core[m];
+	struct core_module *cm = &prof->core[m];
 	struct elf_symbols es;
 	Elf_Scn *scn;
 	char *path;
 	Elf *elf;
 	int fd;
 
-	if (modules[m].is_vdso || !(path = debug_file_find(modules[m].path)))
+	if (prof->modules[m].is_vdso)
+		return false;
+	path = debug_file_find(opt, prof->modules[m].path);
+	if (!path)
 		return false;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
@@ -199,11 +197,11 @@ static bool debug_symbols(unsigned int m)
 		cm->sym_elf = elf;
 		cm->dbg_fd = fd;
 		cm->syms = es;
-		modules[m].debug_path = path;
+		prof->modules[m].debug_path = path;
 		return true;
 	}
-	fprintf(stderr, "%s: %s: debug file %s not used: %s\n", whoami,
-		modules[m].path, path,
+	fprintf(stderr, "%s: %s: debug file %s not used: %s\n", opt->whoami,
+		prof->modules[m].path, path,
 		elf ? "no readable symbol table" : strerror(errno));
 	if (elf)
 		elf_end(elf);
@@ -220,31 +218,35 @@ static bool debug_symbols(unsigned int m)
  * executable of a GNU report fails as GNU's does.  Returns NULL when
  * they hold, also when it has no symbol table.
  */
-static const char *module_symbols(unsigned int m)
+static const char *module_symbols(struct profile *prof,
+				  const struct gprof_options *opt,
+				  unsigned int m)
 {
-	bool multi = m != 0 || multi_module;
-	Elf_Scn *use = symbol_section(core[m].elf, multi);
-	const char *why = elf_sections_in_file(core[m].elf);
+	bool multi = m != 0 || prof->multi_module;
+	Elf_Scn *use = symbol_section(prof->core[m].elf, multi);
+	const char *why = elf_sections_in_file(prof->core[m].elf);
 
-	core[m].sym_elf = core[m].elf;
+	prof->core[m].sym_elf = prof->core[m].elf;
 	if (why)
 		return why;
-	if (multi && (!use || symbol_section(core[m].elf, false) != use) &&
-	    debug_symbols(m))
+	if (multi &&
+	    (!use || symbol_section(prof->core[m].elf, false) != use) &&
+	    debug_symbols(prof, opt, m))
 		return NULL;
 	if (!use)
 		return NULL;
-	return elf_symbols_read(core[m].elf, use, &core[m].syms);
+	return elf_symbols_read(prof->core[m].elf, use, &prof->core[m].syms);
 }
 
 /*
  * Opens module @m's ELF file.  Returns NULL with *why set (an
  * explanation without the file name) when it cannot be used.
  */
-static const char *open_module(unsigned int m, const char *path)
+static const char *open_module(struct profile *prof, unsigned int m,
+			       const char *path)
 {
-	struct core_module *cm = &core[m];
-	struct module *mod = &modules[m];
+	struct core_module *cm = &prof->core[m];
+	struct module *mod = &prof->modules[m];
 	size_t shstrndx, i, nph, idlen;
 	const unsigned char *id;
 	Elf_Scn *scn = NULL;
@@ -269,8 +271,9 @@ static const char *open_module(unsigned int m, const char *path)
 	if (m == 0) {
 		const char *ident = elf_getident(cm->elf, NULL);
 
-		gmon_ptr_size = gelf_getclass(cm->elf) == ELFCLASS32 ? 4 : 8;
-		gmon_big_endian = ident && ident[EI_DATA] == ELFDATA2MSB;
+		prof->gmon_ptr_size = gelf_getclass(cm->elf) == ELFCLASS32 ? 4 :
+			8;
+		prof->gmon_big_endian = ident && ident[EI_DATA] == ELFDATA2MSB;
 	}
 	while ((scn = elf_nextscn(cm->elf, scn))) {
 		GElf_Shdr sh;
@@ -331,79 +334,82 @@ static void core_module_close(struct core_module *cm)
 	cm->fd = cm->dbg_fd = -1;
 }
 
-void core_init(const char *a_out)
+int core_init(struct profile *prof, const struct gprof_options *opt,
+	      const char *a_out)
 {
 	unsigned int m;
 
 	elf_version(EV_CURRENT);
-	modules_init();
-	if (function_mapping_file)
-		read_function_mappings(function_mapping_file);
-	core = xcalloc(nmodules, sizeof(*core));
-	ncore = nmodules;
-	for (m = 0; m < nmodules; m++) {
-		struct module *mod = &modules[m];
+	modules_init(prof);
+	if (opt->function_mapping_file)
+		read_function_mappings(prof, opt->function_mapping_file);
+	prof->core = xcalloc(prof->nmodules, sizeof(*prof->core));
+	prof->ncore = prof->nmodules;
+	for (m = 0; m < prof->nmodules; m++) {
+		struct module *mod = &prof->modules[m];
 		const char *why;
 
-		core[m].fd = core[m].dbg_fd = -1;
+		prof->core[m].fd = prof->core[m].dbg_fd = -1;
 		if (mod->why)	/* a pseudo module, with no file */
 			continue;
 		/* The vDSO has no file: the name the reports give it. */
 		mod->is_vdso = m != 0 && module_is_vdso_name(mod->recorded);
 		mod->path = xstrdup(m == 0 ? a_out :
 				    mod->is_vdso ? "[vdso]" : mod->recorded);
-		why = open_module(m, mod->path);
+		why = open_module(prof, m, mod->path);
 		if (!why) {
-			why = module_symbols(m);
+			why = module_symbols(prof, opt, m);
 			/* A file that lies about its sizes is not skipped. */
 			if (why)
-				fatal("%s: %s", mod->path, why);
+				return profile_error(prof, "%s: %s", mod->path,
+						     why);
 			mod->loaded = true;
 			continue;
 		}
 		if (m == 0)
-			fatal("%s: %s", a_out, why);
+			return profile_error(prof, "%s: %s", a_out, why);
 		mod->why = why_text("%s", why);
-		core_module_close(&core[m]);
+		core_module_close(&prof->core[m]);
 	}
+	return 0;
 }
 
-void core_reset(void)
+void core_reset(struct profile *prof)
 {
 	unsigned int m;
 
-	for (m = 0; m < ncore; m++)
-		core_module_close(&core[m]);
-	free(core);
-	core = NULL;
-	ncore = 0;
-	sym_gaps_reset();
-	free(symtab.base);
-	symtab.base = NULL;
-	symtab.len = sym_cap = 0;
+	for (m = 0; m < prof->ncore; m++)
+		core_module_close(&prof->core[m]);
+	free(prof->core);
+	prof->core = NULL;
+	prof->ncore = 0;
+	sym_gaps_reset(prof);
+	free(prof->symtab.base);
+	prof->symtab.base = NULL;
+	prof->symtab.len = prof->sym_cap = 0;
 }
 
-void symtab_adopt(struct sym *base, size_t len)
+void symtab_adopt(struct profile *prof, struct sym *base, size_t len)
 {
-	symtab.base = base;
-	symtab.len = sym_cap = len;
+	prof->symtab.base = base;
+	prof->symtab.len = prof->sym_cap = len;
 }
 
-uint64_t core_text_end(unsigned int m)
+uint64_t core_text_end(struct profile *prof, unsigned int m)
 {
-	if (m < nmodules && modules[m].loaded)
-		return modules[m].text_high;
-	if (m < nmodules && modules[m].hist_high)
-		return modules[m].hist_high;
+	if (m < prof->nmodules && prof->modules[m].loaded)
+		return prof->modules[m].text_high;
+	if (m < prof->nmodules && prof->modules[m].hist_high)
+		return prof->modules[m].hist_high;
 	return MODULE_BASE(m);
 }
 
-void core_get_text_space(void)
+void core_get_text_space(struct profile *prof, const struct gprof_options *opt)
 {
 	unsigned int m;
 
-	for (m = 0; m < ncore; m++) {
-		struct core_module *cm = &core[m];
+	for (m = 0; m < prof->ncore; m++) {
+		struct core_module *cm = &prof->core[m];
 		Elf_Scn *scn = NULL;
 		size_t shstrndx;
 
@@ -424,21 +430,22 @@ void core_get_text_space(void)
 				cm->text = d->d_buf;
 			else
 				fprintf(stderr, "%s: %s: cannot read .text: %s\n",
-					whoami, modules[m].path, elf_errmsg(-1));
+					opt->whoami, prof->modules[m].path,
+					elf_errmsg(-1));
 			break;
 		}
 	}
 }
 
-const unsigned char *core_text(uint64_t lo, uint64_t hi)
+const unsigned char *core_text(struct profile *prof, uint64_t lo, uint64_t hi)
 {
 	unsigned int m = ADDR_MODULE(lo);
 	struct core_module *cm;
 
 	/* Modules named after core_init() (no module) have no file. */
-	if (m >= ncore || ADDR_MODULE(hi - 1) != m || hi < lo)
+	if (m >= prof->ncore || ADDR_MODULE(hi - 1) != m || hi < lo)
 		return NULL;
-	cm = &core[m];
+	cm = &prof->core[m];
 	if (!cm->text || ADDR_LINK(lo) < cm->text_lo ||
 	    ADDR_LINK(hi) > cm->text_hi)
 		return NULL;
@@ -492,7 +499,9 @@ static bool static_name_ok(const char *name, const char *limit)
  * (or weak non-object) symbol, 't' for a local text symbol, 0 when it
  * does not count.  @func tells whether BFD would flag it BSF_FUNCTION.
  */
-static int sym_class(Elf *elf, const GElf_Sym *s, const char *name,
+static int sym_class(struct profile *prof, const struct gprof_options *opt,
+		     Elf *elf,
+		     const GElf_Sym *s, const char *name,
 		     const char *limit, bool *func)
 {
 	int bind = GELF_ST_BIND(s->st_info), type = GELF_ST_TYPE(s->st_info);
@@ -514,7 +523,7 @@ static int sym_class(Elf *elf, const GElf_Sym *s, const char *name,
 		return 0;
 	if (s->st_shndx == SHN_ABS || s->st_shndx >= SHN_LORESERVE)
 		return 0;
-	if (ignore_static_funcs && bind == STB_LOCAL)
+	if (opt->ignore_static_funcs && bind == STB_LOCAL)
 		return 0;
 	scn = elf_getscn(elf, s->st_shndx);
 	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR))
@@ -527,25 +536,27 @@ static int sym_class(Elf *elf, const GElf_Sym *s, const char *name,
 	 * st_size (sym_gaps.c), would show them as unnamed gaps: there
 	 * they keep their names.
 	 */
-	if (!name || (!multi_module && !static_name_ok(name, limit)))
+	if (!name || (!prof->multi_module && !static_name_ok(name, limit)))
 		return 0;
 	if (!strncmp(name, "__gnu_compiled", 14) ||
 	    !strncmp(name, "___gnu_compiled", 15))
 		return 0;
-	if (ignore_non_functions && !*func)
+	if (opt->ignore_non_functions && !*func)
 		return 0;
 	return 't';
 }
 
-static struct sym *sym_new(void)
+static struct sym *sym_new(struct profile *prof)
 {
 	struct sym *s;
 
-	if (symtab.len == sym_cap) {
-		sym_cap = sym_cap ? sym_cap * 2 : 4096;
-		symtab.base = xreallocarray(symtab.base, sym_cap, sizeof(*s));
+	if (prof->symtab.len == prof->sym_cap) {
+		prof->sym_cap = prof->sym_cap ? prof->sym_cap * 2 : 4096;
+		prof->symtab.base =
+			xreallocarray(prof->symtab.base, prof->sym_cap,
+				      sizeof(*s));
 	}
-	s = &symtab.base[symtab.len++];
+	s = &prof->symtab.base[prof->symtab.len++];
 	memset(s, 0, sizeof(*s));
 	return s;
 }
@@ -570,11 +581,12 @@ static uint64_t sym_size(Elf *elf, const GElf_Sym *sym)
 }
 
 /* Reads module @m's symbols. */
-static size_t module_syms(unsigned int m)
+static size_t module_syms(struct profile *prof, const struct gprof_options *opt,
+			  unsigned int m)
 {
-	const struct elf_symbols *es = &core[m].syms;
-	Elf *elf = core[m].sym_elf;
-	size_t before = symtab.len, i;
+	const struct elf_symbols *es = &prof->core[m].syms;
+	Elf *elf = prof->core[m].sym_elf;
+	size_t before = prof->symtab.len, i;
 
 	for (i = 1; es->data && i < es->count; i++) {
 		const struct function_map *map;
@@ -587,35 +599,37 @@ static size_t module_syms(unsigned int m)
 		if (!gelf_getsym(es->data, i, &sym))
 			continue;
 		/* Past its window it would be another module's address. */
-		if ((m || multi_module) && sym.st_value > ADDR_LINK(~0ull))
+		if ((m || prof->multi_module) &&
+		    sym.st_value > ADDR_LINK(~0ull))
 			continue;
 		name = elf_strptr(elf, es->strndx, sym.st_name);
 		if (!name)
 			continue;
-		cls = sym_class(elf, &sym, name, es->str_end, &func);
+		cls = sym_class(prof, opt, elf, &sym, name, es->str_end, &func);
 		if (!cls)
 			continue;
 		/* -R: a mapped file is one symbol, at its first function. */
-		map = symbol_map_count ? symbol_map_find(name) : NULL;
+		map = prof->symbol_map_count ? symbol_map_find(prof,
+							       name) : NULL;
 		if (map && !map->is_first)
 			continue;
-		s = sym_new();
+		s = sym_new(prof);
 		s->addr = MODULE_BASE(m) + sym.st_value;
 		s->name = map ? map->file_name : name;
 		s->module = m;
 		s->is_func = func;
 		s->is_bb_head = true;
 		s->is_static = cls == 't';
-		s->size = multi_module ? sym_size(elf, &sym) : 0;
+		s->size = prof->multi_module ? sym_size(elf, &sym) : 0;
 		s->size_known = sym.st_size != 0;
 	}
-	return symtab.len - before;
+	return prof->symtab.len - before;
 }
 
 /* A module whose file could not be read is one symbol: "<name>". */
-static void module_placeholder(unsigned int m)
+static void module_placeholder(struct profile *prof, unsigned int m)
 {
-	struct module *mod = &modules[m];
+	struct module *mod = &prof->modules[m];
 	const char *base = strrchr(mod->recorded, '/');
 	size_t n;
 	char *name;
@@ -630,7 +644,7 @@ static void module_placeholder(unsigned int m)
 	snprintf(name, n, mod->is_vdso ? "[vdso]" : "<%s>", base);
 	free(mod->label);
 	mod->label = name;
-	s = sym_new();
+	s = sym_new(prof);
 	s->addr = mod->hist_low;
 	s->end_addr = mod->hist_high - 1;
 	s->name = name;
@@ -639,55 +653,61 @@ static void module_placeholder(unsigned int m)
 	s->is_bb_head = true;
 }
 
-void core_create_function_syms(void)
+int core_create_function_syms(struct profile *prof,
+			      const struct gprof_options *opt)
 {
 	unsigned int m;
-	size_t total = ncore;	/* one placeholder each at most */
+	size_t total = prof->ncore;	/* one placeholder each at most */
 
 	/*
 	 * One allocation of the right size: no copies while growing.  The
 	 * counts were checked against the files (elf_symbols_read()).
 	 */
-	for (m = 0; m < ncore; m++)
-		if (core[m].elf &&
-		    __builtin_add_overflow(total, core[m].syms.count, &total))
+	for (m = 0; m < prof->ncore; m++)
+		if (prof->core[m].elf &&
+		    __builtin_add_overflow(total, prof->core[m].syms.count,
+					   &total))
 			fatal("too many symbols in the load modules");
-	symtab.base = xreallocarray(symtab.base, total, sizeof(*symtab.base));
-	sym_cap = total;
+	prof->symtab.base = xreallocarray(prof->symtab.base, total,
+					  sizeof(*prof->symtab.base));
+	prof->sym_cap = total;
 
-	for (m = 0; m < ncore; m++) {
+	for (m = 0; m < prof->ncore; m++) {
 		/* The profiler's time is overhead, in no function. */
-		if (module_is_profiler(m, core[m].sym_elf, &core[m].syms)) {
-			modules[m].overhead = true;
+		if (module_is_profiler(prof, m, prof->core[m].sym_elf,
+				       &prof->core[m].syms)) {
+			prof->modules[m].overhead = true;
 			continue;
 		}
-		if (!core[m].elf) {
-			module_placeholder(m);
+		if (!prof->core[m].elf) {
+			module_placeholder(prof, m);
 			continue;
 		}
-		if (module_syms(m))
+		if (module_syms(prof, opt, m))
 			continue;
 		/* In a multi-module profile it is one of the modules. */
-		if (m == 0 && !multi_module)
-			fatal("%s: has no symbols", a_out_name);
-		modules[m].why = xstrdup("has no symbols");
-		modules[m].loaded = false;
-		module_placeholder(m);
+		if (m == 0 && !prof->multi_module)
+			return profile_error(prof, "%s: has no symbols",
+					     opt->a_out_name);
+		prof->modules[m].why = xstrdup("has no symbols");
+		prof->modules[m].loaded = false;
+		module_placeholder(prof, m);
 	}
-	symtab_finalize(&symtab);
+	symtab_finalize(prof, &prof->symtab);
 	/* GNU ignores st_size; where no GNU report is at stake, not here. */
-	if (multi_module)
-		symtab_add_gaps();
+	if (prof->multi_module)
+		symtab_add_gaps(prof);
+	return 0;
 }
 
-void core_create_syms_from(const char *path)
+int core_create_syms_from(struct profile *prof, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char line[4096], name[4096], type;
 	unsigned long long addr;
 
 	if (!f)
-		fatal("%s: %s", path, strerror(errno));
+		return profile_error(prof, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		struct sym *s;
 
@@ -695,7 +715,7 @@ void core_create_syms_from(const char *path)
 			continue;
 		if (type != 't' && type != 'T')
 			continue;
-		s = sym_new();
+		s = sym_new(prof);
 		s->addr = addr;
 		s->name = xstrdup(name);
 		s->is_func = true;
@@ -703,9 +723,10 @@ void core_create_syms_from(const char *path)
 		s->is_static = type == 't';
 	}
 	fclose(f);
-	if (!symtab.len)
-		fatal("%s: has no symbols", path);
-	symtab_finalize(&symtab);
+	if (!prof->symtab.len)
+		return profile_error(prof, "%s: has no symbols", path);
+	symtab_finalize(prof, &prof->symtab);
+	return 0;
 }
 
 /*
@@ -808,7 +829,7 @@ static void sym_size_merge(struct sym *s, const struct sym *a,
 	}
 }
 
-void symtab_finalize(struct sym_table *t)
+void symtab_finalize(struct profile *prof, struct sym_table *t)
 {
 	struct sym *src, *dst, *end;
 	uint64_t prev;
@@ -834,7 +855,7 @@ void symtab_finalize(struct sym_table *t)
 			dst[-1].end_addr =
 				dst[-1].module == src->module ?
 				src->addr - 1 :
-				core_text_end(dst[-1].module) - 1;
+				core_text_end(prof, dst[-1].module) - 1;
 		/* Keep it only if its range is not empty. */
 		if (!src->end_addr || src->addr <= src->end_addr) {
 			if (dst != src)
@@ -848,7 +869,7 @@ void symtab_finalize(struct sym_table *t)
 	 * finalized once (ends set) and again among -l's line symbols.
 	 */
 	if (dst > t->base && !dst[-1].end_addr)
-		dst[-1].end_addr = core_text_end(dst[-1].module) - 1;
+		dst[-1].end_addr = core_text_end(prof, dst[-1].module) - 1;
 	t->len = dst - t->base;
 }
 

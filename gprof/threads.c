@@ -22,11 +22,6 @@
 #include "gprof.h"
 #include "threads.h"
 
-struct thread_prof *threads;
-uint32_t nthreads;
-bool threads_report;
-const char *thread_selection;
-
 /* One chain's end: the sampled pc, its thread and count. */
 struct thread_leaf {
 	uint32_t thread;
@@ -36,30 +31,28 @@ struct thread_leaf {
 	uint32_t node;		/* the merged caller node, or CALLER_NONE */
 };
 
-static struct thread_leaf *leaves;
-static size_t nleaves, leaves_cap;
-static uint32_t threads_cap;
-static uint64_t per_thread_records;	/* callers records with threads */
-
-uint32_t thread_find_add(uint32_t tid)
+uint32_t thread_find_add(struct profile *prof, uint32_t tid)
 {
 	uint32_t t;
 
-	for (t = 0; t < nthreads; t++)
-		if (threads[t].tid == tid)
+	for (t = 0; t < prof->nthreads; t++)
+		if (prof->threads[t].tid == tid)
 			return t;
-	if (nthreads == threads_cap) {
-		threads_cap = threads_cap ? 2 * threads_cap : 16;
-		threads = xreallocarray(threads, threads_cap, sizeof(*threads));
+	if (prof->nthreads == prof->threads_cap) {
+		prof->threads_cap = prof->threads_cap ?
+			2 * prof->threads_cap : 16;
+		prof->threads = xreallocarray(prof->threads, prof->threads_cap,
+					      sizeof(*prof->threads));
 	}
-	memset(&threads[nthreads], 0, sizeof(*threads));
-	threads[nthreads].tid = tid;
-	return nthreads++;
+	memset(&prof->threads[prof->nthreads], 0, sizeof(*prof->threads));
+	prof->threads[prof->nthreads].tid = tid;
+	return prof->nthreads++;
 }
 
-bool thread_is_selected(uint32_t t)
+bool thread_is_selected(struct profile *prof, const struct gprof_options *opt,
+			uint32_t t)
 {
-	const char *sel = thread_selection;
+	const char *sel = opt->thread_selection;
 	char *end;
 	unsigned long tid;
 
@@ -68,11 +61,11 @@ bool thread_is_selected(uint32_t t)
 	errno = 0;
 	tid = strtoul(sel, &end, 10);
 	if (*sel >= '0' && *sel <= '9' && !*end && !errno)
-		return threads[t].tid == tid;
-	return !strcmp(threads[t].name, sel);
+		return prof->threads[t].tid == tid;
+	return !strcmp(prof->threads[t].name, sel);
 }
 
-void threads_parse(struct gmf_cursor *c)
+void threads_parse(struct profile *prof, struct gmf_cursor *c)
 {
 	uint64_t n = gmf_threads_begin(c), i;
 	struct gmf_thread th;
@@ -83,8 +76,8 @@ void threads_parse(struct gmf_cursor *c)
 		uint32_t index;
 
 		/* Not in one expression: the array may move. */
-		index = thread_find_add(th.tid);
-		t = &threads[index];
+		index = thread_find_add(prof, th.tid);
+		t = &prof->threads[index];
 		/* A name is the kernel's comm: printable, at most 15 bytes. */
 		if (name[0] && memchr(name, '\0', 16)) {
 			size_t k, len = strlen((const char *)name);
@@ -102,33 +95,39 @@ void threads_parse(struct gmf_cursor *c)
 	}
 }
 
-void thread_leaf(uint32_t t, uint32_t module, uint64_t pc, uint64_t count,
+void thread_leaf(struct profile *prof, uint32_t t, uint32_t module, uint64_t pc,
+		 uint64_t count,
 		 bool cut, uint32_t node)
 {
-	struct thread_prof *th = &threads[t];
+	struct thread_prof *th = &prof->threads[t];
 
 	th->samples = th->samples > UINT64_MAX - count ? UINT64_MAX :
 		      th->samples + count;
 	if (cut)
 		th->truncated += count;
-	if (nleaves == leaves_cap) {
-		leaves_cap = leaves_cap ? 2 * leaves_cap : 1024;
-		leaves = xreallocarray(leaves, leaves_cap, sizeof(*leaves));
+	if (prof->nleaves == prof->leaves_cap) {
+		prof->leaves_cap = prof->leaves_cap ?
+			2 * prof->leaves_cap : 1024;
+		prof->leaves =
+			xreallocarray(prof->leaves, prof->leaves_cap,
+				      sizeof(*prof->leaves));
 	}
-	leaves[nleaves++] = (struct thread_leaf){ t, module, pc, count, node };
-	per_thread_records = 1;
+	prof->leaves[prof->nleaves++] = (struct thread_leaf){ t, module, pc,
+		count, node };
+	prof->per_thread_records = 1;
 }
 
-size_t thread_leaves(void)
+size_t thread_leaves(struct profile *prof)
 {
-	return nleaves;
+	return prof->nleaves;
 }
 
-void thread_leaf_at(size_t k, uint32_t *node, uint32_t *t, uint64_t *count)
+void thread_leaf_at(struct profile *prof, size_t k, uint32_t *node, uint32_t *t,
+		    uint64_t *count)
 {
-	*node = leaves[k].node;
-	*t = leaves[k].thread;
-	*count = leaves[k].count;
+	*node = prof->leaves[k].node;
+	*t = prof->leaves[k].thread;
+	*count = prof->leaves[k].count;
 }
 
 static int cmp_leaf_thread(const void *a, const void *b)
@@ -144,31 +143,33 @@ static int cmp_leaf_thread(const void *a, const void *b)
  * them) are copied at the top, as they were read; @out and @path are
  * threads_tree()'s, @out all unset.
  */
-static void no_thread_chains(struct caller_tree *t, uint32_t *out,
+static void no_thread_chains(struct profile *prof, struct caller_tree *t,
+			     uint32_t *out,
 			     uint32_t *path)
 {
-	uint64_t *rest = xcalloc(callers.len ? callers.len : 1,
+	uint64_t *rest = xcalloc(prof->callers.len ? prof->callers.len : 1,
 				 sizeof(*rest));
 	uint32_t j, n, parent;
 	size_t i, k;
 
-	for (i = 0; i < callers.len; i++)
-		rest[i] = callers.node[i].count;
-	for (k = 0; k < nleaves; k++)
-		if (leaves[k].node != CALLER_NONE)
-			rest[leaves[k].node] -= leaves[k].count;
-	for (i = 0; i < callers.len; i++) {
+	for (i = 0; i < prof->callers.len; i++)
+		rest[i] = prof->callers.node[i].count;
+	for (k = 0; k < prof->nleaves; k++)
+		if (prof->leaves[k].node != CALLER_NONE)
+			rest[prof->leaves[k].node] -= prof->leaves[k].count;
+	for (i = 0; i < prof->callers.len; i++) {
 		if (!rest[i])
 			continue;
 		n = 0;
 		parent = CALLER_NONE;
 		for (j = (uint32_t)i; j != CALLER_NONE && out[j] == UINT32_MAX;
-		     j = callers.node[j].parent)
+		     j = prof->callers.node[j].parent)
 			path[n++] = j;
 		if (j != CALLER_NONE)
 			parent = out[j];
 		while (n--) {
-			const struct caller_node *c = &callers.node[path[n]];
+			const struct caller_node *c =
+				&prof->callers.node[path[n]];
 
 			parent = caller_tree_add(t, parent, c->module, c->pc);
 			out[path[n]] = parent;
@@ -183,77 +184,80 @@ static void no_thread_chains(struct caller_tree *t, uint32_t *out,
  * thread's node; @out maps a merged node to its copy for the thread
  * being copied (reset after it, through the leaves' paths).
  */
-bool threads_tree(struct caller_tree *t)
+bool threads_tree(struct profile *prof, struct caller_tree *t)
 {
 	uint32_t *out, *path, th, top, j;
 	size_t k, first = 0;
 
-	if (!nthreads || !per_thread_records)
+	if (!prof->nthreads || !prof->per_thread_records)
 		return false;
 	memset(t, 0, sizeof(*t));
 	t->truncated_top = CALLER_NONE;
-	t->lost = callers.lost;
-	t->busy = callers.busy;
-	t->dropped = callers.dropped;
-	t->period_ns = callers.period_ns;
-	t->depth = callers.depth;
-	t->records = callers.records;
-	out = xmallocarray(callers.len ? callers.len : 1, sizeof(*out));
-	memset(out, 0xff, (callers.len ? callers.len : 1) * sizeof(*out));
-	path = xmallocarray(callers.len ? callers.len : 1, sizeof(*path));
-	qsort(leaves, nleaves, sizeof(*leaves), cmp_leaf_thread);
-	for (th = 0; th < nthreads; th++) {
+	caller_tree_counts_copy(t, &prof->callers);
+	out = xmallocarray(prof->callers.len ? prof->callers.len : 1,
+			   sizeof(*out));
+	memset(out, 0xff,
+	       (prof->callers.len ? prof->callers.len : 1) * sizeof(*out));
+	path = xmallocarray(prof->callers.len ? prof->callers.len : 1,
+			    sizeof(*path));
+	qsort(prof->leaves, prof->nleaves, sizeof(*prof->leaves),
+	      cmp_leaf_thread);
+	for (th = 0; th < prof->nthreads; th++) {
 		size_t end = first;
 
-		while (end < nleaves && leaves[end].thread == th)
+		while (end < prof->nleaves && prof->leaves[end].thread == th)
 			end++;
-		if (!threads[th].selected || first == end) {
+		if (!prof->threads[th].selected || first == end) {
 			first = end;
 			continue;
 		}
 		top = caller_tree_add(t, CALLER_NONE, CALLER_ABSOLUTE,
-			       spc_thread_pc(threads[th].tid));
+			       spc_thread_pc(prof->threads[th].tid));
 		for (k = first; k < end; k++) {
 			uint32_t n = 0, parent = top;
 
-			if (leaves[k].node == CALLER_NONE)
+			if (prof->leaves[k].node == CALLER_NONE)
 				continue;
-			for (j = leaves[k].node; j != CALLER_NONE &&
-			     out[j] == UINT32_MAX; j = callers.node[j].parent)
+			for (j = prof->leaves[k].node; j != CALLER_NONE &&
+			     out[j] == UINT32_MAX; j =
+				     prof->callers.node[j].parent)
 				path[n++] = j;
 			if (j != CALLER_NONE)
 				parent = out[j];
 			while (n--) {
 				const struct caller_node *c =
-					&callers.node[path[n]];
+					&prof->callers.node[path[n]];
 
 				parent = caller_tree_add(t, parent, c->module,
 							 c->pc);
 				out[path[n]] = parent;
 			}
-			t->node[out[leaves[k].node]].count += leaves[k].count;
+			t->node[out[prof->leaves[k].node]].count +=
+				prof->leaves[k].count;
 		}
 		/* The copies of this thread's paths are not the next one's. */
 		for (k = first; k < end; k++)
-			for (j = leaves[k].node; j != CALLER_NONE &&
-			     out[j] != UINT32_MAX; j = callers.node[j].parent)
+			for (j = prof->leaves[k].node; j != CALLER_NONE &&
+			     out[j] != UINT32_MAX; j =
+				     prof->callers.node[j].parent)
 				out[j] = UINT32_MAX;
 		first = end;
 	}
-	no_thread_chains(t, out, path);
+	no_thread_chains(prof, t, out, path);
 	free(out);
 	free(path);
 	return true;
 }
 
 /* The histogram record holding unified address @a, or NULL. */
-static struct hist_record *record_of(uint64_t a)
+static struct hist_record *record_of(struct profile *prof, uint64_t a)
 {
 	unsigned int i;
 
-	for (i = 0; i < num_hist_records; i++)
-		if (a >= hist_records[i].lowpc && a < hist_records[i].highpc)
-			return &hist_records[i];
+	for (i = 0; i < prof->num_hist_records; i++)
+		if (a >= prof->hist_records[i].lowpc &&
+		    a < prof->hist_records[i].highpc)
+			return &prof->hist_records[i];
 	return NULL;
 }
 
@@ -272,23 +276,23 @@ static uint64_t bucket_of(const struct hist_record *r, uint64_t a)
 }
 
 /* The selected threads' sampled pcs as the only histogram counts. */
-static void rebuild_histograms(void)
+static void rebuild_histograms(struct profile *prof)
 {
 	unsigned int i;
 	size_t k;
 
-	for (i = 0; i < num_hist_records; i++)
-		memset(hist_records[i].sample, 0,
-		       hist_records[i].num_bins * sizeof(uint32_t));
-	for (k = 0; k < nleaves; k++) {
-		const struct thread_leaf *l = &leaves[k];
+	for (i = 0; i < prof->num_hist_records; i++)
+		memset(prof->hist_records[i].sample, 0,
+		       prof->hist_records[i].num_bins * sizeof(uint32_t));
+	for (k = 0; k < prof->nleaves; k++) {
+		const struct thread_leaf *l = &prof->leaves[k];
 		struct hist_record *r;
 		uint32_t *b;
 
-		if (!threads[l->thread].selected ||
+		if (!prof->threads[l->thread].selected ||
 		    l->module == CALLER_ABSOLUTE)
 			continue;
-		r = record_of(MODULE_BASE(l->module) + l->pc);
+		r = record_of(prof, MODULE_BASE(l->module) + l->pc);
 		if (!r)
 			continue;
 		b = &r->sample[bucket_of(r, MODULE_BASE(l->module) + l->pc)];
@@ -297,25 +301,28 @@ static void rebuild_histograms(void)
 	}
 }
 
-void threads_apply_selection(void)
+int threads_apply_selection(struct profile *prof,
+			    const struct gprof_options *opt)
 {
 	uint32_t t, chosen = 0;
 
-	for (t = 0; t < nthreads; t++) {
-		threads[t].selected = thread_is_selected(t);
-		chosen += threads[t].selected;
+	for (t = 0; t < prof->nthreads; t++) {
+		prof->threads[t].selected = thread_is_selected(prof, opt, t);
+		chosen += prof->threads[t].selected;
 	}
-	if (!threads_report && !thread_selection)
-		return;
-	if (!per_thread_records && !nthreads)
-		fatal("%s: the profile has no per-thread data (record it with `sprofil record --threads')",
-		      threads_report ? "--threads" : "--thread");
-	if (!thread_selection)
-		return;
+	if (!opt->threads_report && !opt->thread_selection)
+		return 0;
+	if (!prof->per_thread_records && !prof->nthreads)
+		return profile_error(prof, "%s: the profile has no per-thread data (record it with `sprofil record --threads')",
+				     opt->threads_report ?
+				     "--threads" : "--thread");
+	if (!opt->thread_selection)
+		return 0;
 	if (!chosen)
-		fatal("--thread=%s: no thread of that id or name in the profile (sprofil report --threads lists them)",
-		      thread_selection);
-	rebuild_histograms();
+		return profile_error(prof, "--thread=%s: no thread of that id or name in the profile (sprofil report --threads lists them)",
+				     opt->thread_selection);
+	rebuild_histograms(prof);
+	return 0;
 }
 
 static int cmp_samples(const void *a, const void *b)
@@ -332,7 +339,8 @@ static int cmp_samples(const void *a, const void *b)
  * thread's); its count in *@n.  @counts: one per symbol, zero on entry
  * and on return.
  */
-static struct sym *top_function(size_t k, size_t end, uint64_t *n,
+static struct sym *top_function(struct profile *prof, size_t k, size_t end,
+				uint64_t *n,
 				uint64_t *counts)
 {
 	struct sym *best = NULL, *s;
@@ -340,58 +348,62 @@ static struct sym *top_function(size_t k, size_t end, uint64_t *n,
 
 	*n = 0;
 	for (i = k; i < end; i++) {
-		const struct thread_leaf *l = &leaves[i];
+		const struct thread_leaf *l = &prof->leaves[i];
 
 		if (l->module == CALLER_ABSOLUTE)
 			continue;
-		s = sym_lookup(&symtab, MODULE_BASE(l->module) + l->pc);
+		s = sym_lookup(&prof->symtab, MODULE_BASE(l->module) + l->pc);
 		if (!s)
 			continue;
-		counts[s - symtab.base] += l->count;
-		if (counts[s - symtab.base] > *n) {
-			*n = counts[s - symtab.base];
+		counts[s - prof->symtab.base] += l->count;
+		if (counts[s - prof->symtab.base] > *n) {
+			*n = counts[s - prof->symtab.base];
 			best = s;
 		}
 	}
 	for (i = k; i < end; i++) {
-		const struct thread_leaf *l = &leaves[i];
+		const struct thread_leaf *l = &prof->leaves[i];
 
 		if (l->module != CALLER_ABSOLUTE) {
-			s = sym_lookup(&symtab, MODULE_BASE(l->module) + l->pc);
+			s = sym_lookup(&prof->symtab,
+				       MODULE_BASE(l->module) + l->pc);
 			if (s)
-				counts[s - symtab.base] = 0;
+				counts[s - prof->symtab.base] = 0;
 		}
 	}
 	return best;
 }
 
-void threads_print(void)
+void threads_print(struct profile *prof, const struct gprof_options *opt)
 {
-	double period = callers.period_ns / 1e9;
+	double period = prof->callers.period_ns / 1e9;
 	uint64_t total = 0, cpu_total = 0, *counts;
 	struct thread_prof *sorted;
 	size_t *first;
 	bool cpu_all = true;
 	uint32_t i;
 
-	counts = xcalloc(symtab.len ? symtab.len : 1, sizeof(*counts));
+	counts = xcalloc(prof->symtab.len ? prof->symtab.len : 1,
+			 sizeof(*counts));
 	/* Each thread's leaves together: [first[t], first[t + 1]). */
-	qsort(leaves, nleaves, sizeof(*leaves), cmp_leaf_thread);
-	first = xcalloc(nthreads + 1, sizeof(*first));
-	for (size_t k = 0; k < nleaves; k++)
-		first[leaves[k].thread + 1]++;
-	for (i = 0; i < nthreads; i++)
+	qsort(prof->leaves, prof->nleaves, sizeof(*prof->leaves),
+	      cmp_leaf_thread);
+	first = xcalloc(prof->nthreads + 1, sizeof(*first));
+	for (size_t k = 0; k < prof->nleaves; k++)
+		first[prof->leaves[k].thread + 1]++;
+	for (i = 0; i < prof->nthreads; i++)
 		first[i + 1] += first[i];
-	sorted = xmallocarray(nthreads ? nthreads : 1, sizeof(*sorted));
-	memcpy(sorted, threads, nthreads * sizeof(*sorted));
-	qsort(sorted, nthreads, sizeof(*sorted), cmp_samples);
+	sorted = xmallocarray(prof->nthreads ? prof->nthreads : 1,
+			      sizeof(*sorted));
+	memcpy(sorted, prof->threads, prof->nthreads * sizeof(*sorted));
+	qsort(sorted, prof->nthreads, sizeof(*sorted), cmp_samples);
 	printf("Per-thread profile: %u threads, each sample %.6g seconds.\n\n",
-	       nthreads, period);
+	       prof->nthreads, period);
 	printf("%10s  %-16s %10s %10s %10s  %s\n", "tid", "name", "samples",
 	       "seconds", "cpu sec", "top function (its share of the thread)");
-	for (i = 0; i < nthreads; i++) {
+	for (i = 0; i < prof->nthreads; i++) {
 		const struct thread_prof *t = &sorted[i];
-		uint32_t index = thread_find_add(t->tid);
+		uint32_t index = thread_find_add(prof, t->tid);
 		struct sym *top;
 		uint64_t n;
 
@@ -406,9 +418,10 @@ void threads_print(void)
 			printf("%10s  ", "-");
 			cpu_all = false;
 		}
-		top = top_function(first[index], first[index + 1], &n, counts);
+		top = top_function(prof, first[index], first[index + 1], &n,
+				   counts);
 		if (top) {
-			print_name_only(stdout, top);
+			print_name_only(prof, opt, stdout, top);
 			printf(" (%.1f%%)", 100.0 * n / t->samples);
 		} else {
 			printf("-");
@@ -417,18 +430,30 @@ void threads_print(void)
 	}
 	printf("%10s  %-16s %10llu %10.2f ", "", "all threads",
 	       (unsigned long long)total, total * period);
-	if (cpu_all && nthreads)
+	if (cpu_all && prof->nthreads)
 		printf("%10.2f\n", cpu_total / 1e9);
 	else
 		printf("%10s\n", "-");
-	if (callers.lost || callers.busy)
+	if (prof->callers.lost || prof->callers.busy)
 		printf("\n%llu more samples could not be filed (the caller table was full or busy): they are in no thread's count.\n",
-		       (unsigned long long)(callers.lost + callers.busy));
-	if (callers.dropped_chains)
+		       (unsigned long long)(prof->callers.lost +
+					    prof->callers.busy));
+	if (prof->callers.dropped_chains)
 		printf("\n%llu samples of %llu malformed caller chains were dropped when read: they are in no thread's count.\n",
-		       (unsigned long long)callers.dropped,
-		       (unsigned long long)callers.dropped_chains);
+		       (unsigned long long)prof->callers.dropped,
+		       (unsigned long long)prof->callers.dropped_chains);
 	free(sorted);
 	free(counts);
 	free(first);
+}
+
+void threads_reset(struct profile *prof)
+{
+	free(prof->threads);
+	prof->threads = NULL;
+	prof->nthreads = prof->threads_cap = 0;
+	free(prof->leaves);
+	prof->leaves = NULL;
+	prof->nleaves = prof->leaves_cap = 0;
+	prof->per_thread_records = 0;
 }

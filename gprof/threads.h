@@ -15,6 +15,8 @@
 
 struct gmf_cursor;
 struct caller_tree;
+struct gprof_options;
+struct profile;
 
 #define THREAD_NONE UINT32_MAX
 
@@ -28,54 +30,53 @@ struct thread_prof {
 	bool selected;		/* by --thread, or all without it */
 };
 
-extern struct thread_prof *threads;
-extern uint32_t nthreads;
-
-/* --threads: print the per-thread table instead of the reports. */
-extern bool threads_report;
-/* --thread=TID|NAME: the threads the reports are of, or NULL for all. */
-extern const char *thread_selection;
-
 /* Merges the tag-5 record under @c; a problem fails @c with one line. */
-void threads_parse(struct gmf_cursor *c);
+void threads_parse(struct profile *prof, struct gmf_cursor *c);
 
 /* The thread of id @tid, added (with no name) if new. */
-uint32_t thread_find_add(uint32_t tid);
+uint32_t thread_find_add(struct profile *prof, uint32_t tid);
 
 /* Whether thread @t is one --thread names (every one without it). */
-bool thread_is_selected(uint32_t t);
+bool thread_is_selected(struct profile *prof, const struct gprof_options *opt,
+			uint32_t t);
 
 /*
  * Notes @count samples whose chain ends at (@module, @pc) in thread @t,
  * @cut when the chain was cut short; @node, the merged caller node that
  * holds them (CALLER_NONE when @t was not selected).
  */
-void thread_leaf(uint32_t t, uint32_t module, uint64_t pc, uint64_t count,
+void thread_leaf(struct profile *prof, uint32_t t, uint32_t module, uint64_t pc,
+		 uint64_t count,
 		 bool cut, uint32_t node);
 
 /*
  * The samples by thread, for the exports: @k from 0 to thread_leaves(),
  * each a merged caller node (or CALLER_NONE), a thread and a count.
  */
-size_t thread_leaves(void);
-void thread_leaf_at(size_t k, uint32_t *node, uint32_t *t, uint64_t *count);
+size_t thread_leaves(struct profile *prof);
+void thread_leaf_at(struct profile *prof, size_t k, uint32_t *node, uint32_t *t,
+		    uint64_t *count);
 
 /*
  * After every file is read: with --thread, the histograms are rebuilt
  * from the selected threads' chains (the flat profile is then theirs);
  * fails when a per-thread option meets a profile without threads, or
- * the selection names none of them.
+ * the selection names none of them: -1 and @prof's error, else 0.
  */
-void threads_apply_selection(void);
+int threads_apply_selection(struct profile *prof,
+			    const struct gprof_options *opt);
 
 /*
  * The merged tree with each selected thread's chains below a top node of
  * its own again (pc SPC_PC_THREAD + tid), for -s to write a per-thread
  * profile; false, @t untouched, when the profile has no threads.
  */
-bool threads_tree(struct caller_tree *t);
+bool threads_tree(struct profile *prof, struct caller_tree *t);
+
+/* Forgets the threads of @prof (profile_free()). */
+void threads_reset(struct profile *prof);
 
 /* The --threads table (symbols loaded). */
-void threads_print(void);
+void threads_print(struct profile *prof, const struct gprof_options *opt);
 
 #endif /* GPROF_THREADS_H */

@@ -15,12 +15,11 @@
  *     from its DWARF.
  *
  * The input's last byte picks the way: bit 0 library (else executable),
- * bit 1 -l, bit 2 -c.  A file the analyzer refuses must go through
- * fatal(), whose message must name it; a crash, a sanitizer report, a
- * leak or a hang is a finding.  fatal() comes back here through
- * fatal_hook, and the *_reset() functions free what was loaded.
+ * bit 1 -l, bit 2 -c.  A file the analyzer refuses must come back as
+ * the profile's error, which must name it; a crash, an exit (fatal()),
+ * a sanitizer report, a leak or a hang is a finding.  Each input is read
+ * into a fresh profile, which profile_free() frees after it.
  */
-#include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,18 +42,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char *exe;
 static int elf_fd = -1, prof_fd = -1;
 static char elf_path[64], prof_path[64];
-static jmp_buf back;
+/* Each input's options: -l and -c as its last byte picks them. */
+static struct gprof_options opt;
+/* Each input's profile, freed after it. */
+static struct profile prof;
 
-static void fatal_back(const char *message)
+/* The file at fault must be named in the error: a module's, the input's. */
+static void check_named(const struct profile *p)
 {
-	/* The file at fault must be named (a module's, the input's). */
-	if (!strstr(message, "/proc/self/fd/") && !strstr(message, exe) &&
-	    strncmp(message, "out of memory", 13) &&
-	    strncmp(message, "too many", 8)) {
-		fprintf(stderr, "fatal() without a file name: %s\n", message);
+	if (!strstr(p->error, "/proc/self/fd/") && !strstr(p->error, exe)) {
+		fprintf(stderr, "an error without a file name: %s\n", p->error);
 		abort();
 	}
-	longjmp(back, 1);
 }
 
 static int memfd(const char *name, char *path, size_t len)
@@ -87,7 +86,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		exe = FUZZ_EXE;
 	elf_fd = memfd("fuzz-elf", elf_path, sizeof(elf_path));
 	prof_fd = memfd("fuzz-profile", prof_path, sizeof(prof_path));
-	fatal_hook = fatal_back;
+	profile_init(&prof);
 	/* The reports are not printed; stderr keeps the warnings. */
 	unsetenv("DEBUGINFOD_URLS");
 	return 0;
@@ -153,13 +152,14 @@ static void ext_module(struct buf *o, uint32_t index, bool is_main,
 /* Some symbols' addresses, spread over the table (0 when none). */
 static uint64_t pick(size_t k)
 {
-	return symtab.len ? symtab.base[(k * 7 + 3) % symtab.len].addr : 0;
+	return prof.symtab.len ?
+	       prof.symtab.base[(k * 7 + 3) % prof.symtab.len].addr : 0;
 }
 
 /* Module 1's histogram over its .text and arcs into and inside it. */
 static void ext_profile(struct buf *o)
 {
-	const struct module *mod = &modules[1];
+	const struct module *mod = &prof.modules[1];
 	uint64_t lo = ADDR_LINK(mod->text_low), hi = ADDR_LINK(mod->text_high);
 	unsigned char b[GMF_HIST_FIXED];
 	uint64_t bins = 32, i;
@@ -205,9 +205,9 @@ static void ext_profile(struct buf *o)
 /* A GNU gmon.out for the input as the executable. */
 static void gnu_profile(struct buf *o)
 {
-	const struct module *mod = &modules[0];
-	unsigned int ps = gmon_ptr_size, bins = 64, i;
-	bool big = gmon_big_endian;
+	const struct module *mod = &prof.modules[0];
+	unsigned int ps = prof.gmon_ptr_size, bins = 64, i;
+	bool big = prof.gmon_big_endian;
 
 	put_bytes(o, "gmon", 4);
 	put(o, 1, 4, big);
@@ -232,7 +232,8 @@ static void gnu_profile(struct buf *o)
 }
 
 /* What main() does with the symbols, without printing the reports. */
-static void analyze(bool as_library)
+static void analyze(struct profile *p, const struct gprof_options *opt,
+		    bool as_library)
 {
 	static struct buf o;
 	char err[512];
@@ -244,52 +245,63 @@ static void analyze(bool as_library)
 		ext_profile(&o);
 	else
 		gnu_profile(&o);
-	if (gmon_parse(o.b, o.n, "fuzz.out", err, sizeof(err)))
+	if (gmon_parse(p, opt, o.b, o.n, "fuzz.out", err, sizeof(err)))
 		return;
-	if (!as_library)
-		gmon_check_match(elf_path);
-	if (gmon_input & INPUT_HISTOGRAM)
-		hist_assign_samples();
-	cg = cg_assemble();
+	if (!as_library && gmon_check_match(p, opt, elf_path)) {
+		check_named(p);
+		return;
+	}
+	if (p->gmon_input & INPUT_HISTOGRAM)
+		hist_assign_samples(p);
+	cg = cg_assemble(p, opt);
 	free(cg);
-	for (i = 0; i < symtab.len; i++)
-		sym_source(&symtab.base[i]);
+	for (i = 0; i < p->symtab.len; i++)
+		sym_source(p, opt, &p->symtab.base[i]);
+}
+
+/* What profile_read() does, with the input as a library or the program. */
+static int load(struct profile *p, struct gprof_options *opt,
+		bool as_library)
+{
+	static struct buf o;
+	const char *name;
+
+	if (as_library) {
+		/* The module records, read before the symbols. */
+		o.n = 0;
+		ext_header(&o);
+		ext_module(&o, 0, true, exe);
+		ext_module(&o, 1, false, elf_path);
+		fill(prof_fd, o.b, o.n);
+		name = prof_path;
+		if (gmon_load_files(p, &name, 1))
+			return -1;
+	}
+	opt->a_out_name = as_library ? exe : elf_path;
+	if (core_init(p, opt, opt->a_out_name))
+		return -1;
+	if (opt->ignore_direct_calls)
+		core_get_text_space(p, opt);
+	if (opt->line_granularity)
+		core_create_line_syms(p, opt);
+	else if (core_create_function_syms(p, opt))
+		return -1;
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned int how = size ? data[size - 1] : 0;
 	bool as_library = how & 1;
-	static struct buf o;
-	const char *name;
 
 	fill(elf_fd, data, size);
-	line_granularity = how & 2;
-	ignore_direct_calls = how & 4;
-	if (!setjmp(back)) {
-		if (as_library) {
-			/* The module records, read before the symbols. */
-			o.n = 0;
-			ext_header(&o);
-			ext_module(&o, 0, true, exe);
-			ext_module(&o, 1, false, elf_path);
-			fill(prof_fd, o.b, o.n);
-			name = prof_path;
-			gmon_load_files(&name, 1);
-		}
-		a_out_name = as_library ? exe : elf_path;
-		core_init(a_out_name);
-		if (ignore_direct_calls)
-			core_get_text_space();
-		if (line_granularity)
-			core_create_line_syms();
-		else
-			core_create_function_syms();
-		analyze(as_library);
-	}
-	profile_reset();
-	lines_reset();
-	core_reset();
-	modules_reset();
+	gprof_options_init(&opt);
+	opt.line_granularity = how & 2;
+	opt.ignore_direct_calls = how & 4;
+	if (load(&prof, &opt, as_library))
+		check_named(&prof);
+	else
+		analyze(&prof, &opt, as_library);
+	profile_free(&prof);
 	return 0;
 }

@@ -24,15 +24,22 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The options of a plain `gprof EXE gmon.out`. */
+static struct gprof_options opt;
+/* The executable's symbols, read once; each input's profile over them. */
+static struct profile prof;
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *exe = getenv("FUZZ_GMON_EXE");
 
 	(void)argc;
 	(void)argv;
-	a_out_name = exe ? exe : FUZZ_EXE;
-	core_init(a_out_name);
-	core_create_function_syms();
+	gprof_options_init(&opt);
+	profile_init(&prof);
+	opt.a_out_name = exe ? exe : FUZZ_EXE;
+	core_init(&prof, &opt, opt.a_out_name);
+	core_create_function_syms(&prof, &opt);
 	return 0;
 }
 
@@ -40,17 +47,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[512];
 
-	profile_reset();
+	profile_reset(&prof);
 	err[0] = '\0';
-	if (gmon_parse(data, size, "fuzz.out", err, sizeof(err))) {
+	if (gmon_parse(&prof, &opt, data, size, "fuzz.out", err, sizeof(err))) {
 		if (!err[0])
 			abort();	/* a failure must say why */
 		return 0;
 	}
 	/* Caller samples that were read are analyzed too. */
-	if (gmon_input & INPUT_CALLERS) {
-		cg_measured_arcs(gmon_input & INPUT_CALL_GRAPH);
-		free(cg_assemble());
+	if (prof.gmon_input & INPUT_CALLERS) {
+		cg_measured_arcs(&prof, &opt,
+				 prof.gmon_input & INPUT_CALL_GRAPH);
+		free(cg_assemble(&prof, &opt));
 	}
 	return 0;
 }

@@ -36,6 +36,9 @@
 #                 chain the format cannot hold counted as dropped
 #   run-badinput  broken input: exit 1, one line naming the file; once
 #                 with ours and once with its ASan+UBSan build
+#   run-model     profiles of different programs held at once in one
+#                 process (two_profiles.c), each reported as alone; also
+#                 built with ASan+UBSan and LeakSanitizer
 #   run-fuzz      the libFuzzer targets of the gmon reader and of the ELF,
 #                 DWARF and multi-module readers: the earlier findings
 #                 (fuzz-regress*/), then GPT_FUZZ_TIME seconds in all;
@@ -174,6 +177,22 @@ $(GPROF_ASAN_DIR)/export_pprof.o: $(GPROF_PB_H)
 $(GPROF_ASAN_DIR)/gprof: $(GPROF_ASAN_OBJS)
 	$(CC) $(CFLAGS) $(GPROF_ASAN_FLAGS) -o $@ $(GPROF_ASAN_OBJS) $(GPROF_LIBS)
 
+# Several profiles held at once (run-model): the analyzer's objects but
+# main.c's, plain and with ASan+UBSan.
+$(GPT_DIR)/two_profiles: $(GPT_SRC)/two_profiles.c \
+		$(filter-out %/main.o,$(GPROF_OBJS)) $(GPROF_HDRS)
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(CPPFLAGS) -Igprof $(CFLAGS) -o $@ $< \
+		$(filter-out %/main.o,$(GPROF_OBJS)) $(GPROF_LIBS)
+
+$(GPT_DIR)/two_profiles-asan: $(GPT_SRC)/two_profiles.c \
+		$(filter-out %/main.o,$(GPROF_ASAN_OBJS)) $(GPROF_HDRS)
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(CPPFLAGS) -Igprof $(CFLAGS) $(GPROF_ASAN_FLAGS) -o $@ $< \
+		$(filter-out %/main.o,$(GPROF_ASAN_OBJS)) $(GPROF_LIBS)
+
+GPT_MODEL := $(GPT_DIR)/two_profiles $(GPT_DIR)/two_profiles-asan
+
 # libFuzzer target: the analyzer's objects again with clang (main.c's
 # main renamed, libFuzzer has its own), plus fuzz_gmon.c.
 GPT_FUZZ_DIR := $(GPT_DIR)/fuzz-obj
@@ -210,7 +229,8 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 	check-gprof-pprof check-gprof-cglines check-gprof-merge \
 	check-gprof-sparse $(GPT_EXPORTS_ASAN) \
 	check-gprof-callers check-gprof-callers-asan check-gprof-roundtrip \
-	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz
+	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz \
+	check-gprof-model
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
 GPT_ENV = GPROF=$(GPROF) GPT_BIN=$(abspath $(GPT_DIR)) \
@@ -284,6 +304,9 @@ check-gprof-exports-asan:
 check-gprof-callers:
 	$(call GPT_CHECK,callers,gprof-tests)
 
+check-gprof-model:
+	$(call GPT_CHECK,model,gprof-tests $(GPT_MODEL))
+
 check-gprof-roundtrip:
 	$(call GPT_CHECK,roundtrip,gprof $(GPT_DIR)/callers_roundtrip)
 
@@ -339,6 +362,7 @@ GPT_PARTS := check-gprof-fuzz \
 	check-gprof-export check-gprof-exports check-gprof-exports-asan \
 	check-gprof-pprof check-gprof-cglines check-gprof-merge \
 	check-gprof-sparse check-gprof-callers check-gprof-roundtrip \
+	check-gprof-model \
 	check-gprof-callers-asan check-gprof-badinput check-gprof-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-trust-asan \
 	check-gprof-pprof-asan check-gprof-cglines-asan check-gprof-merge-asan
@@ -354,5 +378,5 @@ check-gprof:
 	@mkdir -p $(BUILD)/results
 	-@$(MAKE) --no-print-directory -k -j$(BUILD_JOBS) gprof-tests cli \
 		$(GPT_RECORDED) $(GPT_EXPORTS_PREREQS) $(GPROF_ASAN_DIR)/gprof \
-		$(GPT_FUZZERS) >$(BUILD)/results/gprof-build.log 2>&1
+		$(GPT_FUZZERS) $(GPT_MODEL) >$(BUILD)/results/gprof-build.log 2>&1
 	-@$(MAKE) --no-print-directory -k -j$(BUILD_JOBS) $(GPT_PARTS)
