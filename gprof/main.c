@@ -12,6 +12,7 @@
 
 #include "gprof.h"
 #include "threads.h"
+#include "tree_report.h"
 
 enum {
 	OPTION_DEMANGLE = 256,
@@ -27,6 +28,9 @@ enum {
 	OPTION_NODE_THRESHOLD,
 	OPTION_EDGE_THRESHOLD,
 	OPTION_RENDER,
+	OPTION_COMBINED,
+	OPTION_PROGRAM,
+	OPTION_STRICT,
 };
 
 static const struct option long_options[] = {
@@ -77,6 +81,9 @@ static const struct option long_options[] = {
 	{ "node-threshold", required_argument, NULL, OPTION_NODE_THRESHOLD },
 	{ "edge-threshold", required_argument, NULL, OPTION_EDGE_THRESHOLD },
 	{ "render", required_argument, NULL, OPTION_RENDER },
+	{ "combined", no_argument, NULL, OPTION_COMBINED },
+	{ "program", required_argument, NULL, OPTION_PROGRAM },
+	{ "strict", no_argument, NULL, OPTION_STRICT },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -101,8 +108,11 @@ static void usage(const char *whoami, FILE *f, int status)
 "\t[--estimated-times] [@FILE]\n"
 "\t[--debug-file-directory=DIR] [--threads] [--thread=TID|NAME]\n"
 "\t[image-file] [profile-file...]\n"
+"   or: %s --combined [--program=NAME|PID] [--strict] [options]\n"
+"\tprofile-or-directory...\n"
 "Reads GNU gmon.out (also the BSD formats) and sprofil's multi-module\n"
-"profiles; see sprofil-gprof(1).\n", whoami);
+"profiles, and several programs' at once (--combined: a process tree's\n"
+"report); see sprofil-gprof(1).\n", whoami, whoami);
 	exit(status);
 }
 
@@ -361,6 +371,18 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 		case OPTION_RENDER:
 			opt->render_format = optarg;
 			break;
+		case OPTION_COMBINED:
+			opt->combined = true;
+			break;
+		case OPTION_PROGRAM:
+			if (!*optarg)
+				fatal("--program: give a program's name or a pid");
+			opt->program = optarg;
+			opt->combined = true;
+			break;
+		case OPTION_STRICT:
+			opt->strict = true;
+			break;
 		default:
 			usage(opt->whoami, stderr, 1);
 		}
@@ -383,7 +405,10 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 	if (env)
 		source_search_append(env);
 
-	if (optind < argc)
+	if (opt->strict && !opt->combined)
+		fatal("--strict goes with --combined (several programs' profiles)");
+	/* --combined: each profile names its program. */
+	if (optind < argc && !opt->combined)
 		opt->a_out_name = argv[optind++];
 	return optind;
 }
@@ -448,9 +473,24 @@ int main(int argc, char **argv)
 	first = parse_options(&options, argc, argv);
 	sym_id_add_defaults();
 	profile_init(&profile);
-	status = run(&profile, &options, first < argc ?
-		     (const char *const *)&argv[first] : NULL,
-		     first < argc ? argc - first : 0);
+	if (options.combined) {
+		struct tree_selection sel;
+
+		/* --program: that program's files, reported as usual. */
+		status = tree_report(&options, &argv[first], argc - first,
+				     &sel);
+		if (status < 0) {
+			options.a_out_name = sel.a_out;
+			status = run(&profile, &options,
+				     (const char *const *)sel.files,
+				     sel.nfiles);
+		}
+		tree_selection_free(&sel);
+	} else {
+		status = run(&profile, &options, first < argc ?
+			     (const char *const *)&argv[first] : NULL,
+			     first < argc ? argc - first : 0);
+	}
 	profile_free(&profile);
 	sym_id_free();
 	/* The options point into the arguments an @FILE expanded to. */

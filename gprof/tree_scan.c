@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What one profile file of a recorded tree says of its process and its
+ * program, read through the format's codec (include/sprofil/gmon_codec.h)
+ * without any symbols: the process record (tag 7), the main module
+ * record, and the samples of its histograms.  Files without a process
+ * record (older ones) are known by the name record gives them,
+ * <comm>.<pid>.gmon.  Every record is framed and every histogram decoded,
+ * so that a cut or corrupt file is found here, named and skipped, before
+ * its program's files are read together.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sprofil/gmon_codec.h>
+#include <sprofil/gmon_format.h>
+
+#include "export.h"
+#include "tree_report.h"
+
+/* The whole file at @path into *@buf (to free); 0, or -1 and *@why. */
+static int read_all(const char *path, unsigned char **buf, size_t *len,
+		    char **why)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	char msg[256];
+
+	*buf = NULL;
+	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		snprintf(msg, sizeof(msg), "%s", !f || errno ? strerror(errno) :
+			 "not a regular file");
+		if (f)
+			fclose(f);
+		*why = xstrdup(msg);
+		return -1;
+	}
+	*len = (size_t)st.st_size;
+	*buf = xmalloc(*len ? *len : 1);
+	if (fread(*buf, 1, *len, f) != *len) {
+		snprintf(msg, sizeof(msg), "%s", ferror(f) ? strerror(errno) :
+			 "changed while read");
+		fclose(f);
+		free(*buf);
+		*buf = NULL;
+		*why = xstrdup(msg);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+static char *why_fmt(const char *fmt, const char *arg)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	return xstrdup(msg);
+}
+
+/* pid and comm from record's name for a process, <comm>.<pid>.gmon. */
+static void name_process(struct tree_proc *p, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	const char *dot, *end;
+	size_t n = strlen(base = base ? base + 1 : path);
+	char *stop;
+	unsigned long pid;
+
+	if (n <= 5 || strcmp(base + n - 5, ".gmon"))
+		return;
+	end = base + n - 5;
+	for (dot = end; dot > base && dot[-1] != '.'; dot--)
+		;
+	if (dot == base || dot == end)
+		return;
+	pid = strtoul(dot, &stop, 10);
+	if (stop != end || !pid || pid > UINT32_MAX)
+		return;
+	p->pid = (uint32_t)pid;
+	p->has_pid = true;
+	n = (size_t)(dot - 1 - base);
+	if (n >= sizeof(p->comm))
+		n = sizeof(p->comm) - 1;
+	memcpy(p->comm, base, n);
+	p->comm[n] = '\0';
+}
+
+/*
+ * Walks the records of the extension file in @buf.  For @p: the process
+ * and main module, the samples; with @prof, also each bucket's count
+ * into @counts[symbol] (the module records mapped onto @prof's).
+ */
+static const char *walk(struct tree_proc *p, const unsigned char *buf,
+			size_t len, struct profile *prof, uint64_t *counts,
+			char *err, size_t errlen)
+{
+	struct gmf_cursor c = { .p = buf + GMF_HEADER_SIZE, .end = buf + len,
+				.err = err, .errlen = errlen };
+	unsigned int *map = NULL, nmap = 0;
+	struct gmf_cursor b;
+	uint32_t tag, version;
+	bool swap;
+
+	if (len < GMF_HEADER_SIZE || memcmp(buf, GMF_COOKIE, 4))
+		return "not a profile (no gmon header)";
+	version = gmf_load(buf + 4, 4, false);
+	if (!gmf_ext_revision(version, &swap))
+		return "a GNU gmon.out, which names no program (report it with its program: sprofil report PROGRAM FILE)";
+	c.swap = swap;
+	while (gmf_record_next(&c, &tag, &b)) {
+		if (tag == GMF_TAG_MODULE) {
+			struct gmf_module m;
+			unsigned int to = UINT_MAX, j;
+
+			if (!gmf_module_get(&b, &m))
+				break;
+			if (!prof && (m.flags & GMF_MODULE_MAIN) &&
+			    !p->main_path) {
+				p->main_path = xmalloc(m.name_len + 1);
+				memcpy(p->main_path, m.name, m.name_len);
+				p->main_path[m.name_len] = '\0';
+				p->build_id = xmalloc(m.build_id_len + 1);
+				memcpy(p->build_id, m.build_id,
+				       m.build_id_len);
+				p->build_id_len = m.build_id_len;
+			}
+			if (!prof || m.index > 1u << 20)
+				continue;
+			for (j = 0; j < prof->nmodules && to == UINT_MAX; j++) {
+				const struct module *pm = &prof->modules[j];
+
+				if (m.flags & GMF_MODULE_MAIN)
+					to = 0;
+				else if (m.build_id_len && pm->build_id_len ?
+					 pm->build_id_len == m.build_id_len &&
+					 !memcmp(pm->build_id, m.build_id,
+						 m.build_id_len) :
+					 pm->recorded &&
+					 strlen(pm->recorded) == m.name_len &&
+					 !memcmp(pm->recorded, m.name,
+						 m.name_len))
+					to = j;
+			}
+			if (m.index >= nmap) {
+				map = xreallocarray(map, m.index + 1,
+						    sizeof(*map));
+				while (nmap <= m.index)
+					map[nmap++] = UINT_MAX;
+			}
+			map[m.index] = to;
+		} else if (tag == GMF_TAG_PROCESS) {
+			struct gmf_process pr;
+
+			if (!gmf_process_get(&b, &pr))
+				break;
+			p->pid = pr.pid;
+			p->ppid = pr.ppid;
+			p->has_pid = true;
+			p->cpu_known = pr.flags & GMF_PROCESS_CPU;
+			p->cpu_ns = pr.cpu_ns;
+			p->start_ns = pr.flags & GMF_PROCESS_START ?
+				      pr.start_ns : 0;
+			memcpy(p->comm, pr.comm, GMF_PROCESS_COMM);
+			p->comm[GMF_PROCESS_COMM] = '\0';
+		} else if (tag == GMF_TAG_HIST || tag == GMF_TAG_HIST_SPARSE) {
+			struct gmf_hist_head h;
+			struct gmf_hist_dec d;
+			uint64_t i, n, span;
+			unsigned int m;
+
+			if (!gmf_hist_head_get(b.p, gmf_left(&b), swap, &h)) {
+				gmf_fail(&c, "histogram record shorter than its %d-byte fixed part",
+					 GMF_HIST_FIXED);
+				break;
+			}
+			gmf_hist_dec_init(&d, tag, &h, b.p + GMF_HIST_FIXED,
+					  b.end, swap);
+			m = h.module < nmap ? map[h.module] : UINT_MAX;
+			span = h.high_pc > h.low_pc ? h.high_pc - h.low_pc : 0;
+			while (gmf_hist_dec_next(&d, &i, &n)) {
+				uint64_t pc;
+				struct sym *s;
+
+				if (!prof) {
+					p->samples += n;
+					continue;
+				}
+				if (m == UINT_MAX || !h.nbuckets)
+					continue;
+				pc = h.low_pc + (uint64_t)((unsigned __int128)i *
+							   span / h.nbuckets);
+				s = sym_lookup(&prof->symtab,
+					       MODULE_BASE(m) + pc);
+				if (s)
+					counts[s - prof->symtab.base] += n;
+			}
+			if (d.failed) {
+				gmf_fail(&c, "%s", d.err);
+				break;
+			}
+		}
+		if (b.failed) {
+			c.failed = true;
+			break;
+		}
+	}
+	free(map);
+	if (c.failed)
+		return err;
+	return NULL;
+}
+
+void tree_scan(struct tree_proc *p, const char *path)
+{
+	unsigned char *buf;
+	const char *why;
+	char err[256] = "";
+	size_t len;
+
+	memset(p, 0, sizeof(*p));
+	p->path = xstrdup(path);
+	p->parent = -1;
+	name_process(p, path);
+	if (read_all(path, &buf, &len, &p->bad))
+		return;
+	why = walk(p, buf, len, NULL, NULL, err, sizeof(err));
+	free(buf);
+	if (why)
+		p->bad = xstrdup(why);
+	else if (!p->main_path)
+		p->bad = why_fmt("%s", "names no program (no main module record)");
+}
+
+void tree_scan_top(struct tree_proc *p, struct profile *prof,
+		   const struct gprof_options *opt)
+{
+	uint64_t *counts;
+	unsigned char *buf;
+	struct tree_proc scratch = { 0 };
+	char err[256], *why = NULL;
+	size_t len, i, best = SIZE_MAX;
+
+	if (!prof->symtab.len || read_all(p->path, &buf, &len, &why)) {
+		free(why);
+		return;
+	}
+	counts = xcalloc(prof->symtab.len, sizeof(*counts));
+	/* The file read well before; read again, it may not. */
+	if (!walk(&scratch, buf, len, prof, counts, err, sizeof(err))) {
+		for (i = 0; i < prof->symtab.len; i++) {
+			const struct sym *s = &prof->symtab.base[i];
+
+			if (!counts[i] || !s->name ||
+			    prof->modules[s->module].overhead)
+				continue;
+			if (best == SIZE_MAX || counts[i] > counts[best])
+				best = i;
+		}
+	}
+	if (best != SIZE_MAX) {
+		p->top = display_name(opt, &prof->symtab.base[best]);
+		p->top_samples = counts[best];
+	}
+	free(counts);
+	free(buf);
+}
+
+void tree_proc_free(struct tree_proc *p)
+{
+	free(p->path);
+	free(p->main_path);
+	free(p->build_id);
+	free(p->bad);
+	free(p->top);
+	memset(p, 0, sizeof(*p));
+}
