@@ -58,6 +58,12 @@ void export_pprof(struct profile *prof, const struct gprof_options *opt);
 void export_dot(struct profile *prof, const struct gprof_options *opt);
 void export_json(struct profile *prof, const struct gprof_options *opt);
 void export_folded(struct profile *prof, const struct gprof_options *opt);
+/*
+ * The folded stacks with @root as every stack's outermost frame (the
+ * combined report's program), or none when NULL.
+ */
+void export_folded_rooted(struct profile *prof,
+			  const struct gprof_options *opt, const char *root);
 void export_flamegraph(struct profile *prof, const struct gprof_options *opt,
 		       bool icicle);
 

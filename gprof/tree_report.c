@@ -290,14 +290,17 @@ static int read_program(struct tree *t, unsigned int g, struct profile *prof,
 
 	o.a_out_name = t->progs[g].path;
 	o.program = NULL;
+	bool counted;
+
 	profile_init(prof);
 	if (profile_read(prof, &o, (const char *const *)files, n))
 		return -1;
-	profile_prepare(prof, &o);
-	if (prof->gmon_input & INPUT_HISTOGRAM)
+	counted = profile_prepare(prof, &o);
+	/* The folded stacks want the call graph's chains; else the flat. */
+	if ((prof->gmon_input & INPUT_HISTOGRAM) && !o.export_format)
 		hist_assign_samples(prof);
 	else
-		free(profile_analyze(prof, &o, false));
+		free(profile_analyze(prof, &o, counted));
 	return 0;
 }
 
@@ -354,6 +357,9 @@ static void analyze_program(struct tree *t, unsigned int g)
 				pg->samples += r->sample[b];
 		}
 		take_functions(t, g, &prof);
+		if (t->opt->export_format &&
+		    !strcmp(t->opt->export_format, "folded") && pg->reported)
+			export_folded_rooted(&prof, t->opt, pg->label);
 		for (k = 0; k < (unsigned int)n; k++)
 			tree_scan_top(&t->procs[rows[k]], &prof, t->opt);
 	}
@@ -468,6 +474,91 @@ static void print_flat(struct tree *t)
 	}
 }
 
+/* The hex of a build-id, quoted, or null. */
+static void json_id(const unsigned char *id, size_t len)
+{
+	size_t i;
+
+	if (!len) {
+		printf("null");
+		return;
+	}
+	putchar('"');
+	for (i = 0; i < len; i++)
+		printf("%02x", id[i]);
+	putchar('"');
+}
+
+/*
+ * --export=json: the three tables as one object, exact: samples as
+ * integers, seconds to the nanosecond, each process's parent by row.
+ */
+static void print_json(struct tree *t)
+{
+	const char *sep = "";
+	unsigned int g;
+	size_t i;
+
+	printf("{\"processes\":[");
+	for (i = 0; i < t->nprocs; i++) {
+		const struct tree_proc *p = &t->procs[i];
+
+		if (p->bad)
+			continue;
+		printf("%s\n{\"row\":%zu,\"pid\":%u,\"ppid\":%u,\"parent_row\":%d,\"program\":",
+		       sep, i, p->pid, p->ppid, p->parent);
+		quoted(t->progs[p->program].label);
+		printf(",\"file\":");
+		quoted(p->path);
+		printf(",\"samples\":%llu,\"cpu_ns\":",
+		       (unsigned long long)p->samples);
+		if (p->cpu_known)
+			printf("%llu", (unsigned long long)p->cpu_ns);
+		else
+			printf("null");
+		printf(",\"start_ns\":%llu,\"top\":",
+		       (unsigned long long)p->start_ns);
+		if (p->top)
+			quoted(p->top);
+		else
+			printf("null");
+		printf(",\"top_samples\":%llu}",
+		       (unsigned long long)p->top_samples);
+		sep = ",";
+	}
+	printf("\n],\"programs\":[");
+	for (sep = "", g = 0; g < t->nprogs; g++) {
+		const struct tree_prog *pg = &t->progs[g];
+
+		if (!pg->nprocs)
+			continue;
+		printf("%s\n{\"program\":", sep);
+		quoted(pg->label);
+		printf(",\"path\":");
+		quoted(pg->path);
+		printf(",\"build_id\":");
+		json_id(pg->build_id, pg->build_id_len);
+		printf(",\"processes\":%u,\"samples\":%llu,\"function_samples\":%llu,\"sample_ns\":%.0f}",
+		       pg->nprocs, (unsigned long long)pg->samples,
+		       (unsigned long long)pg->reported,
+		       pg->sample_seconds * 1e9);
+		sep = ",";
+	}
+	printf("\n],\"functions\":[");
+	for (sep = "", i = 0; i < t->nfns; i++) {
+		const struct tree_fn *f = &t->fns[i];
+
+		printf("%s\n{\"name\":", sep);
+		quoted(f->name);
+		printf(",\"program\":");
+		quoted(t->progs[f->prog].label);
+		printf(",\"samples\":%llu,\"seconds\":%.9f}",
+		       (unsigned long long)f->samples, f->seconds);
+		sep = ",";
+	}
+	printf("\n]}\n");
+}
+
 /*
  * Whether program @g is --program's @name (its name, path, label or a
  * build-id prefix) and, when @pid, ran as process @pid.
@@ -560,6 +651,11 @@ int tree_report(const struct gprof_options *opt, char *const *operands,
 	memset(sel, 0, sizeof(*sel));
 	if (!n)
 		fatal("--combined: name the profiles, or their directory");
+	if (opt->export_format && !opt->program &&
+	    strcmp(opt->export_format, "folded") &&
+	    strcmp(opt->export_format, "json"))
+		fatal("--export=%s of several programs: folded or json (one program's in any format: --program=NAME)",
+		      opt->export_format);
 	files = expand(opt, operands, n, &t.nprocs);
 	t.procs = xcalloc(t.nprocs + 1, sizeof(*t.procs));
 	for (i = 0; i < t.nprocs; i++) {
@@ -579,9 +675,14 @@ int tree_report(const struct gprof_options *opt, char *const *operands,
 		for (g = 0; g < t.nprogs; g++)
 			analyze_program(&t, g);
 		link_parents(&t);
-		print_tree(&t);
-		print_programs(&t);
-		print_flat(&t);
+		if (!opt->export_format) {
+			print_tree(&t);
+			print_programs(&t);
+			print_flat(&t);
+		} else if (!strcmp(opt->export_format, "json")) {
+			qsort(t.fns, t.nfns, sizeof(*t.fns), by_samples);
+			print_json(&t);
+		}
 		if (fflush(stdout) || ferror(stdout))
 			fatal("standard output: %s", strerror(errno));
 	}
