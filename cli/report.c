@@ -61,11 +61,23 @@ static bool combined(int argc, char **argv)
 	bool many = false;
 	int i;
 
-	for (i = 1; i < argc; i++)
+	bool one = false;
+
+	for (i = 1; i < argc; i++) {
 		if (!strncmp(argv[i], "--program", 9) ||
 		    !strcmp(argv[i], "--strict") ||
 		    !strcmp(argv[i], "--combined"))
 			return true;
+		/*
+		 * -s and --extract-module write one program's file: several
+		 * programs' profiles are then refused by the analyzer.
+		 */
+		if (!strcmp(argv[i], "--sum") ||
+		    !strncmp(argv[i], "--extract-module", 16) ||
+		    (argv[i][0] == '-' && argv[i][1] != '-' &&
+		     strchr(argv[i] + 1, 's')))
+			one = true;
+	}
 	for (i = argc - 1; i > 0 && argv[i][0] != '-'; i--) {
 		int found;
 
@@ -76,7 +88,7 @@ static bool combined(int argc, char **argv)
 			break;
 		if (found <= 0)
 			continue;
-		if (first[0] && strcmp(first, prog))
+		if (first[0] && strcmp(first, prog) && !one)
 			many = true;
 		snprintf(first, sizeof(first), "%s", prog);
 	}

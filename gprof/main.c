@@ -407,6 +407,10 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 
 	if (opt->strict && !opt->combined)
 		fatal("--strict goes with --combined (several programs' profiles)");
+	if (opt->combined && !opt->program &&
+	    ((opt->output_style & STYLE_SUMMARY_FILE) || opt->extract_module))
+		fatal("%s writes one program's profile: name it with --program=NAME",
+		      opt->extract_module ? "--extract-module" : "-s");
 	/* --combined: each profile names its program. */
 	if (optind < argc && !opt->combined)
 		opt->a_out_name = argv[optind++];
