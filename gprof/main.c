@@ -411,6 +411,9 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 	    ((opt->output_style & STYLE_SUMMARY_FILE) || opt->extract_module))
 		fatal("%s writes one program's profile: name it with --program=NAME",
 		      opt->extract_module ? "--extract-module" : "-s");
+	if (opt->combined && !opt->program &&
+	    (opt->threads_report || opt->thread_selection))
+		fatal("--thread and --threads are one program's: name it with --program=NAME");
 	/* --combined: each profile names its program. */
 	if (optind < argc && !opt->combined)
 		opt->a_out_name = argv[optind++];

@@ -196,7 +196,7 @@ static void group(struct tree *t)
  */
 static void link_parents(struct tree *t)
 {
-	size_t i, j;
+	size_t i, j, k;
 
 	for (i = 0; i < t->nprocs; i++) {
 		struct tree_proc *p = &t->procs[i];
@@ -215,6 +215,18 @@ static void link_parents(struct tree *t)
 			    q->start_ns > t->procs[p->parent].start_ns)
 				p->parent = (int)j;
 		}
+	}
+	/*
+	 * Without start times a reused pid can make a loop of parents,
+	 * which no root reaches: such a process is shown as a root.
+	 */
+	for (i = 0; i < t->nprocs; i++) {
+		int j = t->procs[i].parent;
+
+		for (k = 0; j >= 0 && k <= t->nprocs; k++)
+			j = t->procs[j].parent;
+		if (j >= 0)
+			t->procs[i].parent = -1;
 	}
 }
 
@@ -385,10 +397,13 @@ static void print_proc(struct tree *t, size_t i, unsigned int depth)
 	char pid[64], ppid[16], cpu[32];
 	size_t j;
 
-	snprintf(pid, sizeof(pid), "%*s%u", (int)(2 * (depth < 20 ? depth : 20)),
-		 "", p->pid);
-	if (!p->has_pid)
-		snprintf(pid, sizeof(pid), "%*s?", (int)(2 * depth), "");
+	/* Deeper than 20 levels, the indentation stops growing. */
+	if (p->has_pid)
+		snprintf(pid, sizeof(pid), "%*s%u",
+			 (int)(2 * (depth < 20 ? depth : 20)), "", p->pid);
+	else
+		snprintf(pid, sizeof(pid), "%*s?",
+			 (int)(2 * (depth < 20 ? depth : 20)), "");
 	snprintf(ppid, sizeof(ppid), p->ppid ? "%u" : "-", p->ppid);
 	snprintf(cpu, sizeof(cpu), p->cpu_known ? "%.2f" : "-",
 		 p->cpu_ns / 1e9);

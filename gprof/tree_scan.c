@@ -31,12 +31,15 @@ static int read_all(const char *path, unsigned char **buf, size_t *len,
 	char msg[256];
 
 	*buf = NULL;
-	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		snprintf(msg, sizeof(msg), "%s", !f || errno ? strerror(errno) :
-			 "not a regular file");
+	if (!f || fstat(fileno(f), &st)) {
+		*why = xstrdup(strerror(errno));
 		if (f)
 			fclose(f);
-		*why = xstrdup(msg);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fclose(f);
+		*why = xstrdup("not a regular file");
 		return -1;
 	}
 	*len = (size_t)st.st_size;
@@ -52,14 +55,6 @@ static int read_all(const char *path, unsigned char **buf, size_t *len,
 	}
 	fclose(f);
 	return 0;
-}
-
-static char *why_fmt(const char *fmt, const char *arg)
-{
-	char msg[512];
-
-	snprintf(msg, sizeof(msg), fmt, arg);
-	return xstrdup(msg);
 }
 
 /* pid and comm from record's name for a process, <comm>.<pid>.gmon. */
@@ -233,7 +228,7 @@ void tree_scan(struct tree_proc *p, const char *path)
 	if (why)
 		p->bad = xstrdup(why);
 	else if (!p->main_path)
-		p->bad = why_fmt("%s", "names no program (no main module record)");
+		p->bad = xstrdup("names no program (no main module record)");
 }
 
 void tree_scan_top(struct tree_proc *p, struct profile *prof,
