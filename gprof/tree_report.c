@@ -58,6 +58,7 @@ struct tree {
 	struct tree_fn *fns;
 	size_t nfns, fns_cap;
 	unsigned int nbad;
+	struct pp *pprof;	/* --export=pprof: the one being made */
 };
 
 static int by_name(const void *a, const void *b)
@@ -372,6 +373,10 @@ static void analyze_program(struct tree *t, unsigned int g)
 		if (t->opt->export_format &&
 		    !strcmp(t->opt->export_format, "folded") && pg->reported)
 			export_folded_rooted(&prof, t->opt, pg->label);
+		/* A program of several processes has their sum: no pid. */
+		if (t->pprof)
+			pprof_add(t->pprof, &prof, t->opt, pg->label,
+				  n == 1 ? t->procs[rows[0]].pid : 0);
 		for (k = 0; k < (unsigned int)n; k++)
 			tree_scan_top(&t->procs[rows[k]], &prof, t->opt);
 	}
@@ -668,8 +673,9 @@ int tree_report(const struct gprof_options *opt, char *const *operands,
 		fatal("--combined: name the profiles, or their directory");
 	if (opt->export_format && !opt->program &&
 	    strcmp(opt->export_format, "folded") &&
-	    strcmp(opt->export_format, "json"))
-		fatal("--export=%s of several programs: folded or json (one program's in any format: --program=NAME)",
+	    strcmp(opt->export_format, "json") &&
+	    strcmp(opt->export_format, "pprof"))
+		fatal("--export=%s of several programs: folded, json or pprof (one program's in any format: --program=NAME)",
 		      opt->export_format);
 	files = expand(opt, operands, n, &t.nprocs);
 	t.procs = xcalloc(t.nprocs + 1, sizeof(*t.procs));
@@ -687,8 +693,12 @@ int tree_report(const struct gprof_options *opt, char *const *operands,
 	if (opt->program) {
 		status = select_program(&t, sel);
 	} else {
+		if (opt->export_format && !strcmp(opt->export_format, "pprof"))
+			t.pprof = pprof_begin();
 		for (g = 0; g < t.nprogs; g++)
 			analyze_program(&t, g);
+		if (t.pprof)
+			pprof_end(t.pprof, opt);
 		link_parents(&t);
 		if (!opt->export_format) {
 			print_tree(&t);
