@@ -300,11 +300,10 @@ static int read_program(struct tree *t, unsigned int g, struct profile *prof,
 			char **files, int n)
 {
 	struct gprof_options o = *t->opt;
+	bool counted;
 
 	o.a_out_name = t->progs[g].path;
 	o.program = NULL;
-	bool counted;
-
 	profile_init(prof);
 	if (profile_read(prof, &o, (const char *const *)files, n))
 		return -1;
