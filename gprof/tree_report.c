@@ -377,9 +377,19 @@ static void analyze_program(struct tree *t, unsigned int g)
 			pprof_add(t->pprof, &prof, t->opt, pg->label,
 				  n == 1 ? t->procs[rows[0]].pid : 0);
 		for (k = 0; k < (unsigned int)n; k++)
-			tree_scan_top(&t->procs[rows[k]], &prof, t->opt);
+			if (!t->procs[rows[k]].gnu)
+				tree_scan_top(&t->procs[rows[k]], &prof,
+					      t->opt);
 	}
 	profile_free(&prof);
+	/* GNU files, which the codec does not read: each alone, as read. */
+	for (k = 0; k < (unsigned int)n; k++) {
+		if (!t->procs[rows[k]].gnu)
+			continue;
+		if (!read_program(t, g, &prof, &files[k], 1))
+			tree_scan_alone(&t->procs[rows[k]], &prof, t->opt);
+		profile_free(&prof);
+	}
 	free(files);
 	free(rows);
 }

@@ -31,6 +31,7 @@ struct tree_proc {
 	size_t build_id_len;
 	uint64_t samples;	/* the histograms' counts, as the file has them */
 	char *bad;		/* why the file is skipped, or NULL */
+	bool gnu;		/* a GNU gmon.out, named by its sidecar */
 	unsigned int program;	/* index of its program */
 	char *top;		/* its function with most samples, or NULL */
 	uint64_t top_samples;
@@ -49,6 +50,12 @@ void tree_scan(struct tree_proc *p, const char *path);
  */
 void tree_scan_top(struct tree_proc *p, struct profile *prof,
 		   const struct gprof_options *opt);
+/*
+ * A GNU gmon.out's samples and top function, from @prof, its own file
+ * read alone: tree_scan() could not count them.
+ */
+void tree_scan_alone(struct tree_proc *p, struct profile *prof,
+		     const struct gprof_options *opt);
 void tree_proc_free(struct tree_proc *p);
 
 /* --program's choice: the files to report on and their executable. */

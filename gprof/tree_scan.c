@@ -92,7 +92,7 @@ static void name_process(struct tree_proc *p, const char *path)
  */
 static const char *walk(struct tree_proc *p, const unsigned char *buf,
 			size_t len, struct profile *prof, uint64_t *counts,
-			char *err, size_t errlen)
+			char *err, size_t errlen, bool *gnu)
 {
 	struct gmf_cursor c = { .p = buf + GMF_HEADER_SIZE, .end = buf + len,
 				.err = err, .errlen = errlen };
@@ -104,8 +104,10 @@ static const char *walk(struct tree_proc *p, const unsigned char *buf,
 	if (len < GMF_HEADER_SIZE || memcmp(buf, GMF_COOKIE, 4))
 		return "not a profile (no gmon header)";
 	version = gmf_load(buf + 4, 4, false);
-	if (!gmf_ext_revision(version, &swap))
+	if (!gmf_ext_revision(version, &swap)) {
+		*gnu = true;
 		return "a GNU gmon.out, which names no program (report it with its program: sprofil report PROGRAM FILE)";
+	}
 	c.swap = swap;
 	while (gmf_record_next(&c, &tag, &b)) {
 		if (tag == GMF_TAG_MODULE) {
@@ -210,12 +212,38 @@ static const char *walk(struct tree_proc *p, const unsigned char *buf,
 	return NULL;
 }
 
+/*
+ * A GNU gmon.out (record --modules of the executable alone) names its
+ * program and process in its caller chains' sidecar, <file>.callers,
+ * an extension file, when the chains went through the executable.
+ */
+static bool gnu_sidecar(struct tree_proc *p)
+{
+	char *side = xmalloc(strlen(p->path) + sizeof(GMF_CALLERS_SUFFIX));
+	unsigned char *buf;
+	char err[256], *why = NULL;
+	bool gnu = false, ok;
+	size_t len;
+
+	sprintf(side, "%s%s", p->path, GMF_CALLERS_SUFFIX);
+	ok = !read_all(side, &buf, &len, &why);
+	free(side);
+	free(why);
+	if (!ok)
+		return false;
+	ok = !walk(p, buf, len, NULL, NULL, err, sizeof(err), &gnu) &&
+	     p->main_path;
+	free(buf);
+	return ok;
+}
+
 void tree_scan(struct tree_proc *p, const char *path)
 {
 	unsigned char *buf;
 	const char *why;
 	char err[256] = "";
 	size_t len;
+	bool gnu = false;
 
 	memset(p, 0, sizeof(*p));
 	p->path = xstrdup(path);
@@ -223,12 +251,54 @@ void tree_scan(struct tree_proc *p, const char *path)
 	name_process(p, path);
 	if (read_all(path, &buf, &len, &p->bad))
 		return;
-	why = walk(p, buf, len, NULL, NULL, err, sizeof(err));
+	why = walk(p, buf, len, NULL, NULL, err, sizeof(err), &gnu);
 	free(buf);
-	if (why)
+	/* Its samples are counted when it is read alone (tree_scan_alone). */
+	if (gnu && gnu_sidecar(p))
+		p->gnu = true;
+	else if (why)
 		p->bad = xstrdup(why);
 	else if (!p->main_path)
 		p->bad = xstrdup("names no program (no main module record)");
+}
+
+/* The function of @prof with most of @counts (symtab-indexed). */
+static void set_top(struct tree_proc *p, struct profile *prof,
+		    const struct gprof_options *opt, const uint64_t *counts)
+{
+	size_t i, best = SIZE_MAX;
+
+	for (i = 0; i < prof->symtab.len; i++) {
+		const struct sym *s = &prof->symtab.base[i];
+
+		if (!counts[i] || !s->name ||
+		    prof->modules[s->module].overhead)
+			continue;
+		if (best == SIZE_MAX || counts[i] > counts[best])
+			best = i;
+	}
+	if (best != SIZE_MAX) {
+		p->top = display_name(opt, &prof->symtab.base[best]);
+		p->top_samples = counts[best];
+	}
+}
+
+void tree_scan_alone(struct tree_proc *p, struct profile *prof,
+		     const struct gprof_options *opt)
+{
+	uint64_t *counts = xcalloc(prof->symtab.len + 1, sizeof(*counts));
+	unsigned int r;
+	uint64_t b;
+	size_t i;
+
+	p->samples = 0;
+	for (r = 0; r < prof->num_hist_records; r++)
+		for (b = 0; b < prof->hist_records[r].num_bins; b++)
+			p->samples += prof->hist_records[r].sample[b];
+	for (i = 0; i < prof->symtab.len; i++)
+		counts[i] = whole_samples(prof->symtab.base[i].hist.time);
+	set_top(p, prof, opt, counts);
+	free(counts);
 }
 
 void tree_scan_top(struct tree_proc *p, struct profile *prof,
@@ -238,7 +308,8 @@ void tree_scan_top(struct tree_proc *p, struct profile *prof,
 	unsigned char *buf;
 	struct tree_proc scratch = { 0 };
 	char err[256], *why = NULL;
-	size_t len, i, best = SIZE_MAX;
+	bool gnu = false;
+	size_t len;
 
 	if (!prof->symtab.len || read_all(p->path, &buf, &len, &why)) {
 		free(why);
@@ -246,21 +317,9 @@ void tree_scan_top(struct tree_proc *p, struct profile *prof,
 	}
 	counts = xcalloc(prof->symtab.len, sizeof(*counts));
 	/* The file read well before; read again, it may not. */
-	if (!walk(&scratch, buf, len, prof, counts, err, sizeof(err))) {
-		for (i = 0; i < prof->symtab.len; i++) {
-			const struct sym *s = &prof->symtab.base[i];
-
-			if (!counts[i] || !s->name ||
-			    prof->modules[s->module].overhead)
-				continue;
-			if (best == SIZE_MAX || counts[i] > counts[best])
-				best = i;
-		}
-	}
-	if (best != SIZE_MAX) {
-		p->top = display_name(opt, &prof->symtab.base[best]);
-		p->top_samples = counts[best];
-	}
+	if (!walk(&scratch, buf, len, prof, counts, err, sizeof(err), &gnu))
+		set_top(p, prof, opt, counts);
+	tree_proc_free(&scratch);
 	free(counts);
 	free(buf);
 }
