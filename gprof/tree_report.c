@@ -38,7 +38,6 @@ struct tree_prog {
 	uint64_t samples;	/* its histograms' counts, every file's */
 	double sample_seconds;	/* the seconds one sample stands for */
 	uint64_t reported;	/* its functions' samples (profiler's out) */
-	char *error;		/* why it could not be read, or NULL */
 };
 
 /* A function of one program, in the combined flat profile. */
@@ -340,8 +339,15 @@ static void analyze_program(struct tree *t, unsigned int g)
 			struct tree_proc *p = &t->procs[rows[k]];
 
 			if (read_program(t, g, &prof, &files[k], 1)) {
-				bad_file(t, p->path, prof.error);
-				p->bad = xstrdup(prof.error);
+				const char *why = prof.error;
+				size_t l = strlen(p->path);
+
+				/* The reader's errors may name the file. */
+				if (!strncmp(why, p->path, l) &&
+				    !strncmp(why + l, ": ", 2))
+					why += l + 2;
+				bad_file(t, p->path, why);
+				p->bad = xstrdup(why);
 			} else {
 				rows[m] = rows[k];
 				files[m++] = files[k];
@@ -350,7 +356,9 @@ static void analyze_program(struct tree *t, unsigned int g)
 		}
 		n = m;
 		if (n && read_program(t, g, &prof, files, n)) {
-			pg->error = xstrdup(prof.error);
+			if (t->opt->strict)
+				fatal("%s: its %d profiles do not read together: %s (--strict: no report)",
+				      pg->label, n, prof.error);
 			fprintf(stderr, "%s: %s: its %d profiles do not read together: %s; skipped\n",
 				t->opt->whoami, pg->label, n, prof.error);
 			for (k = 0; k < (unsigned int)n; k++)
@@ -725,7 +733,6 @@ int tree_report(const struct gprof_options *opt, char *const *operands,
 	free(t.fns);
 	for (g = 0; g < t.nprogs; g++) {
 		free(t.progs[g].label);
-		free(t.progs[g].error);
 	}
 	free(t.progs);
 	for (i = 0; i < t.nprocs; i++)
