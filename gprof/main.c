@@ -31,6 +31,7 @@ enum {
 	OPTION_COMBINED,
 	OPTION_PROGRAM,
 	OPTION_STRICT,
+	OPTION_PER_PROCESS,
 };
 
 static const struct option long_options[] = {
@@ -84,6 +85,7 @@ static const struct option long_options[] = {
 	{ "combined", no_argument, NULL, OPTION_COMBINED },
 	{ "program", required_argument, NULL, OPTION_PROGRAM },
 	{ "strict", no_argument, NULL, OPTION_STRICT },
+	{ "per-process", no_argument, NULL, OPTION_PER_PROCESS },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -108,7 +110,7 @@ static void usage(const char *whoami, FILE *f, int status)
 "\t[--estimated-times] [@FILE]\n"
 "\t[--debug-file-directory=DIR] [--threads] [--thread=TID|NAME]\n"
 "\t[image-file] [profile-file...]\n"
-"   or: %s --combined [--program=NAME|PID] [--strict] [options]\n"
+"   or: %s --combined [--program=NAME|PID] [--strict] [--per-process] [options]\n"
 "\tprofile-or-directory...\n"
 "Reads GNU gmon.out (also the BSD formats) and sprofil's multi-module\n"
 "profiles, and several programs' at once (--combined: a process tree's\n"
@@ -383,6 +385,9 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 		case OPTION_STRICT:
 			opt->strict = true;
 			break;
+		case OPTION_PER_PROCESS:
+			opt->per_process = true;
+			break;
 		default:
 			usage(opt->whoami, stderr, 1);
 		}
@@ -407,6 +412,11 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 
 	if (opt->strict && !opt->combined)
 		fatal("--strict goes with --combined (several programs' profiles)");
+	if (opt->per_process && (!opt->combined || opt->program ||
+				 !opt->export_format ||
+				 (strcmp(opt->export_format, "folded") &&
+				  strcmp(opt->export_format, "pprof"))))
+		fatal("--per-process goes with --combined and --export=folded or pprof");
 	if (opt->combined && !opt->program &&
 	    ((opt->output_style & STYLE_SUMMARY_FILE) || opt->extract_module))
 		fatal("%s writes one program's profile: name it with --program=NAME",

@@ -63,6 +63,11 @@ struct gprof_options {
 	const char *program;
 	/* --strict: a profile that cannot be read stops the report. */
 	bool strict;
+	/*
+	 * --per-process: the combined exports (folded, pprof) by process,
+	 * each file read alone, not by program.
+	 */
+	bool per_process;
 };
 
 /* GNU's defaults: what an empty command line asks for. */

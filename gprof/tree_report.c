@@ -294,6 +294,35 @@ static void take_functions(struct tree *t, unsigned int g,
 	free(whole);
 }
 
+/*
+ * The combined exports of @prof, program @g's: all its processes, or
+ * process @p alone (NULL: several), whose pid the stacks' root (folded)
+ * and the samples' labels (pprof) then carry.
+ */
+static void export_program(struct tree *t, unsigned int g,
+			   struct profile *prof, const struct tree_proc *p)
+{
+	const char *label = t->progs[g].label;
+	char *root;
+
+	if (!t->opt->export_format || !t->progs[g].reported ||
+	    (t->opt->per_process && !p->samples))
+		return;
+	if (!strcmp(t->opt->export_format, "folded")) {
+		if (t->opt->per_process && p) {
+			root = xmalloc(strlen(label) + 16);
+			sprintf(root, "%s;%u", label, p->pid);
+			export_folded_rooted(prof, t->opt, root);
+			free(root);
+		} else {
+			export_folded_rooted(prof, t->opt, label);
+		}
+	}
+	/* A program of several processes has their sum: no pid. */
+	if (t->pprof)
+		pprof_add(t->pprof, prof, t->opt, label, p ? p->pid : 0);
+}
+
 /* Reads @files (@n) of program @g into @prof: 0, or -1 and prof->error. */
 static int read_program(struct tree *t, unsigned int g, struct profile *prof,
 			char **files, int n)
@@ -377,25 +406,30 @@ static void analyze_program(struct tree *t, unsigned int g)
 				pg->samples += r->sample[b];
 		}
 		take_functions(t, g, &prof);
-		if (t->opt->export_format &&
-		    !strcmp(t->opt->export_format, "folded") && pg->reported)
-			export_folded_rooted(&prof, t->opt, pg->label);
-		/* A program of several processes has their sum: no pid. */
-		if (t->pprof)
-			pprof_add(t->pprof, &prof, t->opt, pg->label,
-				  n == 1 ? t->procs[rows[0]].pid : 0);
+		if (!t->opt->per_process)
+			export_program(t, g, &prof,
+				       n == 1 ? &t->procs[rows[0]] : NULL);
 		for (k = 0; k < (unsigned int)n; k++)
 			if (!t->procs[rows[k]].gnu)
 				tree_scan_top(&t->procs[rows[k]], &prof,
 					      t->opt);
 	}
 	profile_free(&prof);
-	/* GNU files, which the codec does not read: each alone, as read. */
+	/*
+	 * GNU files, which the codec does not read, and every file for
+	 * --per-process: each alone, as read.
+	 */
 	for (k = 0; k < (unsigned int)n; k++) {
-		if (!t->procs[rows[k]].gnu)
+		struct tree_proc *p = &t->procs[rows[k]];
+
+		if (!p->gnu && !t->opt->per_process)
 			continue;
-		if (!read_program(t, g, &prof, &files[k], 1))
-			tree_scan_alone(&t->procs[rows[k]], &prof, t->opt);
+		if (!read_program(t, g, &prof, &files[k], 1)) {
+			if (p->gnu)
+				tree_scan_alone(p, &prof, t->opt);
+			if (t->opt->per_process)
+				export_program(t, g, &prof, p);
+		}
 		profile_free(&prof);
 	}
 	free(files);
