@@ -44,12 +44,18 @@ struct tree_proc {
  * line without the file name).
  */
 void tree_scan(struct tree_proc *p, const char *path);
+/* The same of the file @path's bytes @buf (@len), already read. */
+void tree_scan_buf(struct tree_proc *p, const char *path,
+		   const unsigned char *buf, size_t len);
 /*
  * The function of @prof (read from @p's program) with the most of @p's
  * own samples, into p->top (display name) and p->top_samples.
  */
 void tree_scan_top(struct tree_proc *p, struct profile *prof,
 		   const struct gprof_options *opt);
+void tree_scan_top_buf(struct tree_proc *p, const unsigned char *buf,
+		       size_t len, struct profile *prof,
+		       const struct gprof_options *opt);
 /*
  * A GNU gmon.out's samples and top function, from @prof, its own file
  * read alone: tree_scan() could not count them.

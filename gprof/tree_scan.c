@@ -94,8 +94,7 @@ static const char *walk(struct tree_proc *p, const unsigned char *buf,
 			size_t len, struct profile *prof, uint64_t *counts,
 			char *err, size_t errlen, bool *gnu)
 {
-	struct gmf_cursor c = { .p = buf + GMF_HEADER_SIZE, .end = buf + len,
-				.err = err, .errlen = errlen };
+	struct gmf_cursor c = { .err = err, .errlen = errlen };
 	unsigned int *map = NULL, nmap = 0;
 	struct gmf_cursor b;
 	uint32_t tag, version;
@@ -103,6 +102,8 @@ static const char *walk(struct tree_proc *p, const unsigned char *buf,
 
 	if (len < GMF_HEADER_SIZE || memcmp(buf, GMF_COOKIE, 4))
 		return "not a profile (no gmon header)";
+	c.p = buf + GMF_HEADER_SIZE;
+	c.end = buf + len;
 	version = gmf_load(buf + 4, 4, false);
 	if (!gmf_ext_revision(version, &swap)) {
 		*gnu = true;
@@ -237,22 +238,38 @@ static bool gnu_sidecar(struct tree_proc *p)
 	return ok;
 }
 
-void tree_scan(struct tree_proc *p, const char *path)
+static void proc_init(struct tree_proc *p, const char *path)
 {
-	unsigned char *buf;
-	const char *why;
-	char err[256] = "";
-	size_t len;
-	bool gnu = false;
-
 	memset(p, 0, sizeof(*p));
 	p->path = xstrdup(path);
 	p->parent = -1;
 	name_process(p, path);
-	if (read_all(path, &buf, &len, &p->bad))
+}
+
+void tree_scan(struct tree_proc *p, const char *path)
+{
+	unsigned char *buf;
+	size_t len;
+	char *why;
+
+	if (!read_all(path, &buf, &len, &why)) {
+		tree_scan_buf(p, path, buf, len);
+		free(buf);
 		return;
+	}
+	proc_init(p, path);
+	p->bad = why;
+}
+
+void tree_scan_buf(struct tree_proc *p, const char *path,
+		   const unsigned char *buf, size_t len)
+{
+	const char *why;
+	char err[256] = "";
+	bool gnu = false;
+
+	proc_init(p, path);
 	why = walk(p, buf, len, NULL, NULL, err, sizeof(err), &gnu);
-	free(buf);
 	/* Its samples are counted when it is read alone (tree_scan_alone). */
 	if (gnu && gnu_sidecar(p))
 		p->gnu = true;
@@ -304,24 +321,35 @@ void tree_scan_alone(struct tree_proc *p, struct profile *prof,
 void tree_scan_top(struct tree_proc *p, struct profile *prof,
 		   const struct gprof_options *opt)
 {
-	uint64_t *counts;
 	unsigned char *buf;
-	struct tree_proc scratch = { 0 };
-	char err[256], *why = NULL;
-	bool gnu = false;
+	char *why = NULL;
 	size_t len;
 
-	if (!prof->symtab.len || read_all(p->path, &buf, &len, &why)) {
+	/* The file read well before; read again, it may not. */
+	if (read_all(p->path, &buf, &len, &why)) {
 		free(why);
 		return;
 	}
+	tree_scan_top_buf(p, buf, len, prof, opt);
+	free(buf);
+}
+
+void tree_scan_top_buf(struct tree_proc *p, const unsigned char *buf,
+		       size_t len, struct profile *prof,
+		       const struct gprof_options *opt)
+{
+	struct tree_proc scratch = { 0 };
+	uint64_t *counts;
+	char err[256];
+	bool gnu = false;
+
+	if (!prof->symtab.len)
+		return;
 	counts = xcalloc(prof->symtab.len, sizeof(*counts));
-	/* The file read well before; read again, it may not. */
 	if (!walk(&scratch, buf, len, prof, counts, err, sizeof(err), &gnu))
 		set_top(p, prof, opt, counts);
 	tree_proc_free(&scratch);
 	free(counts);
-	free(buf);
 }
 
 void tree_proc_free(struct tree_proc *p)
