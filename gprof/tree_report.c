@@ -682,6 +682,16 @@ static int select_program(struct tree *t, struct tree_selection *sel)
 			matches++;
 			found = g;
 		}
+	/* All digits and no such pid: a build-id prefix (or a name) then. */
+	if (!matches && !at && by_pid) {
+		by_pid = false;
+		name_len = strlen(want);
+		for (g = 0; g < t->nprogs; g++)
+			if (program_is(t, g, want, name_len, false, 0)) {
+				matches++;
+				found = g;
+			}
+	}
 	if (!matches)
 		fatal("--program=%s: no %s among the profiles", want,
 		      by_pid ? "process of that pid" : "program of that name");
