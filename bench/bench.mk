@@ -152,6 +152,16 @@ bench-callers: $(BENCH_DIR)/bench_callers $(BENCH_DIR)/libsprofil.so.0
 bench-trees: cli lib
 	SPROFIL=$(abspath $(CLI_BIN)) BENCH_SRC=$(abspath .) bench/record/trees
 
+# The combined report of a recorded tree of 1000 processes, `sprofil
+# report DIR/`: time and peak memory (bench/record/combined; BENCH_ROUNDS,
+# BENCH_PROCS).
+.PHONY: bench-combined
+bench-combined: cli lib
+	SPROFIL=$(abspath $(CLI_BIN)) \
+		$(if $(BENCH_ROUNDS),BENCH_ROUNDS=$(BENCH_ROUNDS)) \
+		$(if $(BENCH_PROCS),BENCH_PROCS=$(BENCH_PROCS)) \
+		bench/record/combined
+
 # `sprofil record` against `perf record` on unmodified xz and python3:
 # slowdown at 1 and 4 kHz, with and without call chains, and the size of
 # the files each writes (bench/record/run; BENCH_ROUNDS, BENCH_BACKEND).

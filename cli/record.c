@@ -290,6 +290,7 @@ static int summary(const struct record_opts *o, const struct record_files *f,
 	char shown[PATH_MAX * 2];
 	const char *sep = o->dir && o->output[strlen(o->output) - 1] != '/' ?
 			  "/" : "";
+	size_t suffix = 0, n;
 
 	if (!f->n) {
 		if (WIFSIGNALED(status))
@@ -306,15 +307,21 @@ static int summary(const struct record_opts *o, const struct record_files *f,
 			 f->names[f->root]);
 	else
 		snprintf(shown, sizeof(shown), "%s", o->output);
+	/* The others are <stem>.<program>.<pid>, and .gmon if it has it. */
+	n = strlen(shown);
+	if (n > strlen(CLI_SUFFIX) &&
+	    !strcmp(shown + n - strlen(CLI_SUFFIX), CLI_SUFFIX))
+		suffix = strlen(CLI_SUFFIX);
 	if (f->n == 1)
 		fprintf(stderr, "sprofil: profile in %s; read it with: sprofil report %s\n",
 			shown, shown);
 	else if (o->dir)
-		fprintf(stderr, "sprofil: %zu profiles, one per process, in %s (%s is the first process's); read it with: sprofil report %s\n",
-			f->n, o->output, shown, shown);
+		fprintf(stderr, "sprofil: %zu profiles, one per process, in %s (%s is the first process's); the whole tree: sprofil report %s%s (one process: sprofil report %s)\n",
+			f->n, o->output, shown, o->output, sep, shown);
 	else
-		fprintf(stderr, "sprofil: profile in %s, and %zu of other processes beside it (<name>.<program>.<pid>); read it with: sprofil report %s\n",
-			shown, f->n - 1, shown);
+		fprintf(stderr, "sprofil: profile in %s, and %zu of other processes beside it (<name>.<program>.<pid>); read it with: sprofil report %s (the whole tree: sprofil report --combined %s %.*s.*%s)\n",
+			shown, f->n - 1, shown, shown, (int)(strlen(shown) - suffix),
+			shown, suffix ? CLI_SUFFIX : "");
 	return 0;
 }
 

@@ -5,6 +5,10 @@
  * the program taken from the first profile's main module record, so
  * that no path needs typing.  Without a profile it reads the newest
  * "*.gmon" in the current directory: what record wrote last there.
+ * A directory (what record -o DIR/ wrote), profiles of more than one
+ * program, or --program/--strict ask for the combined report of a
+ * process tree: the analyzer's --combined, each profile naming its
+ * program (docs/gprof.md).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +33,66 @@ static bool is_elf(const char *path)
 	elf = read(fd, magic, 4) == 4 && !memcmp(magic, "\177ELF", 4);
 	close(fd);
 	return elf;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* Whether @arg names a profile file by its name (it may be corrupt). */
+static bool profile_named(const char *arg)
+{
+	size_t n = strlen(arg), s = strlen(CLI_SUFFIX);
+
+	return n > s && !strcmp(arg + n - s, CLI_SUFFIX) && !is_dir(arg);
+}
+
+/*
+ * Whether the command asks for the combined report: an option only it
+ * has, or trailing operands (profiles, directories) that hold a
+ * directory or the profiles of more than one program.
+ */
+static bool combined(int argc, char **argv)
+{
+	char first[PATH_MAX] = "", prog[PATH_MAX];
+	bool many = false;
+	int i;
+
+	bool one = false;
+
+	for (i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--program", 9) ||
+		    !strcmp(argv[i], "--strict") ||
+		    !strcmp(argv[i], "--combined"))
+			return true;
+		/*
+		 * -s and --extract-module write one program's file: several
+		 * programs' profiles are then refused by the analyzer.
+		 */
+		if (!strcmp(argv[i], "--sum") ||
+		    !strncmp(argv[i], "--extract-module", 16) ||
+		    (argv[i][0] == '-' && argv[i][1] != '-' &&
+		     strchr(argv[i] + 1, 's')))
+			one = true;
+	}
+	for (i = argc - 1; i > 0 && argv[i][0] != '-'; i--) {
+		int found;
+
+		if (is_dir(argv[i]))
+			return true;
+		found = cli_profile_program(argv[i], prog, sizeof(prog));
+		if (found < 0 && !profile_named(argv[i]))
+			break;
+		if (found <= 0)
+			continue;
+		if (first[0] && strcmp(first, prog) && !one)
+			many = true;
+		snprintf(first, sizeof(first), "%s", prog);
+	}
+	return many;
 }
 
 /* The newest regular "*.gmon" here, into @name; 0 or -1. */
@@ -76,10 +140,14 @@ int cli_report(int argc, char **argv)
 	if (argc == 2 && (!strcmp(argv[1], "--help") ||
 			  !strcmp(argv[1], "-h"))) {
 		fputs("usage: sprofil report [sprofil-gprof options] [[PROGRAM] PROFILE...]\n"
+		      "   or: sprofil report [--program=NAME|PID] [--strict] DIR/|PROFILE...\n"
 		      "Reads the profiles (default: the newest *" CLI_SUFFIX " here) with the\n"
 		      "program and modules named in them.  The options are GNU gprof's\n"
 		      "plus sprofil's: -b brief, -p flat profile, -q call graph, -l lines,\n"
 		      "--estimated-times, --export=FORMAT.\n"
+		      "A directory (record -o DIR/) or several programs' profiles: the\n"
+		      "process tree, each program's totals and one flat profile across\n"
+		      "them; --program=NAME|PID|NAME@PID: that one's full report.\n"
 		      "sprofil " SPROFIL_VERSION "; see sprofil(1) and sprofil-gprof(1).\n",
 		      stdout);
 		return 0;
@@ -90,6 +158,21 @@ int cli_report(int argc, char **argv)
 	}
 	if (cli_find_gprof(gprof, sizeof(gprof)))
 		return 1;
+	if (combined(argc, argv)) {
+		args = calloc(argc + 2, sizeof(*args));
+		if (!args) {
+			cli_error("out of memory");
+			return 1;
+		}
+		unsetenv("LD_PROFILE");
+		args[n++] = gprof;
+		args[n++] = "--combined";
+		for (i = 1; i < argc; i++)
+			args[n++] = argv[i];
+		execv(gprof, args);
+		cli_error("%s: %s", gprof, strerror(errno));
+		return 1;
+	}
 	/* The profiles: the trailing arguments that are profile files. */
 	for (first = argc; first > 1 &&
 	     cli_profile_program(argv[first - 1], prog, sizeof(prog)) >= 0;

@@ -55,9 +55,26 @@ double share(struct profile *prof, const struct sym *s);
 
 void export_callgrind(struct profile *prof, const struct gprof_options *opt);
 void export_pprof(struct profile *prof, const struct gprof_options *opt);
+/*
+ * One pprof profile of several (the combined report): pprof_begin(),
+ * then pprof_add() for each, whose samples are labelled with @program
+ * and @pid unless NULL and 0, then pprof_end() writes it on stdout.
+ */
+struct pp;
+struct pp *pprof_begin(void);
+void pprof_add(struct pp *p, struct profile *prof,
+	       const struct gprof_options *opt, const char *program,
+	       uint32_t pid);
+void pprof_end(struct pp *p, const struct gprof_options *opt);
 void export_dot(struct profile *prof, const struct gprof_options *opt);
 void export_json(struct profile *prof, const struct gprof_options *opt);
 void export_folded(struct profile *prof, const struct gprof_options *opt);
+/*
+ * The folded stacks with @root as every stack's outermost frame (the
+ * combined report's program), or none when NULL.
+ */
+void export_folded_rooted(struct profile *prof,
+			  const struct gprof_options *opt, const char *root);
 void export_flamegraph(struct profile *prof, const struct gprof_options *opt,
 		       bool icicle);
 

@@ -17,7 +17,8 @@
 /* The frames from below the root down to the node being printed. */
 static const char *path[SPROFIL_MAX_DEPTH + 3];
 
-static void print_node(const struct stacks *st, uint32_t i, size_t depth)
+static void print_node(const struct stacks *st, uint32_t i, size_t depth,
+		       const char *root)
 {
 	const struct stack_node *n = &st->node[i];
 	uint32_t c;
@@ -28,19 +29,27 @@ static void print_node(const struct stacks *st, uint32_t i, size_t depth)
 	if (i)
 		path[depth++] = n->name;
 	if (n->self && depth) {
+		if (root)
+			printf("%s;", root);
 		for (k = 0; k < depth; k++)
 			printf("%s%s", k ? ";" : "", path[k]);
 		printf(" %llu\n", (unsigned long long)n->self);
 	}
 	for (c = n->first_child; c != CALLER_NONE; c = st->node[c].next_sibling)
-		print_node(st, c, depth);
+		print_node(st, c, depth, root);
 }
 
-void export_folded(struct profile *prof, const struct gprof_options *opt)
+void export_folded_rooted(struct profile *prof,
+			  const struct gprof_options *opt, const char *root)
 {
 	struct stacks st;
 
 	if (stacks_build(prof, opt, &st, "folded"))
-		print_node(&st, 0, 0);
+		print_node(&st, 0, 0, root);
 	stacks_free(&st);
+}
+
+void export_folded(struct profile *prof, const struct gprof_options *opt)
+{
+	export_folded_rooted(prof, opt, NULL);
 }

@@ -37,6 +37,7 @@
 struct loc_key {
 	uint64_t pc;
 	uint32_t module;
+	uint32_t program;	/* which profile added (pprof_add()) */
 	bool ret;		/* a return address, looked up at pc - 1 */
 };
 
@@ -67,6 +68,10 @@ struct pp {
 	struct index_hash locs;
 	size_t samplecap;
 	uint64_t period_ns;
+	/* The profiles added so far; the labels of their samples. */
+	uint32_t programs;
+	const char *program;	/* NULL: no label */
+	uint32_t pid;		/* 0: no label */
 };
 
 static size_t grow(void **v, size_t n, size_t *cap, size_t size)
@@ -208,7 +213,8 @@ static uint64_t function(struct profile *prof, const struct gprof_options *opt,
 
 static size_t loc_slot(const struct loc_key *k, size_t mask)
 {
-	uint64_t h = (k->pc ^ ((uint64_t)k->module << 40) ^ k->ret) *
+	uint64_t h = (k->pc ^ ((uint64_t)k->module << 40) ^
+		      ((uint64_t)k->program << 52) ^ k->ret) *
 		     UINT64_C(0x9e3779b97f4a7c15);
 
 	return (size_t)(h >> 20) & mask;
@@ -282,7 +288,7 @@ static uint64_t location(struct profile *prof, const struct gprof_options *opt,
 		const struct loc_key *o = &p->keys[p->locs.slot[h] - 1];
 
 		if (o->pc == k->pc && o->module == k->module &&
-		    o->ret == k->ret)
+		    o->program == k->program && o->ret == k->ret)
 			return p->locs.slot[h];
 	}
 	i = p->prof.n_location;
@@ -296,6 +302,19 @@ static uint64_t location(struct profile *prof, const struct gprof_options *opt,
 	l->id = ++p->prof.n_location;
 	loc_fill(prof, opt, p, l, k);
 	return l->id;
+}
+
+/* A new label of key @key on the last sample, its value to set. */
+static Perftools__Profiles__Label *label(struct pp *p, const char *key)
+{
+	Perftools__Profiles__Sample *s = p->prof.sample[p->prof.n_sample - 1];
+	Perftools__Profiles__Label *l = xmalloc(sizeof(*l));
+
+	perftools__profiles__label__init(l);
+	l->key = str(p, key);
+	s->label = xreallocarray(s->label, s->n_label + 1, sizeof(*s->label));
+	s->label[s->n_label++] = l;
+	return l;
 }
 
 static void sample(struct pp *p, const uint64_t *locs, size_t n,
@@ -314,6 +333,10 @@ static void sample(struct pp *p, const uint64_t *locs, size_t n,
 	grow((void **)&p->prof.sample, p->prof.n_sample, &p->samplecap,
 	     sizeof(s));
 	p->prof.sample[p->prof.n_sample++] = s;
+	if (p->program)
+		label(p, "program")->str = str(p, p->program);
+	if (p->pid)
+		label(p, "pid")->num = p->pid;
 }
 
 /* The locations of node @i's chain, innermost first, into *@locs. */
@@ -328,7 +351,7 @@ static size_t chain_locations(struct profile *prof,
 	for (j = i; j != CALLER_NONE; j = prof->callers.node[j].parent) {
 		const struct caller_node *c = &prof->callers.node[j];
 		struct loc_key k = { .pc = c->pc, .module = c->module,
-				     .ret = j != i };
+				     .program = p->programs, .ret = j != i };
 
 		/* A cut chain hangs below a top node that is no frame. */
 		if (caller_node_truncated(c))
@@ -349,22 +372,11 @@ static bool overhead_node(struct profile *prof, uint32_t i)
 /* Labels "thread" (its id) and "thread_name" on the last sample. */
 static void thread_labels(struct profile *prof, struct pp *p, uint32_t t)
 {
-	Perftools__Profiles__Sample *s = p->prof.sample[p->prof.n_sample - 1];
 	const struct thread_prof *th = &prof->threads[t];
-	size_t n = th->name[0] ? 2 : 1, k;
 
-	s->label = xmallocarray(n, sizeof(*s->label));
-	s->n_label = n;
-	for (k = 0; k < n; k++) {
-		s->label[k] = xmalloc(sizeof(**s->label));
-		perftools__profiles__label__init(s->label[k]);
-	}
-	s->label[0]->key = str(p, "thread");
-	s->label[0]->num = th->tid;
-	if (n > 1) {
-		s->label[1]->key = str(p, "thread_name");
-		s->label[1]->str = str(p, th->name);
-	}
+	label(p, "thread")->num = th->tid;
+	if (th->name[0])
+		label(p, "thread_name")->str = str(p, th->name);
 }
 
 /*
@@ -445,7 +457,8 @@ static void samples_from_histogram(struct profile *prof,
 		long long count = (long long)whole[i];
 		size_t first = export_shares_find(&lines, i, 0), n = 0, k;
 		struct loc_key key = { .pc = ADDR_LINK(s->addr),
-				       .module = s->module };
+				       .module = s->module,
+				       .program = p->programs };
 		uint64_t id;
 
 		if (!s->name || count <= 0)
@@ -503,28 +516,57 @@ static void write_gzip(const uint8_t *buf, size_t len)
 	deflateEnd(&z);
 }
 
+struct pp *pprof_begin(void)
+{
+	struct pp *p = xcalloc(1, sizeof(*p));
+
+	/* A gzipped protobuf on a terminal helps no one. */
+	if (isatty(STDOUT_FILENO))
+		fatal("--export=pprof writes a binary file: redirect standard output (> profile.pb.gz)");
+	perftools__profiles__profile__init(&p->prof);
+	str(p, "");
+	return p;
+}
+
+void pprof_add(struct pp *p, struct profile *prof,
+	       const struct gprof_options *opt, const char *program,
+	       uint32_t pid)
+{
+	/* Functions, mappings and locations are each profile's own. */
+	free(p->func_of_sym);
+	free(p->map_of_module);
+	p->func_of_sym = xcalloc(prof->symtab.len + 1, sizeof(*p->func_of_sym));
+	p->map_of_module = xcalloc(prof->nmodules + 1,
+				   sizeof(*p->map_of_module));
+	p->programs++;
+	p->program = program;
+	p->pid = pid;
+	/* pprof takes the first mapping for the program (its "File:"). */
+	if (prof->nmodules)
+		mapping(prof, p, 0);
+	if (prof->gmon_input & INPUT_CALLERS)
+		samples_from_callers(prof, opt, p);
+	else
+		samples_from_histogram(prof, opt, p);
+}
+
 void export_pprof(struct profile *prof, const struct gprof_options *opt)
 {
-	struct pp p = { 0 };
+	struct pp *p = pprof_begin();
+
+	pprof_add(p, prof, opt, NULL, 0);
+	pprof_end(p, opt);
+}
+
+void pprof_end(struct pp *pp, const struct gprof_options *opt)
+{
+	struct pp p = *pp;
 	Perftools__Profiles__Profile *out = xmalloc(sizeof(*out));
 	uint64_t total = 0;
 	uint8_t *buf;
 	size_t len, i;
 
-	/* A gzipped protobuf on a terminal helps no one. */
-	if (isatty(STDOUT_FILENO))
-		fatal("--export=pprof writes a binary file: redirect standard output (> profile.pb.gz)");
-	perftools__profiles__profile__init(&p.prof);
-	str(&p, "");
-	p.func_of_sym = xcalloc(prof->symtab.len, sizeof(*p.func_of_sym));
-	p.map_of_module = xcalloc(prof->nmodules, sizeof(*p.map_of_module));
-	/* pprof takes the first mapping for the program (its "File:"). */
-	if (prof->nmodules)
-		mapping(prof, &p, 0);
-	if (prof->gmon_input & INPUT_CALLERS)
-		samples_from_callers(prof, opt, &p);
-	else
-		samples_from_histogram(prof, opt, &p);
+	free(pp);
 	p.prof.n_sample_type = 2;
 	p.prof.sample_type = xmallocarray(2, sizeof(*p.prof.sample_type));
 	p.prof.sample_type[0] = value_type(&p, "samples", "count");

@@ -204,6 +204,19 @@ static void threads(struct gmf_cursor *b)
 	check(b);
 }
 
+static void process(struct gmf_cursor *b)
+{
+	char comm[GMF_PROCESS_COMM + 1] = "";
+	struct gmf_process p;
+
+	gmf_process_get(b, &p);
+	check(b);
+	memcpy(comm, p.comm, GMF_PROCESS_COMM);
+	printf("process pid %u ppid %u flags %u cpu_ns %llu start_ns %llu comm %s\n",
+	       p.pid, p.ppid, p.flags, (unsigned long long)p.cpu_ns,
+	       (unsigned long long)p.start_ns, comm[0] ? comm : "-");
+}
+
 static void ext(struct gmf_cursor *c)
 {
 	struct gmf_cursor b;
@@ -221,6 +234,8 @@ static void ext(struct gmf_cursor *c)
 			callers(&b);
 		else if (tag == GMF_TAG_THREADS)
 			threads(&b);
+		else if (tag == GMF_TAG_PROCESS)
+			process(&b);
 		/* Unknown tags, and fields of later revisions, are skipped. */
 	}
 	check(c);

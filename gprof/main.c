@@ -12,6 +12,7 @@
 
 #include "gprof.h"
 #include "threads.h"
+#include "tree_report.h"
 
 enum {
 	OPTION_DEMANGLE = 256,
@@ -27,6 +28,10 @@ enum {
 	OPTION_NODE_THRESHOLD,
 	OPTION_EDGE_THRESHOLD,
 	OPTION_RENDER,
+	OPTION_COMBINED,
+	OPTION_PROGRAM,
+	OPTION_STRICT,
+	OPTION_PER_PROCESS,
 };
 
 static const struct option long_options[] = {
@@ -77,6 +82,10 @@ static const struct option long_options[] = {
 	{ "node-threshold", required_argument, NULL, OPTION_NODE_THRESHOLD },
 	{ "edge-threshold", required_argument, NULL, OPTION_EDGE_THRESHOLD },
 	{ "render", required_argument, NULL, OPTION_RENDER },
+	{ "combined", no_argument, NULL, OPTION_COMBINED },
+	{ "program", required_argument, NULL, OPTION_PROGRAM },
+	{ "strict", no_argument, NULL, OPTION_STRICT },
+	{ "per-process", no_argument, NULL, OPTION_PER_PROCESS },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -101,8 +110,11 @@ static void usage(const char *whoami, FILE *f, int status)
 "\t[--estimated-times] [@FILE]\n"
 "\t[--debug-file-directory=DIR] [--threads] [--thread=TID|NAME]\n"
 "\t[image-file] [profile-file...]\n"
+"   or: %s --combined [--program=NAME|PID] [--strict] [--per-process] [options]\n"
+"\tprofile-or-directory...\n"
 "Reads GNU gmon.out (also the BSD formats) and sprofil's multi-module\n"
-"profiles; see sprofil-gprof(1).\n", whoami);
+"profiles, and several programs' at once (--combined: a process tree's\n"
+"report); see sprofil-gprof(1).\n", whoami, whoami);
 	exit(status);
 }
 
@@ -361,6 +373,21 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 		case OPTION_RENDER:
 			opt->render_format = optarg;
 			break;
+		case OPTION_COMBINED:
+			opt->combined = true;
+			break;
+		case OPTION_PROGRAM:
+			if (!*optarg)
+				fatal("--program: give a program's name or a pid");
+			opt->program = optarg;
+			opt->combined = true;
+			break;
+		case OPTION_STRICT:
+			opt->strict = true;
+			break;
+		case OPTION_PER_PROCESS:
+			opt->per_process = true;
+			break;
 		default:
 			usage(opt->whoami, stderr, 1);
 		}
@@ -383,7 +410,22 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 	if (env)
 		source_search_append(env);
 
-	if (optind < argc)
+	if (opt->strict && !opt->combined)
+		fatal("--strict goes with --combined (several programs' profiles)");
+	if (opt->per_process && (!opt->combined || opt->program ||
+				 !opt->export_format ||
+				 (strcmp(opt->export_format, "folded") &&
+				  strcmp(opt->export_format, "pprof"))))
+		fatal("--per-process goes with --combined and --export=folded or pprof");
+	if (opt->combined && !opt->program &&
+	    ((opt->output_style & STYLE_SUMMARY_FILE) || opt->extract_module))
+		fatal("%s writes one program's profile: name it with --program=NAME",
+		      opt->extract_module ? "--extract-module" : "-s");
+	if (opt->combined && !opt->program &&
+	    (opt->threads_report || opt->thread_selection))
+		fatal("--thread and --threads are one program's: name it with --program=NAME");
+	/* --combined: each profile names its program. */
+	if (optind < argc && !opt->combined)
 		opt->a_out_name = argv[optind++];
 	return optind;
 }
@@ -448,9 +490,24 @@ int main(int argc, char **argv)
 	first = parse_options(&options, argc, argv);
 	sym_id_add_defaults();
 	profile_init(&profile);
-	status = run(&profile, &options, first < argc ?
-		     (const char *const *)&argv[first] : NULL,
-		     first < argc ? argc - first : 0);
+	if (options.combined) {
+		struct tree_selection sel;
+
+		/* --program: that program's files, reported as usual. */
+		status = tree_report(&options, &argv[first], argc - first,
+				     &sel);
+		if (status < 0) {
+			options.a_out_name = sel.a_out;
+			status = run(&profile, &options,
+				     (const char *const *)sel.files,
+				     sel.nfiles);
+		}
+		tree_selection_free(&sel);
+	} else {
+		status = run(&profile, &options, first < argc ?
+			     (const char *const *)&argv[first] : NULL,
+			     first < argc ? argc - first : 0);
+	}
 	profile_free(&profile);
 	sym_id_free();
 	/* The options point into the arguments an @FILE expanded to. */

@@ -54,6 +54,20 @@ struct gprof_options {
 	bool threads_report;
 	/* --thread=TID|NAME: the threads reported on, or NULL for all. */
 	const char *thread_selection;
+	/*
+	 * --combined: the operands are profiles of any programs, or their
+	 * directories (tree_report.c), not an executable and its profiles.
+	 */
+	bool combined;
+	/* --program=NAME|PID: that program's or process's usual report. */
+	const char *program;
+	/* --strict: a profile that cannot be read stops the report. */
+	bool strict;
+	/*
+	 * --per-process: the combined exports (folded, pprof) by process,
+	 * each file read alone, not by program.
+	 */
+	bool per_process;
 };
 
 /* GNU's defaults: what an empty command line asks for. */

@@ -885,4 +885,54 @@ static inline bool gmf_thread_get(struct gmf_cursor *b, struct gmf_thread *t)
 	return true;
 }
 
+/* ---- tag 7, process ---- */
+
+#define GMF_PROCESS_COMM	16
+
+struct gmf_process {
+	uint32_t pid, ppid;
+	uint32_t flags;		/* GMF_PROCESS_* */
+	uint64_t cpu_ns;
+	uint64_t start_ns;	/* since the epoch */
+	unsigned char comm[GMF_PROCESS_COMM];	/* NUL-padded, maybe not ended */
+};
+
+static inline void gmf_process_put(unsigned char out[GMF_PROCESS_SIZE],
+				   const struct gmf_process *p)
+{
+	const bool s = GMF_HOST_SWAP;
+
+	gmf_store(out, 4, p->pid, s);
+	gmf_store(out + 4, 4, p->ppid, s);
+	gmf_store(out + 8, 4, p->flags, s);
+	gmf_store(out + 12, 4, 0, s);	/* reserved */
+	gmf_store(out + 16, 8, p->cpu_ns, s);
+	gmf_store(out + 24, 8, p->start_ns, s);
+	memcpy(out + 32, p->comm, GMF_PROCESS_COMM);
+}
+
+/* A process record's body; bytes after its fields are skipped. */
+static inline bool gmf_process_get(struct gmf_cursor *b, struct gmf_process *p)
+{
+	const unsigned char *f;
+
+	memset(p, 0, sizeof(*p));
+	if (b->failed)
+		return false;
+	if (gmf_left(b) < GMF_PROCESS_SIZE) {
+		gmf_fail(b, "process record shorter than its %d bytes",
+			 GMF_PROCESS_SIZE);
+		return false;
+	}
+	gmf_take(b, GMF_PROCESS_SIZE, &f);
+	p->pid = gmf_load(f, 4, b->swap);
+	p->ppid = gmf_load(f + 4, 4, b->swap);
+	p->flags = gmf_load(f + 8, 4, b->swap);
+	p->cpu_ns = gmf_load(f + 16, 8, b->swap);
+	p->start_ns = gmf_load(f + 24, 8, b->swap);
+	memcpy(p->comm, f + 32, GMF_PROCESS_COMM);
+	b->p = b->end;
+	return true;
+}
+
 #endif /* SPROFIL_GMON_CODEC_H */

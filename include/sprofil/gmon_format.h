@@ -106,6 +106,27 @@
 #define GMF_THREAD_CPU		0x2u		/* cpu_ns is known */
 
 /*
+ * Tag 7, process: which process wrote the profile, for the process tree
+ * of a recorded run (sprofil report DIR/).  One record per file,
+ * GMF_PROCESS_SIZE bytes (a reader ignores bytes after them):
+ *	 0  u32	pid
+ *	 4  u32	parent pid when the program started (0: unknown)
+ *	 8  u32	flags: GMF_PROCESS_*
+ *	12  u32	zero (reserved)
+ *	16  u64	CPU time of the process, ns (user and system), when the
+ *		dump began, if GMF_PROCESS_CPU
+ *	24  u64	when the program started (exec, or fork), ns since the
+ *		epoch, if GMF_PROCESS_START
+ *	32  16	comm, NUL-padded (the kernel's name of the process)
+ * Files without it (older ones, GNU gmon.out) still read: the process is
+ * then known by the file name record writes, <comm>.<pid>.gmon.
+ */
+#define GMF_TAG_PROCESS		7
+#define GMF_PROCESS_SIZE	48
+#define GMF_PROCESS_CPU		0x1u		/* cpu_ns is known */
+#define GMF_PROCESS_START	0x2u		/* start_ns is known */
+
+/*
  * Where a GNU gmon.out's caller data goes: the file's name with this
  * suffix, in the extension format (module records and one callers
  * record), so that the GNU file stays plain for GNU gprof.

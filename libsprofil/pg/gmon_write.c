@@ -25,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <sprofil/callers.h>
 #include <sprofil/gmon_codec.h>
@@ -55,6 +57,49 @@ static struct sp_written {
 static size_t nwritten, maxwritten;
 
 /*
+ * The process record's parent and start (gmon_format.h, tag 7), taken
+ * when the program starts and again in a fork child: at the dump the
+ * parent may have exited and the child been given to another.
+ */
+static uint32_t wr_ppid;
+static uint64_t wr_start_ns;
+
+static void wr_process_start(void)
+{
+	struct timespec ts;
+
+	wr_ppid = (uint32_t)getppid();
+	wr_start_ns = clock_gettime(CLOCK_REALTIME, &ts) ? 0 :
+		      (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+__attribute__((constructor)) static void wr_init(void)
+{
+	wr_process_start();
+}
+
+/* This process's record, its CPU time as of now (the dump's start). */
+static void wr_process(struct gmf_process *p)
+{
+	struct timespec ts;
+	char comm[GMF_PROCESS_COMM + 1] = "";
+
+	memset(p, 0, sizeof(*p));
+	p->pid = (uint32_t)getpid();
+	p->ppid = wr_ppid;
+	if (wr_start_ns) {
+		p->start_ns = wr_start_ns;
+		p->flags |= GMF_PROCESS_START;
+	}
+	if (!clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)) {
+		p->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+		p->flags |= GMF_PROCESS_CPU;
+	}
+	if (!prctl(PR_GET_NAME, comm, 0, 0, 0))
+		memcpy(p->comm, comm, GMF_PROCESS_COMM);
+}
+
+/*
  * fork.c: wr_lock, then the modules' lock (gmon_modules.h), which a dump
  * takes inside wr_lock.
  */
@@ -73,6 +118,7 @@ void sp_writer_fork_parent(void)
 void sp_writer_fork_child(void)
 {
 	sp_forked = true;
+	wr_process_start();
 	/* The parent's files are not the child's (whose names differ). */
 	nwritten = 0;
 	sp_modules_fork_child();
@@ -550,8 +596,9 @@ static void put_hist(struct sp_out *o, const struct sp_hist *h,
 static void put_ext(struct sp_out *o, const struct sp_profile *p,
 		    const struct sp_module *mod, const struct sp_arc *arcs,
 		    const struct sp_module *amod, size_t narcs,
-		    const struct sp_module *cmod)
+		    const struct sp_module *cmod, const struct gmf_process *proc)
 {
+	unsigned char pb[GMF_PROCESS_SIZE];
 	const struct sp_callers_data *c = p->callers;
 	unsigned char arc[GMF_ARC_SIZE];
 	struct sp_modtab *t;
@@ -572,6 +619,10 @@ static void put_ext(struct sp_out *o, const struct sp_profile *p,
 	}
 	t->n = 0;
 	put_header(o, GMF_EXT_VERSION);
+	/* First, so that a reader of the process tree stops early. */
+	gmf_process_put(pb, proc);
+	put_record(o, GMF_TAG_PROCESS, GMF_PROCESS_SIZE);
+	put(o, pb, sizeof(pb));
 	for (i = 0; i < p->nhist; i++) {
 		const struct sp_hist *h = &p->hist[i];
 
@@ -658,6 +709,7 @@ struct sp_file {
 	const struct sp_arc *arcs;
 	size_t narcs;
 	bool gnu;			/* a GNU gmon.out, else the extension */
+	const struct gmf_process *proc;	/* the extension's process record */
 };
 
 static void put_file(struct sp_out *o, const struct sp_file *f)
@@ -668,7 +720,8 @@ static void put_file(struct sp_out *o, const struct sp_file *f)
 	if (f->gnu)
 		put_gnu(o, f->p, f->mod, rate, f->arcs, f->amod, f->narcs);
 	else
-		put_ext(o, f->p, f->mod, f->arcs, f->amod, f->narcs, f->cmod);
+		put_ext(o, f->p, f->mod, f->arcs, f->amod, f->narcs, f->cmod,
+			f->proc);
 }
 
 /*
@@ -731,6 +784,7 @@ static int write_sidecar(const char *path, const struct sp_file *main)
 	};
 	const struct sp_file side = {
 		.p = &side_p, .cmod = main->cmod, .gnu = false,
+		.proc = main->proc,
 	};
 	char side_path[PATH_MAX + sizeof(GMF_CALLERS_SUFFIX)];
 	int ret = 0;
@@ -756,6 +810,7 @@ static int sp_gmon_dump_locked(const struct sp_profile *p,
 	char path[PATH_MAX];
 	struct sp_module *mod, *amod = NULL, *cmod = NULL, last = { 0 };
 	struct sp_file f = { .p = p, .arcs = arcs, .narcs = narcs };
+	struct gmf_process proc;
 	size_t i;
 	int ret, side_ret;
 
@@ -793,6 +848,8 @@ static int sp_gmon_dump_locked(const struct sp_profile *p,
 	f.amod = amod;
 	f.cmod = cmod;
 	f.gnu = gnu_readable(p, mod, amod, narcs);
+	wr_process(&proc);
+	f.proc = &proc;
 	/*
 	 * The chains first: a new GNU file never sits beside old ones.  If
 	 * they cannot be written the profile still is (the error said).

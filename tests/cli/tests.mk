@@ -1,7 +1,8 @@
 # The sprofil command against unmodified programs (docs/record.md):
 # tests/cli/run-cli, a TAP script, once per host backend: signal, and
 # bpf (its tests are skipped where this user may not load BPF); and
-# tests/cli/run-readme, README.md's commands and programs as written.
+# tests/cli/run-readme, README.md's commands and programs as written;
+# tests/cli/run-tree, the combined report of recorded process trees.
 
 CT_DIR := $(BUILD)/tests/cli
 CT_PROGS := $(addprefix $(CT_DIR)/,cli-chains cli-chains-pg cli-tree \
@@ -80,6 +81,10 @@ check-cli: cli-tests
 		CT_ROOT=$(abspath .) CT_BACKEND=bpf $(abspath scripts/run-tap) \
 		$(abspath $(BUILD)/results/cli-bpf.tap) \
 		$(abspath tests/cli/run-cli)
+	-@CT_BIN=$(abspath $(CT_DIR)) SPROFIL=$(abspath $(CLI_BIN)) \
+		$(abspath scripts/run-tap) \
+		$(abspath $(BUILD)/results/cli-tree.tap) \
+		$(abspath tests/cli/run-tree)
 	@CT_BIN=$(abspath $(CT_DIR)) CT_ROOT=$(abspath .) \
 		$(abspath scripts/run-tap) \
 		$(abspath $(BUILD)/results/cli-readme.tap) \

@@ -6,7 +6,10 @@
  * message, never crash, hang, leak memory growing without bound, or exit
  * (fatal() from inside the reader would end the fuzzer: a finding too).
  * A profile with caller samples is then analyzed (the measured call
- * graph of cg_measured.c), which must not fail either.
+ * graph of cg_measured.c), which must not fail either.  Each input is
+ * also scanned as the combined report scans a tree's files
+ * (tree_scan.c), alone and then against the symbols and modules the
+ * parse left: a bad one must be refused with a reason.
  *
  * The executable is FUZZ_GMON_EXE from the environment, else the path
  * compiled in (FUZZ_EXE, tests.mk: build/tests/gprof/recur).
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gprof.h"
+#include "tree_report.h"
 
 #ifndef FUZZ_EXE
 #define FUZZ_EXE "build/tests/gprof/recur"
@@ -43,6 +47,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* The combined report's scan of a tree's file (tree_scan.c). */
+static void tree_scan_input(const uint8_t *data, size_t size)
+{
+	struct tree_proc tp;
+
+	tree_scan_buf(&tp, "fuzz.1.gmon", data, size);
+	if (tp.bad && !tp.bad[0])
+		abort();	/* a refusal must say why */
+	tree_scan_top_buf(&tp, data, size, &prof, &opt);
+	tree_proc_free(&tp);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[512];
@@ -52,8 +68,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gmon_parse(&prof, &opt, data, size, "fuzz.out", err, sizeof(err))) {
 		if (!err[0])
 			abort();	/* a failure must say why */
+		tree_scan_input(data, size);
 		return 0;
 	}
+	tree_scan_input(data, size);
 	/* Caller samples that were read are analyzed too. */
 	if (prof.gmon_input & INPUT_CALLERS) {
 		cg_measured_arcs(&prof, &opt,

@@ -38,7 +38,9 @@
 #                 with ours and once with its ASan+UBSan build
 #   run-model     profiles of different programs held at once in one
 #                 process (two_profiles.c), each reported as alone; also
-#                 built with ASan+UBSan and LeakSanitizer
+#                 built with ASan+UBSan and LeakSanitizer; and --combined
+#                 (several programs, two builds of one name), also with
+#                 the analyzer's ASan build
 #   run-fuzz      the libFuzzer targets of the gmon reader and of the ELF,
 #                 DWARF and multi-module readers: the earlier findings
 #                 (fuzz-regress*/), then GPT_FUZZ_TIME seconds in all;
@@ -230,7 +232,7 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 	check-gprof-sparse $(GPT_EXPORTS_ASAN) \
 	check-gprof-callers check-gprof-callers-asan check-gprof-roundtrip \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz \
-	check-gprof-model
+	check-gprof-model check-gprof-model-asan
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
 GPT_ENV = GPROF=$(GPROF) GPT_BIN=$(abspath $(GPT_DIR)) \
@@ -338,6 +340,11 @@ check-gprof-trust-asan:
 	$(call GPT_CHECK,trust-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
 		$(GPT_SAN_ENV))
 
+# The combined report (run-model's --combined part) under ASan and LSan.
+check-gprof-model-asan:
+	$(call GPT_CHECK,model-asan,gprof-tests $(GPT_MODEL) \
+		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
+
 GPT_FUZZERS := $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf
 
 check-gprof-fuzz:
@@ -365,7 +372,8 @@ GPT_PARTS := check-gprof-fuzz \
 	check-gprof-model \
 	check-gprof-callers-asan check-gprof-badinput check-gprof-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-trust-asan \
-	check-gprof-pprof-asan check-gprof-cglines-asan check-gprof-merge-asan
+	check-gprof-pprof-asan check-gprof-cglines-asan check-gprof-merge-asan \
+	check-gprof-model-asan
 
 # Every part runs even when an earlier one failed.  The analyzer is
 # built first but no part depends on it: with GPROF=/usr/bin/gprof the

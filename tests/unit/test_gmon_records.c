@@ -2,8 +2,8 @@
 /*
  * Unit tests of include/sprofil/gmon_codec.h's records other than the
  * histograms' (test_gmon_codec.c has those): the header, the record
- * framing, module (tag 1), arcs (tag 3), callers (tag 4) and threads
- * (tag 5).  Each encoder's bytes are compared with a reference laid out
+ * framing, module (tag 1), arcs (tag 3), callers (tag 4), threads
+ * (tag 5) and process (tag 7).  Each encoder's bytes are compared with a reference laid out
  * here from docs/gmon-format.md's tables, offset by offset; each decoder
  * reads the reference back in both byte orders, ignores bytes appended
  * after the fields, and refuses every truncation and every count larger
@@ -387,6 +387,55 @@ static void threads_record(void **state)
 	refused(&c, "holds fewer");
 }
 
+/* ---- tag 7, process ---- */
+
+static void process_record(void **state)
+{
+	struct gmf_process p = {
+		.pid = 31337, .ppid = 4242,
+		.flags = GMF_PROCESS_CPU | GMF_PROCESS_START,
+		.cpu_ns = 987654321, .start_ns = 1765000000123456789ull,
+	};
+	static const struct field fields[] = {
+		{ 0, 4 }, { 4, 4 }, { 8, 4 }, { 12, 4 }, { 16, 8 }, { 24, 8 },
+	};
+	unsigned char ref[GMF_PROCESS_SIZE + 5] = { 0 }, enc[GMF_PROCESS_SIZE];
+	struct gmf_process back;
+	struct gmf_cursor c;
+	char err[160];
+
+	(void)state;
+	memcpy(p.comm, "cc1", 3);
+	ref_put(ref, 0, 4, p.pid);
+	ref_put(ref, 4, 4, p.ppid);
+	ref_put(ref, 8, 4, p.flags);
+	ref_put(ref, 16, 8, p.cpu_ns);
+	ref_put(ref, 24, 8, p.start_ns);
+	memcpy(ref + 32, "cc1", 3);
+	/* A later revision's field after the documented ones. */
+	memcpy(ref + GMF_PROCESS_SIZE, "later", 5);
+	gmf_process_put(enc, &p);
+	assert_memory_equal(enc, ref, GMF_PROCESS_SIZE);
+
+	for (int big = 0; big < 2; big++) {
+		c = cursor(ref, sizeof(ref), big, err, sizeof(err));
+		assert_true(gmf_process_get(&c, &back));
+		assert_int_equal(back.pid, p.pid);
+		assert_int_equal(back.ppid, p.ppid);
+		assert_int_equal(back.flags, p.flags);
+		assert_int_equal(back.cpu_ns, p.cpu_ns);
+		assert_int_equal(back.start_ns, p.start_ns);
+		assert_memory_equal(back.comm, p.comm, GMF_PROCESS_COMM);
+		assert_ptr_equal(c.p, c.end);
+		for (size_t cut = 0; cut < GMF_PROCESS_SIZE; cut++) {
+			c = cursor(ref, cut, big, err, sizeof(err));
+			assert_false(gmf_process_get(&c, &back));
+			refused(&c, "process record shorter than its 48 bytes");
+		}
+		ref_swap(ref, fields, 6);
+	}
+}
+
 /* A whole file through the framing: every record back as written. */
 static void file_round_trip(void **state)
 {
@@ -442,6 +491,7 @@ int main(void)
 		cmocka_unit_test(arcs_record),
 		cmocka_unit_test(callers_record),
 		cmocka_unit_test(threads_record),
+		cmocka_unit_test(process_record),
 		cmocka_unit_test(file_round_trip),
 	};
 
