@@ -306,8 +306,9 @@ check-gprof-exports-asan:
 check-gprof-callers:
 	$(call GPT_CHECK,callers,gprof-tests)
 
+# --combined's two builds of one name are pp-chains and pp-chains-v2.
 check-gprof-model:
-	$(call GPT_CHECK,model,gprof-tests $(GPT_MODEL))
+	$(call GPT_CHECK,model,gprof-tests $(GPT_MODEL) $(GPT_RECORDED))
 
 check-gprof-roundtrip:
 	$(call GPT_CHECK,roundtrip,gprof $(GPT_DIR)/callers_roundtrip)
@@ -342,7 +343,7 @@ check-gprof-trust-asan:
 
 # The combined report (run-model's --combined part) under ASan and LSan.
 check-gprof-model-asan:
-	$(call GPT_CHECK,model-asan,gprof-tests $(GPT_MODEL) \
+	$(call GPT_CHECK,model-asan,gprof-tests $(GPT_MODEL) $(GPT_RECORDED) \
 		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
 
 GPT_FUZZERS := $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf
