@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -28,6 +27,7 @@
 
 #include "sprofil_skel_load.h"
 #include "probe_helper.h"
+#include "run_server.h"
 
 /* Every so often, the registrations of processes gone are taken out. */
 #define SWEEP_MS	250
@@ -88,12 +88,7 @@ static void hand_over(int fd, const struct spb_program *prog)
 		.msg_controllen = sizeof(control.buf),
 	};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	struct ucred peer;
-	socklen_t len = sizeof(peer);
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) ||
-	    (peer.uid != geteuid() && peer.uid != 0))
-		return;
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(SPB_NFDS * sizeof(int));
@@ -102,20 +97,27 @@ static void hand_over(int fd, const struct spb_program *prog)
 		;
 }
 
+static void serve_one(int conn, void *prog)
+{
+	hand_over(conn, prog);
+}
+
+static void sweep_idle(void *prog)
+{
+	sweep(prog);
+}
+
 int probe_serve(const char *name)
 {
 	struct sprofil_bpf *skel = NULL;
 	struct spb_program prog;
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	size_t len = strlen(name);
-	struct pollfd pfd[2];
-	int fd, c, err, null;
+	struct run_server srv = {
+		.who = "sprofil-probe", .serve = serve_one,
+		.idle = sweep_idle, .idle_ms = SWEEP_MS,
+		.quiet_stderr = true, .arg = &prog,
+	};
+	int err, ret;
 
-	if (!len || len + 1 > sizeof(addr.sun_path)) {
-		fprintf(stderr, "%s: not a socket name\n", name);
-		return 1;
-	}
-	memcpy(addr.sun_path + 1, name, len);
 	err = spb_load_quietly(&skel);
 	if (err) {
 		fprintf(stderr, "cannot load the bpf program: %s\n",
@@ -123,48 +125,7 @@ int probe_serve(const char *name)
 		return 1;
 	}
 	spb_program_of(skel, &prog);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&addr,
-			   offsetof(struct sockaddr_un, sun_path) + 1 + len) ||
-	    listen(fd, 128)) {
-		fprintf(stderr, "%s: %s\n", name, strerror(errno));
-		return 1;
-	}
-	printf("ready\n");
-	fflush(stdout);
-	/* Record reads our output until it ends. */
-	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, 1);
-		dup2(null, 2);
-		close(null);
-	}
-	pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = 0, .events = POLLIN };
-	for (;;) {
-		int ready = poll(pfd, 2, SWEEP_MS);
-
-		if (ready < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (!ready) {
-			sweep(&prog);
-			continue;
-		}
-		/* Record is gone, or done: its end of our stdin closed. */
-		if (pfd[1].revents)
-			break;
-		if (!(pfd[0].revents & POLLIN))
-			continue;
-		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-		if (c < 0)
-			continue;
-		hand_over(c, &prog);
-		close(c);
-	}
-	close(fd);
+	ret = run_server(name, &srv);
 	sprofil_bpf__destroy(skel);
-	return 0;
+	return ret;
 }

@@ -5,8 +5,10 @@
 # probe is the one dynamic program (it must load libsprofil).
 
 CLI_DIR := $(BUILD)/cli
-# sprofil-probe's sources: probe_helper.c and the bpf program server.
-CLI_PROBE_SRCS := cli/probe_helper.c cli/bpf_share.c
+# sprofil-probe's sources: probe_helper.c and the bpf program server,
+# whose loop (run_server.c) the unwind table server shares.
+CLI_SERVER_SRCS := cli/run_server.c
+CLI_PROBE_SRCS := cli/probe_helper.c cli/bpf_share.c $(CLI_SERVER_SRCS)
 # sprofil-outside's: linked with libsprofil.a, it samples other processes.
 CLI_OUTSIDE_SRCS := cli/outside_helper.c
 CLI_SRCS := $(filter-out $(CLI_PROBE_SRCS) $(CLI_OUTSIDE_SRCS),\
@@ -32,7 +34,7 @@ $(CLI_BIN): $(CLI_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -static -o $@ $(CLI_OBJS)
 
-$(CLI_PROBE): $(CLI_PROBE_SRCS) cli/probe_helper.h \
+$(CLI_PROBE): $(CLI_PROBE_SRCS) cli/probe_helper.h cli/run_server.h \
 		libsprofil/backends/bpf/sprofil_load.h \
 		libsprofil/backends/bpf/sprofil_bpf.h $(BPF_DIR)/sprofil.skel.h
 	@mkdir -p $(dir $@)

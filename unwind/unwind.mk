@@ -9,7 +9,7 @@
 
 UNWIND_DIR := $(BUILD)/unwind
 UNWIND_OBJ := $(UNWIND_DIR)/unwind_build.o
-UNWIND_SERVE_OBJ := $(UNWIND_DIR)/unwind_serve.o
+UNWIND_SERVE_OBJ := $(UNWIND_DIR)/unwind_serve.o $(UNWIND_DIR)/run_server.o
 UNWIND_TOOL := $(BUILD)/libexec/sprofil-unwind
 UNWIND_LDLIBS := -ldw -lelf
 
@@ -21,8 +21,14 @@ $(UNWIND_OBJ): unwind/unwind_build.c unwind/unwind_build.h \
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(UNWIND_SERVE_OBJ): unwind/unwind_serve.c unwind/unwind_serve.h \
-		unwind/unwind_build.h include/sprofil/unwind_table.h
+$(UNWIND_DIR)/unwind_serve.o: unwind/unwind_serve.c unwind/unwind_serve.h \
+		unwind/unwind_build.h include/sprofil/unwind_table.h \
+		cli/run_server.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Icli $(CFLAGS) -c -o $@ $<
+
+# The loop of a record run's server, shared with sprofil-probe's.
+$(UNWIND_DIR)/run_server.o: cli/run_server.c cli/run_server.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 

@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -32,6 +31,7 @@
 
 #include "unwind_build.h"
 #include "unwind_serve.h"
+#include "run_server.h"
 
 #define CLIENT_TIMEOUT_S	10
 /* Modules whose build failed: not tried again for each process. */
@@ -140,12 +140,7 @@ static void serve_client(int c, const char *dir)
 {
 	struct timeval tv = { .tv_sec = CLIENT_TIMEOUT_S };
 	char path[PATH_MAX + 1];
-	struct ucred peer;
-	socklen_t len = sizeof(peer);
 
-	if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &peer, &len) ||
-	    (peer.uid != geteuid() && peer.uid != 0))
-		return;
 	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	for (;;) {
 		ssize_t n = recv(c, path, sizeof(path) - 1, 0);
@@ -162,53 +157,18 @@ static void serve_client(int c, const char *dir)
 	}
 }
 
+static void serve_one(int conn, void *dir)
+{
+	serve_client(conn, dir);
+}
+
 int spu_serve(const char *name, const char *dir)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	size_t len = strlen(name);
-	struct pollfd pfd[2];
-	int fd, c, null;
+	struct run_server srv = {
+		.who = "sprofil-unwind", .serve = serve_one,
+		.arg = (void *)dir,
+	};
 
-	if (!len || len + 1 > sizeof(addr.sun_path)) {
-		fprintf(stderr, "sprofil-unwind: %s: not a socket name\n", name);
-		return 1;
-	}
-	memcpy(addr.sun_path + 1, name, len);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&addr,
-			   offsetof(struct sockaddr_un, sun_path) + 1 + len) ||
-	    listen(fd, 128)) {
-		fprintf(stderr, "sprofil-unwind: %s: %s\n", name,
-			strerror(errno));
-		return 1;
-	}
-	printf("ready\n");
-	fflush(stdout);
-	/* Record reads our stdout until it ends; stderr stays record's. */
-	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (null >= 0) {
-		dup2(null, 1);
-		close(null);
-	}
-	pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = 0, .events = POLLIN };
-	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		/* Record is gone, or done: its end of our stdin closed. */
-		if (pfd[1].revents)
-			break;
-		if (!(pfd[0].revents & POLLIN))
-			continue;
-		c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-		if (c < 0)
-			continue;
-		serve_client(c, dir);
-		close(c);
-	}
-	close(fd);
-	return 0;
+	/* Build errors stay on record's stderr. */
+	return run_server(name, &srv);
 }
