@@ -8,11 +8,21 @@
  *
  * The real functions are found with RTLD_NEXT; a relative name or $ORIGIN
  * in it is thus resolved as glibc resolves it for a dlopen() made from
- * libsprofil itself.
+ * libsprofil itself.  A static program (libc_next.h) loads through
+ * dlmopen() in the base namespace, which is where its dlopen() loads, and
+ * closes through __dlclose, whose member static dlopen's code pulls.
  */
 #include <dlfcn.h>
 #include <stddef.h>
+#include "interpose/libc_next.h"
 #include "pg/gmon.h"
+
+extern int __dlclose(void *handle) __attribute__((weak));
+
+static void *sp_static_dlopen(const char *file, int mode)
+{
+	return dlmopen(LM_ID_BASE, file, mode);
+}
 
 typedef void *(*dlopen_fn)(const char *, int);
 typedef int (*dlclose_fn)(void *);
@@ -23,7 +33,7 @@ void *dlopen(const char *file, int mode)
 	void *h;
 
 	if (!real)
-		real = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
+		real = (dlopen_fn)sp_libc_next("dlopen", sp_static_dlopen);
 	if (!real)
 		return NULL;
 	h = real(file, mode);
@@ -38,7 +48,7 @@ int dlclose(void *handle)
 	int ret;
 
 	if (!real)
-		real = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+		real = (dlclose_fn)sp_libc_next("dlclose", __dlclose);
 	if (!real)
 		return -1;
 	ret = real(handle);

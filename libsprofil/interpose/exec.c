@@ -13,14 +13,17 @@
  * vfork child, where malloc is not safe.  The real functions are looked up
  * at load time for the same reason.
  */
-#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "interpose/libc_next.h"
 #include "pg/gmon.h"
 
 typedef int (*sp_execve_fn)(const char *, char *const[], char *const[]);
@@ -32,12 +35,39 @@ static sp_execve_fn real_execve, real_execvpe;
 static sp_fexecve_fn real_fexecve;
 static sp_execveat_fn real_execveat;
 
+/*
+ * A static program's (libc_next.h): the PATH search is glibc's, whose
+ * __execvpe posix_spawnp's member reaches; the others are one system
+ * call each, as in glibc.
+ */
+extern int __execvpe(const char *file, char *const argv[],
+		     char *const envp[]) __attribute__((weak));
+SP_LIBC_ANCHOR(posix_spawnp);
+
+static int sp_sys_execve(const char *path, char *const argv[],
+			 char *const envp[])
+{
+	return syscall(SYS_execve, path, argv, envp);
+}
+
+static int sp_sys_execveat(int dirfd, const char *path, char *const argv[],
+			   char *const envp[], int flags)
+{
+	return syscall(SYS_execveat, dirfd, path, argv, envp, flags);
+}
+
+static int sp_sys_fexecve(int fd, char *const argv[], char *const envp[])
+{
+	return sp_sys_execveat(fd, "", argv, envp, AT_EMPTY_PATH);
+}
+
 __attribute__((constructor)) static void sp_exec_init(void)
 {
-	real_execve = (sp_execve_fn)dlsym(RTLD_NEXT, "execve");
-	real_execvpe = (sp_execve_fn)dlsym(RTLD_NEXT, "execvpe");
-	real_fexecve = (sp_fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
-	real_execveat = (sp_execveat_fn)dlsym(RTLD_NEXT, "execveat");
+	real_execve = (sp_execve_fn)sp_libc_next("execve", sp_sys_execve);
+	real_execvpe = (sp_execve_fn)sp_libc_next("execvpe", __execvpe);
+	real_fexecve = (sp_fexecve_fn)sp_libc_next("fexecve", sp_sys_fexecve);
+	real_execveat = (sp_execveat_fn)sp_libc_next("execveat",
+						     sp_sys_execveat);
 }
 
 /* The exec returned: it failed, with errno set. */

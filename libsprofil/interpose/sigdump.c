@@ -24,7 +24,6 @@
  * raises the signal again in itself, so the process still dies of it,
  * with the status its parent expects.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -38,6 +37,7 @@
 #include "pg/gmon.h"
 #include "common/settings.h"
 #include "common/own_threads.h"
+#include "interpose/libc_next.h"
 
 static int sd_signal;			/* 0: SPROFIL_SIGDUMP unset or bad */
 static int sd_pipe[2] = { -1, -1 };	/* the handler writes to [1] */
@@ -86,6 +86,9 @@ static void sd_handler(int sig)
 typedef int (*sd_sigaction_fn)(int, const struct sigaction *,
 			       struct sigaction *);
 static sd_sigaction_fn real_sigaction;
+/* glibc's other name for sigaction(), exported by libc.so and libc.a. */
+extern int __sigaction(int sig, const struct sigaction *act,
+		       struct sigaction *old);
 
 /*
  * Async-signal-safe: the signal's number, for sd_die(), and then this
@@ -133,7 +136,8 @@ static void sd_fatal_handler(int sig)
 SD_NO_TSAN static sd_sigaction_fn sd_real_sigaction(void)
 {
 	if (!real_sigaction)
-		real_sigaction = (sd_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+		real_sigaction = (sd_sigaction_fn)sp_libc_next("sigaction",
+							       __sigaction);
 	return real_sigaction;
 }
 

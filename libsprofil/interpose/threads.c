@@ -8,18 +8,19 @@
  * first the part of a period the thread ran and no sample closed.  Each
  * backend does its part through its ops (backend.h).
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <threads.h>
 
 #include "backends/backend.h"
 #include "common/fork.h"
 #include "common/own_threads.h"
 #include "pg/thread_table.h"
+#include "interpose/libc_next.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SP_ASAN	1
@@ -35,6 +36,12 @@
 
 typedef int (*sp_create_fn)(pthread_t *thread, const pthread_attr_t *attr,
 			    void *(*fn)(void *arg), void *arg);
+
+/* A static program's pthread_create (libc_next.h); thrd_create calls it. */
+extern int __pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+			    void *(*fn)(void *arg), void *arg)
+	__attribute__((weak));
+SP_LIBC_ANCHOR(thrd_create);
 
 /* thread_start.S: fn(arg) with the frame pointer zero (outermost). */
 void *sp_call_outermost(void *(*fn)(void *), void *arg);
@@ -158,7 +165,8 @@ int pthread_create(pthread_t *restrict thread,
 	int err;
 
 	if (!create) {
-		create = (sp_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+		create = (sp_create_fn)sp_libc_next("pthread_create",
+						    __pthread_create);
 		if (!create)
 			return ENOSYS;
 		atomic_store(&real, create);

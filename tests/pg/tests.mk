@@ -5,12 +5,18 @@
 # with SPROFIL_BACKEND=kmod (the VM has no compiler).
 
 PG_DIR := $(BUILD)/tests/pg
+# Linked statically with libsprofil.a (-static, -static-pie), run by
+# pg-test_pg_static on each backend (docs/backends.md, "Static programs").
+PG_STATIC_NAMES := pg-shape-static pg-shape-static-pie pg-threads-static \
+	pg-tburn-static pg-fork-static pg-exec-static pg-sigdump-static
+PG_STATIC_DRIVER := $(PG_DIR)/pg-test_pg_static
 # Every program the driver runs; they sit next to it, here and in the VM.
 PG_PROGS := $(addprefix $(PG_DIR)/,pg-shape pg-shape-fentry pg-shape-glibc \
 	pg-threads pg-threads-glibc pg-fork pg-exec pg-exec-glibc pg-cpu \
 	pg-sigdump pg-smonitor pg-modmain pg-modmain-glibc pg-dlmod libpgmod.so \
 	pg-manyarcs pg-manyarcs-glibc pg-sigfork libpgearly.so pg-dlloop \
-	pg-arclib libpgarcs.so pg-callers pg-callers-mod pg-callers-fp pg-test_pg_callers) \
+	pg-arclib libpgarcs.so pg-callers pg-callers-mod pg-callers-fp pg-test_pg_callers \
+	$(PG_STATIC_NAMES) pg-test_pg_static) \
 	$(BUILD)/gprof/gmon-dump $(BUILD)/gprof/gprof
 PG_DRIVER := $(PG_DIR)/test_pg
 PG_HDRS := tests/pg/pg_burn.h tests/pg/pg_manyarcs.h
@@ -29,6 +35,17 @@ $(PG_DIR)/pg-%: tests/pg/pg_%.c $(PG_HDRS) $(LIB_DIR)/libsprofil.so
 $(PG_DIR)/pg-shape-fentry: tests/pg/pg_shape.c $(PG_HDRS) $(LIB_DIR)/libsprofil.so
 	@mkdir -p $(PG_DIR)
 	$(CC) $(PG_CFLAGS) -mfentry -o $@ $< $(PG_SPROFIL)
+
+# libsprofil.a's runtime in a program without a dynamic loader.
+PG_STATIC_LIBS := -L$(LIB_DIR) -lsprofil $(LIB_LDLIBS)
+
+$(PG_DIR)/pg-%-static: tests/pg/pg_%.c $(PG_HDRS) $(LIB_DIR)/libsprofil.a
+	@mkdir -p $(PG_DIR)
+	$(CC) $(PG_CFLAGS) -static -o $@ $< $(PG_STATIC_LIBS)
+
+$(PG_DIR)/pg-shape-static-pie: tests/pg/pg_shape.c $(PG_HDRS) $(LIB_DIR)/libsprofil.a
+	@mkdir -p $(PG_DIR)
+	$(CC) $(PG_CFLAGS) -fPIE -static-pie -o $@ $< $(PG_STATIC_LIBS)
 
 # glibc's own runtime: for LD_PRELOAD=libsprofil.so and for contrast.
 $(PG_DIR)/pg-%-glibc: tests/pg/pg_%.c $(PG_HDRS)
@@ -94,8 +111,10 @@ $(PG_DIR)/pg-callers-fp: tests/pg/pg_callers.c $(PG_HDRS) $(LIB_DIR)/libsprofil.
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer -fno-shrink-wrap \
 		-DPG_CALLERS_FP -rdynamic -o $@ $< $(PG_SPROFIL) -ldl -pthread
 
-# The drivers' runner of the programs (tests/common/prog_run.c).
-PG_RUN_SRC := tests/common/prog_run.c tests/common/prog_run.h
+# The drivers' runner of the programs (tests/common/prog_run.c) and
+# their readers of GNU gprof's reports.
+PG_RUN_SRC := tests/common/prog_run.c tests/common/prog_run.h \
+	tests/pg/pg_report.c tests/pg/pg_report.h
 
 # The caller-chain driver, named pg-* so that the VM payload takes it as
 # one of the programs, and runs it as it runs pg-test_pg.
@@ -114,8 +133,15 @@ $(PG_DRIVER): tests/pg/test_pg.c tests/pg/pg_manyarcs.h tests/common/workload.c 
 		$(PG_RUN_SRC)
 	@mkdir -p $(PG_DIR)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -o $@ $< tests/common/workload.c \
-		tests/common/prog_run.c \
+		tests/common/prog_run.c tests/pg/pg_report.c \
 		-lcmocka -ldl
+
+# Named pg-* so that the VM payload takes it with the programs.
+$(PG_STATIC_DRIVER): tests/pg/test_pg_static.c tests/common/workload.c \
+		tests/common/workload.h $(PG_RUN_SRC)
+	@mkdir -p $(PG_DIR)
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -o $@ $< tests/common/workload.c \
+		tests/common/prog_run.c tests/pg/pg_report.c -lcmocka
 
 .PHONY: pg-tests check-pg
 pg-tests: $(PG_PROGS) $(PG_DRIVER)
@@ -124,4 +150,7 @@ check-pg: pg-tests lib
 	@mkdir -p $(BUILD)/results
 	@cd $(PG_DIR) && SPROFIL_BACKEND=signal \
 		$(abspath scripts/run-tap) $(abspath $(BUILD)/results/pg.tap) \
-		$(notdir $(PG_DRIVER) $(PG_CALLERS_DRIVER))
+		$(notdir $(PG_DRIVER) $(PG_CALLERS_DRIVER) $(PG_STATIC_DRIVER))
+	@cd $(PG_DIR) && SPROFIL_BACKEND=bpf \
+		$(abspath scripts/run-tap) $(abspath $(BUILD)/results/pg-bpf.tap) \
+		$(notdir $(PG_STATIC_DRIVER))
