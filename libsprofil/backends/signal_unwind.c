@@ -12,11 +12,13 @@
  * dl_iterate_phdr(); a module whose build-id has a file gets it mapped,
  * read-only, once it passes spu_table_view() and names the same
  * build-id.  Entries are added, never moved: the handler reads the count
- * with acquire order and an entry's span with relaxed loads, and a
- * module that is gone at a later start has its span emptied, so that a
- * module mapped later at its addresses is not walked with its rules.
- * Its table stays mapped (a handler may be reading it), at most
- * SP_UNWIND_MAX of them.
+ * with acquire order and an entry's span with an acquire load of its
+ * end, and a module that is gone at a later start has its span emptied,
+ * so that a module mapped later at its addresses is not walked with its
+ * rules.  Its table stays mapped (a handler may be reading it), at most
+ * SP_UNWIND_MAX of them, and the module loaded again (a dlopen() and
+ * dlclose() loop) takes its emptied entry back at its new bias: its
+ * table is the same file, named by the same build-id.
  *
  * Under `sprofil record`, SPROFIL_UNWIND_SERVER names the run's table
  * server (sprofil-unwind -S, unwind/unwind_serve.c): a module with a
@@ -58,7 +60,7 @@ struct sp_unwind_scan_arg {
 
 struct sp_unwind_mod {
 	_Atomic uintptr_t lo, hi;	/* runtime span of its code */
-	uintptr_t bias;
+	_Atomic uintptr_t bias;
 	struct spu_table t;
 	unsigned char id[SPU_BUILD_ID_MAX];
 	size_t id_len;
@@ -77,8 +79,9 @@ static const struct sp_unwind_mod *sp_unwind_mod_of(uintptr_t pc)
 	for (i = 0; i < n; i++) {
 		const struct sp_unwind_mod *m = &sp_umod[i];
 
-		if (pc >= atomic_load_explicit(&m->lo, memory_order_relaxed) &&
-		    pc < atomic_load_explicit(&m->hi, memory_order_relaxed))
+		/* The end first: a span re-armed is published by its end. */
+		if (pc < atomic_load_explicit(&m->hi, memory_order_acquire) &&
+		    pc >= atomic_load_explicit(&m->lo, memory_order_relaxed))
 			return m;
 	}
 	return NULL;
@@ -205,6 +208,22 @@ static bool sp_unwind_ask(struct sp_unwind_scan_arg *a, const char *name)
 	return answer == 0;
 }
 
+/*
+ * Publishes @m's span for a module loaded at @bias: its end last, with
+ * release order, so that a handler that finds the span reads this bias.
+ */
+static void sp_unwind_arm(struct sp_unwind_mod *m, uintptr_t bias)
+{
+	const struct spu_header *h = m->t.hdr;
+
+	m->seen = 1;
+	atomic_store_explicit(&m->bias, bias, memory_order_relaxed);
+	/* The rows cover [base, base + span) of the link-time addresses. */
+	atomic_store_explicit(&m->lo, bias + h->base, memory_order_relaxed);
+	atomic_store_explicit(&m->hi, bias + h->base + h->span,
+			      memory_order_release);
+}
+
 static int sp_unwind_scan(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct sp_unwind_scan_arg *a = arg;
@@ -233,11 +252,17 @@ static int sp_unwind_scan(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	for (i = 0; i < n; i++) {
 		m = &sp_umod[i];
-		if (m->bias == info->dlpi_addr && m->id_len == id_len &&
-		    !memcmp(m->id, id, id_len) && atomic_load(&m->hi)) {
+		if (m->id_len != id_len || memcmp(m->id, id, id_len))
+			continue;
+		if (atomic_load(&m->hi)) {
+			if (atomic_load(&m->bias) != info->dlpi_addr)
+				continue;
 			m->seen = 1;
 			return 0;
 		}
+		/* Gone and loaded again: the same table at the new bias. */
+		sp_unwind_arm(m, info->dlpi_addr);
+		return 0;
 	}
 	if (n == SP_UNWIND_MAX)
 		return 0;
@@ -248,15 +273,9 @@ static int sp_unwind_scan(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	m = &sp_umod[n];
 	spu_table_view(h, bytes, &m->t);
-	m->bias = info->dlpi_addr;
 	memcpy(m->id, id, id_len);
 	m->id_len = id_len;
-	m->seen = 1;
-	/* The rows cover [base, base + span) of the link-time addresses. */
-	atomic_store_explicit(&m->lo, info->dlpi_addr + h->base,
-			      memory_order_relaxed);
-	atomic_store_explicit(&m->hi, info->dlpi_addr + h->base + h->span,
-			      memory_order_relaxed);
+	sp_unwind_arm(m, info->dlpi_addr);
 	atomic_store_explicit(&sp_numod, n + 1, memory_order_release);
 	return 0;
 }
@@ -296,7 +315,9 @@ static int sp_unwind_rule(uintptr_t addr, struct spu_rule *rule)
 
 	if (!m)
 		return -1;
-	k = spu_find(&m->t, addr - m->bias - m->t.hdr->base);
+	k = spu_find(&m->t, addr -
+		     atomic_load_explicit(&m->bias, memory_order_relaxed) -
+		     m->t.hdr->base);
 	if (k < 0)
 		return -1;
 	*rule = m->t.rule[k];

@@ -12,8 +12,12 @@
  * down to _start and each caller's measured share is within 2 points of
  * its CPU time.  Tables that are not the program's, or writable by
  * others, are not used, and a hostile one that passes the checks cuts
- * chains without a fault.  The tables are the signal backend's only (kmod and bpf
- * do not read them yet): elsewhere the tests skip.
+ * chains without a fault.  Chains also cross modules (the program, libc's
+ * qsort(), a callback into the program), and a module without frame
+ * pointers loaded and unloaded in a loop gets its table back each time
+ * without the tables mapped growing.  The tables are the signal
+ * backend's only (kmod and bpf do not read them yet): elsewhere the
+ * tests skip.
  */
 #include <dirent.h>
 #include <link.h>
@@ -99,6 +103,44 @@ static int signal_backend(void)
 	return !sprofil_info(&i) && !strcmp(i.backend, "signal");
 }
 
+static void say_tree(const struct ct_tree *tree)
+{
+	print_message("# %llu samples, %llu truncated, %llu lost\n",
+		      (unsigned long long)tree->samples,
+		      (unsigned long long)tree->truncated,
+		      (unsigned long long)tree->lost);
+}
+
+/*
+ * Starts sampling @n spans of text with a caller table; profile_stop()
+ * ends it and reads the table into @tree.
+ */
+static void profile_start(struct prof *p, const struct ct_span *span, int n,
+			  void **table)
+{
+	for (int i = 0; i < n; i++) {
+		p[i].pr_size = (span[i].end - span[i].start + 3) & ~3ul;
+		p[i].pr_base = calloc(1, p[i].pr_size);
+		assert_non_null(p[i].pr_base);
+		p[i].pr_off = span[i].start;
+		p[i].pr_scale = 0x10000;
+	}
+	*table = malloc(TABLE_BYTES);
+	assert_non_null(*table);
+	assert_int_equal(sprofil_callers(*table, TABLE_BYTES, DEPTH), 0);
+	assert_int_equal(sprofil(p, n, NULL, PROF_UINT | PROF_FAST), 0);
+}
+
+static void profile_stop(struct prof *p, int n, struct ct_tree *tree,
+			 void *table)
+{
+	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
+	sprofil_callers(NULL, 0, 0);
+	assert_int_equal(ct_from_table(tree, table), 0);
+	for (int i = 0; i < n; i++)
+		free(p[i].pr_base);
+}
+
 /*
  * Profiles the four callers for about 2,000 samples of CPU, with a
  * caller table, and returns the tree and each caller's CPU time.
@@ -111,15 +153,7 @@ static void profile(struct ct_tree *tree, double *cpu, void **table,
 	double wsum = 0, seconds;
 	uint64_t chunk;
 
-	p.pr_size = (text.end - text.start + 3) & ~3ul;
-	p.pr_base = calloc(1, p.pr_size);
-	assert_non_null(p.pr_base);
-	p.pr_off = text.start;
-	p.pr_scale = 0x10000;
-	*table = malloc(TABLE_BYTES);
-	assert_non_null(*table);
-	assert_int_equal(sprofil_callers(*table, TABLE_BYTES, DEPTH), 0);
-	assert_int_equal(sprofil(&p, 1, NULL, PROF_UINT | PROF_FAST), 0);
+	profile_start(&p, &text, 1, table);
 	seconds = lt_seconds_for(samples);
 	chunk = (uint64_t)(iters_per_sec * lt_seconds_for(1)) / 4 + 1;
 	for (int k = 0; k < NCALLERS; k++) {
@@ -130,14 +164,8 @@ static void profile(struct ct_tree *tree, double *cpu, void **table,
 		for (int k = 0; k < NCALLERS; k++)
 			cpu[k] += wl_spin_cpu(callers4[k], chunk,
 					      seconds * weight4[k] / wsum / 10);
-	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
-	sprofil_callers(NULL, 0, 0);
-	assert_int_equal(ct_from_table(tree, *table), 0);
-	free(p.pr_base);
-	print_message("# %llu samples, %llu truncated, %llu lost\n",
-		      (unsigned long long)tree->samples,
-		      (unsigned long long)tree->truncated,
-		      (unsigned long long)tree->lost);
+	profile_stop(&p, 1, tree, *table);
+	say_tree(tree);
 }
 
 /* Without tables: every sample in the callee has a cut chain. */
@@ -195,6 +223,156 @@ static void with_tables_chains_are_whole(void **state)
 	}
 	ct_free(&tree);
 	free(table);
+}
+
+/* Spins in the program, called back by libc's qsort(). */
+static uint64_t uw_cmp_spin;
+
+__attribute__((noipa)) int uw_cmp(const void *a, const void *b)
+{
+	uint64_t x = uw_cmp_spin;
+
+	for (uint64_t i = 0; i < uw_cmp_spin; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return (*(const int *)a > *(const int *)b) -
+	       (*(const int *)a < *(const int *)b) + (int)(x & 0);
+}
+
+/* The program's caller of qsort(): @n iterations of comparisons. */
+__attribute__((noipa)) uint64_t uw_sorter(uint64_t n)
+{
+	int v[64];
+
+	for (int i = 0; i < 64; i++)
+		v[i] = (i * 37) % 64;
+	uw_cmp_spin = n / 400 + 1;
+	qsort(v, 64, sizeof(v[0]), uw_cmp);
+	return (uint64_t)v[0];
+}
+
+/*
+ * Executable -> libc (no frame pointers) -> callback into the
+ * executable: the comparator's samples walk up through qsort()'s frames,
+ * by libc's table, to the program's caller.
+ */
+static void chains_cross_modules_into_a_callback(void **state)
+{
+	struct ct_span span[2] = {
+		lt_text_of((void *)uw_sorter), lt_text_of((void *)qsort),
+	};
+	struct prof p[2];
+	struct ct_tree tree;
+	uint64_t leaf, cut, under;
+	void *table;
+
+	(void)state;
+	profile_start(p, span, 2, &table);
+	wl_spin_cpu(uw_sorter, iters_per_sec / 1000 + 1, lt_seconds_for(1000));
+	profile_stop(p, 2, &tree, table);
+	say_tree(&tree);
+	leaf = ct_leaf(&tree, lt_span_of((void *)uw_cmp), &cut);
+	under = ct_below(&tree, lt_span_of((void *)uw_sorter));
+	print_message("# %llu samples in the comparator, %llu cut; %llu under its qsort() caller\n",
+		      (unsigned long long)leaf, (unsigned long long)cut,
+		      (unsigned long long)under);
+	assert_true(leaf >= 300);
+	assert_true(cut <= 0.05 * leaf);
+	assert_true(under >= 0.95 * leaf);
+	ct_free(&tree);
+	free(table);
+}
+
+/* Calls libm's @fn (loaded and unloaded by the test) @n times. */
+static double (*uw_dl_fn)(double);
+
+__attribute__((noipa)) uint64_t uw_dl_caller(uint64_t n)
+{
+	double x = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		x += uw_dl_fn(1.5 + (double)(i & 1023) / 64);
+	return (uint64_t)x;
+}
+
+/* The unwind tables this process has mapped (/proc/self/maps). */
+static int tables_mapped(void)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, ".spu\n") != NULL;
+	fclose(f);
+	return n;
+}
+
+/*
+ * A module without frame pointers (a copy of libm, so that it really
+ * unloads) loaded and unloaded 300 times, each time sampled, and each
+ * time seen gone by a start in between: its table comes back with it,
+ * chains through it stay whole at the end, and the tables mapped do
+ * not grow with the loop.
+ */
+static void dlopen_loop_tables_come_and_go(void **state)
+{
+	char dir[] = "/tmp/sprofil-dlloop-XXXXXX", copy[256], cmd[512];
+	struct ct_span span[2];
+	struct prof p[2];
+	struct ct_tree tree;
+	uint64_t leaf = 0, cut = 0, under = 0;
+	void *table, *h;
+	Dl_info d;
+	int first = 0;
+
+	(void)state;
+	assert_true(dladdr((void *)lgamma, &d));
+	assert_non_null(mkdtemp(dir));
+	snprintf(copy, sizeof(copy), "%s/libm-copy.so", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", d.dli_fname, copy);
+	assert_int_equal(system(cmd), 0);
+	for (int i = 0; i < 300; i++) {
+		bool last = i == 299;
+
+		h = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
+		assert_non_null(h);
+		uw_dl_fn = (double (*)(double))dlsym(h, "lgamma");
+		assert_non_null(uw_dl_fn);
+		span[0] = lt_text_of((void *)uw_dl_caller);
+		span[1] = lt_text_of((void *)uw_dl_fn);
+		profile_start(p, span, 2, &table);
+		wl_spin_cpu(uw_dl_caller, 1000,
+			    last ? lt_seconds_for(500) : 0.001);
+		profile_stop(p, 2, &tree, table);
+		if (last) {
+			say_tree(&tree);
+			leaf = ct_leaf(&tree, span[1], &cut);
+			under = ct_below(&tree,
+					 lt_span_of((void *)uw_dl_caller));
+		}
+		ct_free(&tree);
+		free(table);
+		if (i == 0)
+			first = tables_mapped();
+		assert_int_equal(dlclose(h), 0);
+		/* A start with the module gone empties its entry. */
+		profile_start(p, span, 1, &table);
+		profile_stop(p, 1, &tree, table);
+		ct_free(&tree);
+		free(table);
+	}
+	print_message("# %d tables mapped after the first load, %d after 300; last load: %llu samples in libm's copy, %llu cut, %llu under its caller\n",
+		      first, tables_mapped(), (unsigned long long)leaf,
+		      (unsigned long long)cut, (unsigned long long)under);
+	unlink(copy);
+	rmdir(dir);
+	assert_true(tables_mapped() <= first);
+	assert_true(leaf >= 100);
+	assert_true(cut <= 0.05 * leaf);
+	assert_true(under >= 0.9 * leaf);
 }
 
 /*
@@ -445,6 +623,8 @@ int main(int argc, char **argv)
 	};
 	const struct CMUnitTest child[] = {
 		cmocka_unit_test(with_tables_chains_are_whole),
+		cmocka_unit_test(chains_cross_modules_into_a_callback),
+		cmocka_unit_test(dlopen_loop_tables_come_and_go),
 	};
 	const struct CMUnitTest refused[] = {
 		cmocka_unit_test(refused_tables_are_not_used),
