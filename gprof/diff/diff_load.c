@@ -339,6 +339,7 @@ static int read_group(struct dside *s, unsigned int run, char **files, int n,
 	struct profile prof;
 	struct dprog *p;
 	double sample_s;
+	bool counted;
 	int ret = -1;
 
 	o.a_out_name = proc->main_path;
@@ -352,7 +353,7 @@ static int read_group(struct dside *s, unsigned int run, char **files, int n,
 			opt->g.whoami, files[0]);
 		goto out;
 	}
-	profile_prepare(&prof, &o);
+	counted = profile_prepare(&prof, &o);
 	p = side_prog(s, base_of(proc->main_path), s->nruns);
 	sample_s = prof.hz > 0 ? 1.0 / prof.hz : 0;
 	if (p->sample_s && sample_s != p->sample_s) {
@@ -370,14 +371,14 @@ static int read_group(struct dside *s, unsigned int run, char **files, int n,
 	p->sample_s = sample_s;
 	snprintf(p->dimension, sizeof(p->dimension), "%s",
 		 prof.hist_dimension);
-	hist_assign_samples(&prof);
-	take_functions(p, run, &prof, opt);
-	if (opt->format == DF_FOLDED) {
-		bool counted = (prof.gmon_input & INPUT_CALL_GRAPH) != 0;
-
+	/* The stacks want the call graph (which assigns the histogram). */
+	if (opt->format == DF_FOLDED)
 		free(profile_analyze(&prof, &o, counted));
+	else
+		hist_assign_samples(&prof);
+	take_functions(p, run, &prof, opt);
+	if (opt->format == DF_FOLDED)
 		take_stacks(p, &prof, opt);
-	}
 	ret = 0;
 out:
 	profile_free(&prof);
