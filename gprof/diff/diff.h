@@ -112,13 +112,14 @@ struct dcmp {
 /* Fills @c's ratio, interval (two-sided @confidence) and P-value. */
 void diff_compare(struct dcmp *c, double confidence, double gate);
 /*
- * The overdispersion of @f's runs (Pearson's chi-square over its
- * degrees of freedom, both sides), shrunk towards @pooled; 1 with one
- * run a side.  @x2 and @df, when not NULL, get the raw sums.
+ * Pearson's chi-square of @bf's and @nf's runs against their shares of
+ * the runs' totals, and its degrees of freedom (0 with one run a side).
  */
-double diff_dispersion(const struct dprog *bp, const struct dfn *bf,
-		       const struct dprog *np, const struct dfn *nf,
-		       double pooled, double *x2, double *df);
+void diff_dispersion(const struct dprog *bp, const struct dfn *bf,
+		     const struct dprog *np, const struct dfn *nf,
+		     double *x2, double *df);
+/* A function's overdispersion (>= 1): its own @x2 / @df shrunk to @model. */
+double diff_phi(double x2, double df, double model);
 /*
  * Holm's step-down over the @n tests of @c whose tested is set: sets
  * failed on those rejected at family-wise level @alpha; returns their
@@ -134,6 +135,7 @@ struct drow {
 	const struct dfn *bf, *nf;	/* NULL: not on that side */
 	struct dcmp c;
 	double rank;		/* lower bound of the growth, seconds */
+	double x2, df;		/* its runs' chi-square (diff_dispersion) */
 };
 
 struct dpair {

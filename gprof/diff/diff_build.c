@@ -63,7 +63,7 @@ static void pair_rows(struct diff *d, struct dpair *pr)
 	const struct diff_options *opt = d->opt;
 	const struct dprog *bp = pr->bp, *np = pr->np;
 	double gate = opt->fail_above >= 0 ? 1 + opt->fail_above / 100 : 1;
-	double wb, wn, x2 = 0, df = 0, pooled = 1, fx, fd;
+	double wb, wn, x2 = 0, df = 0, kappa;
 	size_t i, n = 0;
 
 	wb = opt->normalize ? 1.0 / bp->total : bp->sample_s;
@@ -85,19 +85,22 @@ static void pair_rows(struct diff *d, struct dpair *pr)
 			r->label = r->nf->label;
 		}
 	pr->nrows = n;
-	/* The pooled overdispersion of the functions that can vote. */
+	/*
+	 * The spread model phi = 1 + kappa * (mean samples a run), kappa
+	 * by moments over the functions that can vote (diff_stats.c).
+	 */
 	for (i = 0; i < n; i++) {
-		const struct drow *r = &pr->rows[i];
+		struct drow *r = &pr->rows[i];
 
-		if (r->bf && r->nf &&
+		diff_dispersion(bp, r->bf, np, r->nf, &r->x2, &r->df);
+		if (r->bf && r->nf && r->df &&
 		    r->bf->total + r->nf->total >= opt->min_samples) {
-			diff_dispersion(bp, r->bf, np, r->nf, 1, &fx, &fd);
-			x2 += fx;
-			df += fd;
+			x2 += r->x2 - r->df;
+			df += r->df * (double)(r->bf->total + r->nf->total) /
+			      (bp->nruns + np->nruns);
 		}
 	}
-	if (df > 0)
-		pooled = fmax(1, x2 / df);
+	kappa = df > 0 ? fmax(0, x2 / df) : 0;
 	for (i = 0; i < n; i++) {
 		struct drow *r = &pr->rows[i];
 		struct dcmp *c = &r->c;
@@ -106,8 +109,8 @@ static void pair_rows(struct diff *d, struct dpair *pr)
 		c->n = r->nf ? r->nf->total : 0;
 		c->wb = wb;
 		c->wn = wn;
-		c->phi = diff_dispersion(bp, r->bf, np, r->nf, pooled, NULL,
-					 NULL);
+		c->phi = diff_phi(r->x2, r->df, 1 + kappa * (double)(c->b + c->n) /
+				  (bp->nruns + np->nruns));
 		c->tested = opt->fail_above >= 0 && r->bf && r->nf &&
 			    c->b + c->n >= opt->min_samples;
 		diff_compare(c, opt->confidence, gate);
@@ -123,7 +126,7 @@ static void pair_rows(struct diff *d, struct dpair *pr)
 	x2 = df = 0;
 	total_x2(bp, &x2, &df);
 	total_x2(np, &x2, &df);
-	pr->total.phi = df > 0 ? fmax(1, x2 / df) : 1;
+	pr->total.phi = diff_phi(x2, df, 1);
 	/* Shares always sum to one: --normalize has no total to gate. */
 	pr->total.tested = opt->fail_above >= 0 && !opt->normalize;
 	diff_compare(&pr->total, opt->confidence, gate);

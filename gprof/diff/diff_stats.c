@@ -15,15 +15,21 @@
  * With several runs a side, the runs' observed spread widens both: the
  * counts are divided by the overdispersion phi (quasi-Poisson: Pearson's
  * chi-square over its degrees of freedom), never below 1.  A function's
- * own phi rests on few degrees of freedom, so it is shrunk towards the
- * pooled phi of all functions, as if it had DISP_PRIOR_DF more.
+ * own phi rests on few degrees of freedom (2 with 3 runs a side), too
+ * noisy for the far tail a corrected gate looks at; so it is shrunk
+ * towards a model fitted to all the functions, as if the model had
+ * DISP_PRIOR_DF degrees of freedom of its own.  The model is the
+ * negative binomial's variance, mean + kappa * mean^2 (phi = 1 + kappa *
+ * the mean count of a run): run-to-run noise that scales a function's
+ * time (caches, clock, input) grows with its samples, so one pooled phi
+ * would be too wide for small functions and too narrow for big ones.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "diff.h"
 
-#define DISP_PRIOR_DF 4.0
+#define DISP_PRIOR_DF 16.0
 
 double diff_norm_sf(double z)
 {
@@ -134,21 +140,21 @@ static void side_x2(const struct dprog *p, const struct dfn *f, double *x2,
 	*df += p->nruns - 1;
 }
 
-double diff_dispersion(const struct dprog *bp, const struct dfn *bf,
-		       const struct dprog *np, const struct dfn *nf,
-		       double pooled, double *x2, double *df)
+void diff_dispersion(const struct dprog *bp, const struct dfn *bf,
+		     const struct dprog *np, const struct dfn *nf,
+		     double *x2, double *df)
 {
-	double x = 0, d = 0;
+	*x2 = 0;
+	*df = 0;
+	side_x2(bp, bf, x2, df);
+	side_x2(np, nf, x2, df);
+}
 
-	side_x2(bp, bf, &x, &d);
-	side_x2(np, nf, &x, &d);
-	if (x2)
-		*x2 = x;
-	if (df)
-		*df = d;
-	if (!d)
+double diff_phi(double x2, double df, double model)
+{
+	if (!df)
 		return 1;
-	return fmax(1, (x + DISP_PRIOR_DF * pooled) / (d + DISP_PRIOR_DF));
+	return fmax(1, (x2 + DISP_PRIOR_DF * model) / (df + DISP_PRIOR_DF));
 }
 
 static int by_p(const void *a, const void *b)
