@@ -43,6 +43,13 @@ struct dfn {
 	uint64_t total;
 };
 
+/* One function's samples in one run, before dprog_finish() merges them. */
+struct draw {
+	char *key, *label;
+	unsigned int run;
+	uint64_t samples;
+};
+
 /* A folded stack of one side and its samples (--format=folded). */
 struct dstack {
 	char *stack;
@@ -57,10 +64,10 @@ struct dprog {
 	unsigned int nruns;	/* the side's runs */
 	uint64_t *run_total;	/* [nruns]: its samples in each run */
 	uint64_t total;
-	struct dfn *fns;
-	size_t nfns, cap;
-	size_t *hash;		/* index + 1 into fns, 0 empty */
-	size_t hsize;		/* a power of two */
+	struct dfn *fns;	/* sorted by key */
+	size_t nfns;
+	struct draw *raw;	/* while its runs are read */
+	size_t nraw, raw_cap;
 	struct dstack *stacks;
 	size_t nstacks, stacks_cap;
 };
@@ -80,8 +87,6 @@ struct dside {
 int diff_side_load(struct dside *side, const char *operand,
 		   const struct diff_options *opt);
 void diff_side_free(struct dside *side);
-/* The function of @key in @p, made on first use with @nruns zeros. */
-struct dfn *dprog_fn(struct dprog *p, const char *key, const char *label);
 /* The function of @key in @p, or NULL. */
 struct dfn *dprog_find(const struct dprog *p, const char *key);
 /* Strips GCC's clone suffixes (.constprop.N, .isra.N, .part.N, .cold). */

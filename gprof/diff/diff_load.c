@@ -52,68 +52,69 @@ void diff_strip_clone(char *name)
 		}
 }
 
-static size_t hash_str(const char *s)
+/*
+ * A program's functions are gathered as (key, run, samples) entries,
+ * then sorted by key and merged (dprog_finish()): clones and every run
+ * of one function become one row, and the two sides are matched by
+ * binary search in each other's sorted rows.
+ */
+static void dprog_add(struct dprog *p, char *key, char *label,
+		      unsigned int run, uint64_t n)
 {
-	size_t h = 14695981039346656037ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
+	if (p->nraw == p->raw_cap) {
+		p->raw_cap = p->raw_cap * 2 + 256;
+		p->raw = xreallocarray(p->raw, p->raw_cap, sizeof(*p->raw));
+	}
+	p->raw[p->nraw].key = key;
+	p->raw[p->nraw].label = label;
+	p->raw[p->nraw].run = run;
+	p->raw[p->nraw++].samples = n;
 }
 
-static void dprog_rehash(struct dprog *p)
+static int by_key(const void *a, const void *b)
 {
-	size_t i, j;
+	return strcmp(((const struct dfn *)a)->key, ((const struct dfn *)b)->key);
+}
 
-	free(p->hash);
-	p->hsize = p->hsize ? p->hsize * 2 : 1024;
-	p->hash = xcalloc(p->hsize, sizeof(*p->hash));
-	for (i = 0; i < p->nfns; i++) {
-		j = hash_str(p->fns[i].key) & (p->hsize - 1);
-		while (p->hash[j])
-			j = (j + 1) & (p->hsize - 1);
-		p->hash[j] = i + 1;
+static int raw_by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct draw *)a)->key,
+		      ((const struct draw *)b)->key);
+}
+
+static void dprog_finish(struct dprog *p)
+{
+	struct dfn *f = NULL;
+	size_t i;
+
+	qsort(p->raw, p->nraw, sizeof(*p->raw), raw_by_key);
+	p->fns = xcalloc(p->nraw + 1, sizeof(*p->fns));
+	for (i = 0; i < p->nraw; i++) {
+		struct draw *r = &p->raw[i];
+
+		if (f && !strcmp(f->key, r->key)) {
+			free(r->key);
+			free(r->label);
+		} else {
+			f = &p->fns[p->nfns++];
+			f->key = r->key;
+			f->label = r->label;
+			f->runs = xcalloc(p->nruns, sizeof(*f->runs));
+		}
+		f->runs[r->run] += r->samples;
+		f->total += r->samples;
 	}
+	free(p->raw);
+	p->raw = NULL;
+	p->nraw = p->raw_cap = 0;
 }
 
 struct dfn *dprog_find(const struct dprog *p, const char *key)
 {
-	size_t j;
+	struct dfn k = { .key = (char *)key };
 
-	if (!p->hsize)
-		return NULL;
-	for (j = hash_str(key) & (p->hsize - 1); p->hash[j];
-	     j = (j + 1) & (p->hsize - 1))
-		if (!strcmp(p->fns[p->hash[j] - 1].key, key))
-			return &p->fns[p->hash[j] - 1];
-	return NULL;
-}
-
-struct dfn *dprog_fn(struct dprog *p, const char *key, const char *label)
-{
-	size_t j;
-	struct dfn *f;
-
-	if (2 * (p->nfns + 1) > p->hsize)
-		dprog_rehash(p);
-	j = hash_str(key) & (p->hsize - 1);
-	while (p->hash[j]) {
-		f = &p->fns[p->hash[j] - 1];
-		if (!strcmp(f->key, key))
-			return f;
-		j = (j + 1) & (p->hsize - 1);
-	}
-	if (p->nfns == p->cap) {
-		p->cap = p->cap * 2 + 64;
-		p->fns = xreallocarray(p->fns, p->cap, sizeof(*p->fns));
-	}
-	f = &p->fns[p->nfns];
-	f->key = xstrdup(key);
-	f->label = xstrdup(label);
-	f->runs = xcalloc(p->nruns, sizeof(*f->runs));
-	f->total = 0;
-	p->hash[j] = ++p->nfns;
-	return f;
+	return p->nfns ? bsearch(&k, p->fns, p->nfns, sizeof(*p->fns),
+				 by_key) : NULL;
 }
 
 static const char *base_of(const char *path)
@@ -241,7 +242,6 @@ static void take_functions(struct dprog *p, unsigned int run,
 		struct sym *s = &prof->symtab.base[i];
 		char *name, *dm, *mod, *key, *label;
 		const char *file = "";
-		struct dfn *f;
 
 		if (!whole[i])
 			continue;
@@ -264,15 +264,11 @@ static void take_functions(struct dprog *p, unsigned int run,
 		label = xmalloc(strlen(mod) + strlen(file) + strlen(name) + 8);
 		sprintf(label, "%s%s%s%s%s%s", name, *file ? " (" : "", file,
 			*file ? ")" : "", *mod ? " @" : "", mod);
-		f = dprog_fn(p, key, label);
-		f->runs[run] += whole[i];
-		f->total += whole[i];
+		dprog_add(p, key, label, run, whole[i]);
 		p->run_total[run] += whole[i];
 		p->total += whole[i];
 		free(name);
 		free(mod);
-		free(key);
-		free(label);
 	}
 	free(whole);
 }
@@ -456,6 +452,8 @@ int diff_side_load(struct dside *side, const char *operand,
 	     run = strtok_r(NULL, ",", &save))
 		ret = load_run(side, i++, run, opt);
 	free(copy);
+	for (k = 0; k < side->nprogs; k++)
+		dprog_finish(&side->progs[k]);
 	if (ret)
 		return -1;
 	if (i != side->nruns) {
@@ -487,8 +485,12 @@ void diff_side_free(struct dside *side)
 		for (i = 0; i < p->nstacks; i++)
 			free(p->stacks[i].stack);
 		free(p->stacks);
+		for (i = 0; i < p->nraw; i++) {
+			free(p->raw[i].key);
+			free(p->raw[i].label);
+		}
+		free(p->raw);
 		free(p->fns);
-		free(p->hash);
 		free(p->run_total);
 		free(p->name);
 	}
