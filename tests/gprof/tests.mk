@@ -250,7 +250,8 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 	check-gprof-sparse $(GPT_EXPORTS_ASAN) \
 	check-gprof-callers check-gprof-callers-asan check-gprof-roundtrip \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz \
-	check-gprof-model check-gprof-model-asan check-gprof-diff
+	check-gprof-model check-gprof-model-asan check-gprof-diff \
+	check-gprof-diff-asan
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
 GPT_ENV = GPROF=$(GPROF) GPT_BIN=$(abspath $(GPT_DIR)) \
@@ -331,9 +332,14 @@ check-gprof-model:
 check-gprof-roundtrip:
 	$(call GPT_CHECK,roundtrip,gprof $(GPT_DIR)/callers_roundtrip)
 
-# sprofil diff: simulated and recorded profiles (needs the command).
+# sprofil diff: simulated and recorded profiles (needs the command);
+# again, with fewer pairs, under ASan+UBSan and LSan.
 check-gprof-diff:
 	$(call GPT_CHECK,diff,gprof-tests cli $(GPT_DIFF))
+
+check-gprof-diff-asan:
+	$(call GPT_CHECK,diff-asan,gprof-tests cli $(GPT_DIFF) \
+		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
 
 check-gprof-callers-asan:
 	$(call GPT_CHECK,callers-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
@@ -396,7 +402,7 @@ GPT_PARTS := check-gprof-fuzz \
 	check-gprof-callers-asan check-gprof-badinput check-gprof-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-trust-asan \
 	check-gprof-pprof-asan check-gprof-cglines-asan check-gprof-merge-asan \
-	check-gprof-model-asan
+	check-gprof-model-asan check-gprof-diff-asan
 
 # Every part runs even when an earlier one failed.  The analyzer is
 # built first but no part depends on it: with GPROF=/usr/bin/gprof the
