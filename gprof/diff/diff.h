@@ -33,6 +33,7 @@ struct diff_options {
 	bool force;		/* --force: different programs compared */
 	enum diff_format format;	/* --format */
 	unsigned int top;	/* --top: rows printed, 0 all */
+	const char *pprof;	/* --pprof=PREFIX: PREFIX.{base,new}.pb.gz */
 };
 
 /* A function of one program on one side: its samples in each run. */
@@ -78,14 +79,16 @@ struct dside {
 	struct dprog *progs;
 	unsigned int nprogs;
 	bool tree;		/* a directory among its runs */
+	struct pp *pp;		/* --pprof: the side's profile being made */
 };
 
 /*
  * Reads side @operand: RUN[,RUN]..., each a profile or a directory of
- * *.gmon; 0, or -1 after one line on stderr (bad input).
+ * *.gmon; 0, or -1 after one line on stderr (bad input).  @which
+ * ("base", "new") names its --pprof file.
  */
 int diff_side_load(struct dside *side, const char *operand,
-		   const struct diff_options *opt);
+		   const struct diff_options *opt, const char *which);
 void diff_side_free(struct dside *side);
 /* The function of @key in @p, or NULL. */
 struct dfn *dprog_find(const struct dprog *p, const char *key);

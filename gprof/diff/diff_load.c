@@ -21,10 +21,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <demangle.h>
 
 #include "diff.h"
@@ -367,14 +369,19 @@ static int read_group(struct dside *s, unsigned int run, char **files, int n,
 	p->sample_s = sample_s;
 	snprintf(p->dimension, sizeof(p->dimension), "%s",
 		 prof.hist_dimension);
-	/* The stacks want the call graph (which assigns the histogram). */
-	if (opt->format == DF_FOLDED)
+	/*
+	 * The stacks and pprof want the call graph (which assigns the
+	 * histogram too).
+	 */
+	if (opt->format == DF_FOLDED || s->pp)
 		free(profile_analyze(&prof, &o, counted));
 	else
 		hist_assign_samples(&prof);
 	take_functions(p, run, &prof, opt);
 	if (opt->format == DF_FOLDED)
 		take_stacks(p, &prof, opt);
+	if (s->pp)
+		pprof_add(s->pp, &prof, &o, NULL, 0);
 	ret = 0;
 out:
 	profile_free(&prof);
@@ -436,15 +443,70 @@ static int load_run(struct dside *s, unsigned int run, const char *path,
 	return ret;
 }
 
+/*
+ * --pprof: the side's runs as one pprof profile in PREFIX.WHICH.pb.gz,
+ * through the analyzer's pprof export, which writes on stdout: stdout
+ * is that file while the side is read.  Returns the saved stdout, or -1.
+ */
+static int pprof_open(struct dside *side, const struct diff_options *opt,
+		      const char *which)
+{
+	char *path = xmalloc(strlen(opt->pprof) + strlen(which) + 8);
+	int fd, saved;
+
+	sprintf(path, "%s.%s.pb.gz", opt->pprof, which);
+	fflush(stdout);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	saved = fd < 0 ? -1 : dup(STDOUT_FILENO);
+	if (fd < 0 || saved < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", opt->g.whoami, path,
+			strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		if (saved >= 0)
+			close(saved);
+		free(path);
+		return -1;
+	}
+	close(fd);
+	free(path);
+	side->pp = pprof_begin();
+	return saved;
+}
+
+static int pprof_close(struct dside *side, const struct diff_options *opt,
+		       int saved)
+{
+	int ret = 0;
+
+	pprof_end(side->pp, &opt->g);
+	side->pp = NULL;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "%s: --pprof: %s\n", opt->g.whoami,
+			strerror(errno));
+		ret = -1;
+	}
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	return ret;
+}
+
 int diff_side_load(struct dside *side, const char *operand,
-		   const struct diff_options *opt)
+		   const struct diff_options *opt, const char *which)
 {
 	char *copy = xstrdup(operand), *run, *save = NULL;
 	unsigned int i = 0, k;
-	int ret = 0;
+	int ret = 0, saved = -1;
 
 	memset(side, 0, sizeof(*side));
 	side->operand = operand;
+	if (opt->pprof) {
+		saved = pprof_open(side, opt, which);
+		if (saved < 0) {
+			free(copy);
+			return -1;
+		}
+	}
 	side->nruns = 1;
 	for (run = copy; *run; run++)
 		side->nruns += *run == ',';
@@ -452,6 +514,8 @@ int diff_side_load(struct dside *side, const char *operand,
 	     run = strtok_r(NULL, ",", &save))
 		ret = load_run(side, i++, run, opt);
 	free(copy);
+	if (side->pp && pprof_close(side, opt, saved))
+		ret = -1;
 	for (k = 0; k < side->nprogs; k++)
 		dprog_finish(&side->progs[k]);
 	if (ret)

@@ -17,7 +17,7 @@
 enum {
 	OPT_FAIL_ABOVE = 256, OPT_CONFIDENCE, OPT_MIN_SAMPLES, OPT_NORMALIZE,
 	OPT_FORCE, OPT_FORMAT, OPT_TOP, OPT_NO_DEMANGLE,
-	OPT_DEBUG_FILE_DIRECTORY,
+	OPT_DEBUG_FILE_DIRECTORY, OPT_PPROF,
 };
 
 static const struct option long_options[] = {
@@ -31,6 +31,7 @@ static const struct option long_options[] = {
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "debug-file-directory", required_argument, NULL,
 	  OPT_DEBUG_FILE_DIRECTORY },
+	{ "pprof", required_argument, NULL, OPT_PPROF },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -39,12 +40,13 @@ static void usage(FILE *f)
 {
 	fputs("usage: sprofil diff [--fail-above=PCT] [--confidence=PCT] [--min-samples=N]\n"
 	      "\t[--normalize] [--force] [--format=text|json|markdown|folded]\n"
-	      "\t[--top=N] [--no-demangle] BASE NEW\n"
+	      "\t[--top=N] [--pprof=PREFIX] [--no-demangle] BASE NEW\n"
 	      "BASE and NEW: a profile, a directory of a recorded tree, or several\n"
 	      "runs of one workload as RUN,RUN,...; functions matched by name.\n"
 	      "Exit 0, or 1 when a function or the total grew more than PCT with\n"
 	      "the confidence (default 99%, corrected for the number of tests),\n"
-	      "2 on bad input.  See docs/diff.md.\n", f);
+	      "2 on bad input.  --pprof writes PREFIX.base.pb.gz and PREFIX.new.pb.gz\n"
+	      "for `go tool pprof -diff_base'.  See docs/diff.md.\n", f);
 }
 
 static int bad_number(const char *whoami, const char *option, const char *arg)
@@ -115,6 +117,12 @@ static int parse(struct diff_options *opt, int argc, char **argv)
 		case OPT_NO_DEMANGLE:
 			opt->g.demangle = false;
 			break;
+		case OPT_PPROF:
+			if (!*optarg)
+				return bad_number(opt->g.whoami, "--pprof",
+						  optarg);
+			opt->pprof = optarg;
+			break;
 		case OPT_DEBUG_FILE_DIRECTORY:
 			opt->g.debug_file_directory = optarg;
 			break;
@@ -160,9 +168,9 @@ int diff_main(int argc, char **argv)
 		opt.top = 0;
 	sym_id_add_defaults();
 	status = DIFF_BAD;
-	if (diff_side_load(&base, argv[optind], &opt))
+	if (diff_side_load(&base, argv[optind], &opt, "base"))
 		goto out_sym;
-	if (diff_side_load(&new, argv[optind + 1], &opt))
+	if (diff_side_load(&new, argv[optind + 1], &opt, "new"))
 		goto out_base;
 	if (diff_build(&d, &base, &new, &opt))
 		goto out;
