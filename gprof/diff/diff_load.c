@@ -89,7 +89,8 @@ static void dprog_finish(struct dprog *p)
 	struct dfn *f = NULL;
 	size_t i;
 
-	qsort(p->raw, p->nraw, sizeof(*p->raw), raw_by_key);
+	if (p->nraw)
+		qsort(p->raw, p->nraw, sizeof(*p->raw), raw_by_key);
 	p->fns = xcalloc(p->nraw + 1, sizeof(*p->fns));
 	for (i = 0; i < p->nraw; i++) {
 		struct draw *r = &p->raw[i];

@@ -282,7 +282,8 @@ static void merge_stacks(struct dprog *p)
 {
 	size_t i, n = 0;
 
-	qsort(p->stacks, p->nstacks, sizeof(*p->stacks), by_stack);
+	if (p->nstacks)
+		qsort(p->stacks, p->nstacks, sizeof(*p->stacks), by_stack);
 	for (i = 0; i < p->nstacks; i++) {
 		if (n && !strcmp(p->stacks[n - 1].stack, p->stacks[i].stack)) {
 			p->stacks[n - 1].samples += p->stacks[i].samples;
