@@ -84,7 +84,7 @@ struct dside {
 
 /*
  * Reads side @operand: RUN[,RUN]..., each a profile or a directory of
- * *.gmon; 0, or -1 after one line on stderr (bad input).  @which
+ * *.gmon; 0, or -1 after one line on stderr (bad input), @side freed.  @which
  * ("base", "new") names its --pprof file.
  */
 int diff_side_load(struct dside *side, const char *operand,

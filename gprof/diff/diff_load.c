@@ -519,18 +519,19 @@ int diff_side_load(struct dside *side, const char *operand,
 		ret = -1;
 	for (k = 0; k < side->nprogs; k++)
 		dprog_finish(&side->progs[k]);
-	if (ret)
-		return -1;
-	if (i != side->nruns) {
+	if (!ret && i != side->nruns) {
 		fprintf(stderr, "%s: %s: an empty run in the list\n",
 			opt->g.whoami, operand);
-		return -1;
+		ret = -1;
 	}
-	for (k = 0; k < side->nprogs; k++)
+	for (k = 0; !ret && k < side->nprogs; k++)
 		if (side->progs[k].total)
 			return 0;
-	fprintf(stderr, "%s: %s: the profile has no samples: nothing to compare\n",
-		opt->g.whoami, operand);
+	if (!ret)
+		fprintf(stderr, "%s: %s: the profile has no samples: nothing to compare\n",
+			opt->g.whoami, operand);
+	/* A side that failed is freed here: the caller has nothing of it. */
+	diff_side_free(side);
 	return -1;
 }
 
