@@ -120,6 +120,18 @@ bench-gprof: $(GPROF_DIR)/gprof $(GPROF_DIR)/gmon-dump
 		$(if $(BENCH_GPROF_SKIP_SLOW),BENCH_GPROF_SKIP_SLOW=$(BENCH_GPROF_SKIP_SLOW)) \
 		bench/gprof/run
 
+# sprofil diff of two profiles with 200000 functions each: time and peak
+# RSS (bench/gprof/diff; BENCH_ROUNDS, BENCH_DIFF_FUNCS); the program is
+# cached under $(BUILD)/bench-diff.
+.PHONY: bench-diff
+bench-diff: $(GPROF_DIR)/gprof $(BUILD)/tests/gprof/mkgmon
+	GPROF=$(abspath $(GPROF_DIR)/gprof) \
+		MKGMON=$(abspath $(BUILD)/tests/gprof/mkgmon) \
+		BENCH_DIFF_DIR=$(abspath $(BUILD)/bench-diff) \
+		$(if $(BENCH_ROUNDS),BENCH_ROUNDS=$(BENCH_ROUNDS)) \
+		$(if $(BENCH_DIFF_FUNCS),BENCH_DIFF_FUNCS=$(BENCH_DIFF_FUNCS)) \
+		bench/gprof/diff
+
 # The signal backend's walk and filing of a caller chain, per sample, at
 # depths 4, 16 and 64 (docs/callers.md), on the host.
 .PHONY: bench-callers-walk

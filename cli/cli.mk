@@ -28,7 +28,8 @@ $(CLI_DIR)/%.o: cli/%.c cli/sprofil.h include/sprofil/gmon_format.h \
 		$(CFLAGS) -c -o $@ $<
 
 # --version and every --help say the project's version (SPROFIL_VERSION).
-$(CLI_DIR)/main.o $(CLI_DIR)/record.o $(CLI_DIR)/report.o: VERSION
+$(CLI_DIR)/main.o $(CLI_DIR)/record.o $(CLI_DIR)/report.o \
+	$(CLI_DIR)/diff.o: VERSION
 
 $(CLI_BIN): $(CLI_OBJS)
 	@mkdir -p $(dir $@)

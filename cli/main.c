@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* sprofil record | report: profile any program, then read the profile. */
+/*
+ * sprofil record | report | diff: profile any program, then read the
+ * profile, or compare two builds' profiles.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +25,7 @@ static void usage(FILE *f)
 	fputs("usage: sprofil record [options] [--] PROGRAM [ARGS...]\n"
 	      "       sprofil record -p PID [options] [-- COMMAND [ARGS...]]\n"
 	      "       sprofil report [gprof options] [PROFILE...]\n"
+	      "       sprofil diff [--fail-above=PCT] [options] BASE NEW\n"
 	      "record options:\n"
 	      "  -p PID              sample running process PID from outside (bpf)\n"
 	      "  -o FILE|DIR/        where the profiles go (default " CLI_DEFAULT_OUTPUT ")\n"
@@ -39,6 +43,8 @@ int main(int argc, char **argv)
 		return cli_record(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "report"))
 		return cli_report(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "diff"))
+		return cli_diff(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "--version")) {
 		puts("sprofil " SPROFIL_VERSION);
 		return 0;

@@ -27,6 +27,8 @@
 
 int cli_record(int argc, char **argv);
 int cli_report(int argc, char **argv);
+/* sprofil diff: the analyzer's --diff (gprof/diff/); exit 0, 1 or 2. */
+int cli_diff(int argc, char **argv);
 
 /*
  * Resolves @name as execvp() would into @path; checks that it can be

@@ -4,6 +4,11 @@
 
 GPROF_DIR := $(BUILD)/gprof
 GPROF_SRCS := $(filter-out gprof/gmon_dump.c,$(wildcard gprof/*.c))
+# --diff, `sprofil diff` (docs/diff.md): its own folder, on the model;
+# its header is its own files' and main.c's only.
+GPROF_SRCS += $(wildcard gprof/diff/*.c)
+$(patsubst gprof/%.c,$(BUILD)/gprof/%.o,$(wildcard gprof/diff/*.c)) \
+	$(BUILD)/gprof/main.o: $(wildcard gprof/diff/*.h)
 GPROF_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPROF_DIR)/%.o)
 GPROF_LIBS := -ldw -lelf -l:libiberty.a -lm \
 	$(shell pkg-config --libs libprotobuf-c zlib 2>/dev/null || \

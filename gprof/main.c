@@ -13,6 +13,7 @@
 #include "gprof.h"
 #include "threads.h"
 #include "tree_report.h"
+#include "diff/diff.h"
 
 enum {
 	OPTION_DEMANGLE = 256,
@@ -479,6 +480,9 @@ int main(int argc, char **argv)
 	char **given = argv;
 	int first, status;
 
+	/* `sprofil diff`: two profiles compared (gprof/diff/). */
+	if (argc > 1 && !strcmp(argv[1], "--diff"))
+		return diff_main(argc - 1, argv + 1);
 	gprof_options_init(&options);
 	if (argc > 0 && argv[0][0]) {
 		const char *slash = strrchr(argv[0], '/');

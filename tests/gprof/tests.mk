@@ -41,6 +41,10 @@
 #                 built with ASan+UBSan and LeakSanitizer; and --combined
 #                 (several programs, two builds of one name), also with
 #                 the analyzer's ASan build
+#   run-diff      sprofil diff (docs/diff.md): simulated Poisson profiles
+#                 with known slowdowns, false-alarm rates of same-build
+#                 pairs (simulated and recorded), clones, renames, trees,
+#                 exports and bad input
 #   run-fuzz      the libFuzzer targets of the gmon reader and of the ELF,
 #                 DWARF and multi-module readers: the earlier findings
 #                 (fuzz-regress*/), then GPT_FUZZ_TIME seconds in all;
@@ -195,6 +199,20 @@ $(GPT_DIR)/two_profiles-asan: $(GPT_SRC)/two_profiles.c \
 
 GPT_MODEL := $(GPT_DIR)/two_profiles $(GPT_DIR)/two_profiles-asan
 
+# run-diff's builds of one program (diff_prog.c): the base, the next
+# commit (clones, a rename) and the base with hot 25 % slower.
+GPT_DIFF := $(GPT_DIR)/diff-prog $(GPT_DIR)/diff-prog-v2 \
+	$(GPT_DIR)/diff-prog-slow
+$(GPT_DIR)/diff-prog: $(GPT_SRC)/diff_prog.c tests/cli/cli_burn.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_FP_FLAGS) -o $@ $<
+$(GPT_DIR)/diff-prog-v2: $(GPT_SRC)/diff_prog.c tests/cli/cli_burn.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_FP_FLAGS) -DVARIANT=2 -o $@ $<
+$(GPT_DIR)/diff-prog-slow: $(GPT_SRC)/diff_prog.c tests/cli/cli_burn.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_FP_FLAGS) -DSLOW=25 -o $@ $<
+
 # libFuzzer target: the analyzer's objects again with clang (main.c's
 # main renamed, libFuzzer has its own), plus fuzz_gmon.c.
 GPT_FUZZ_DIR := $(GPT_DIR)/fuzz-obj
@@ -232,7 +250,8 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 	check-gprof-sparse $(GPT_EXPORTS_ASAN) \
 	check-gprof-callers check-gprof-callers-asan check-gprof-roundtrip \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz \
-	check-gprof-model check-gprof-model-asan
+	check-gprof-model check-gprof-model-asan check-gprof-diff \
+	check-gprof-diff-asan
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
 GPT_ENV = GPROF=$(GPROF) GPT_BIN=$(abspath $(GPT_DIR)) \
@@ -313,6 +332,15 @@ check-gprof-model:
 check-gprof-roundtrip:
 	$(call GPT_CHECK,roundtrip,gprof $(GPT_DIR)/callers_roundtrip)
 
+# sprofil diff: simulated and recorded profiles (needs the command);
+# again, with fewer pairs, under ASan+UBSan and LSan.
+check-gprof-diff:
+	$(call GPT_CHECK,diff,gprof-tests cli $(GPT_DIFF))
+
+check-gprof-diff-asan:
+	$(call GPT_CHECK,diff-asan,gprof-tests cli $(GPT_DIFF) \
+		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
+
 check-gprof-callers-asan:
 	$(call GPT_CHECK,callers-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
 		$(GPT_SAN_ENV))
@@ -370,11 +398,11 @@ GPT_PARTS := check-gprof-fuzz \
 	check-gprof-export check-gprof-exports check-gprof-exports-asan \
 	check-gprof-pprof check-gprof-cglines check-gprof-merge \
 	check-gprof-sparse check-gprof-callers check-gprof-roundtrip \
-	check-gprof-model \
+	check-gprof-model check-gprof-diff \
 	check-gprof-callers-asan check-gprof-badinput check-gprof-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-trust-asan \
 	check-gprof-pprof-asan check-gprof-cglines-asan check-gprof-merge-asan \
-	check-gprof-model-asan
+	check-gprof-model-asan check-gprof-diff-asan
 
 # Every part runs even when an earlier one failed.  The analyzer is
 # built first but no part depends on it: with GPROF=/usr/bin/gprof the
@@ -387,5 +415,6 @@ check-gprof:
 	@mkdir -p $(BUILD)/results
 	-@$(MAKE) --no-print-directory -k -j$(BUILD_JOBS) gprof-tests cli \
 		$(GPT_RECORDED) $(GPT_EXPORTS_PREREQS) $(GPROF_ASAN_DIR)/gprof \
-		$(GPT_FUZZERS) $(GPT_MODEL) >$(BUILD)/results/gprof-build.log 2>&1
+		$(GPT_FUZZERS) $(GPT_MODEL) $(GPT_DIFF) \
+		>$(BUILD)/results/gprof-build.log 2>&1
 	-@$(MAKE) --no-print-directory -k -j$(BUILD_JOBS) $(GPT_PARTS)
