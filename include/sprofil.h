@@ -122,6 +122,28 @@ int sprofil_flush(void);
  */
 int sprofil_callers(void *table, size_t bytes, unsigned int depth);
 
+/*
+ * Sampling on an event other than CPU time (docs/backends.md has which
+ * backend counts which): @name as perf spells it, "cpu-clock" (or NULL,
+ * the default), "page-faults", "minor-faults", "major-faults",
+ * "context-switches", "cycles", "instructions", "cache-misses",
+ * "branch-misses"; a sample every @period events (0: 1; 0 with
+ * cpu-clock, whose rate is SPROFIL_HZ's).  It takes effect at the next
+ * sprofil() or profil() start, as the environment's SPROFIL_EVENT and
+ * SPROFIL_EVENT_PERIOD do at the first.  Each sample is filed at the
+ * user PC of the thread the event happened in (a page fault: its
+ * faulting instruction; a context switch: where the thread returns to
+ * user mode), and counts @period events.  With an event, sprofil()'s
+ * @tvp receives zero and sprofil_info()'s period_ns is the period in
+ * events.  A start that cannot count the event fails, never sampling
+ * CPU time instead: ENOENT (a PMU event on a machine without a PMU),
+ * EACCES (perf_event_paranoid forbids it), EOPNOTSUPP (the backend
+ * cannot count it: kmod counts CPU time only).  profil() and sprofil()
+ * callers that do not call this keep sampling CPU time.  Errors: EINVAL
+ * (no such event, or a period with cpu-clock).
+ */
+int sprofil_event(const char *name, uint64_t period);
+
 /* A load module's text, as HP-UX's smonitor(3C) takes it. */
 struct text_region {
 	unsigned long text_start;	/* first text address */

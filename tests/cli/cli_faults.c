@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One function that faults on fresh pages, one that burns CPU: sampled
+ * on page faults, touch_pages() leads with about the pages it touched
+ * (printed on stdout); on CPU time, burn() leads.  Sized by CPU time:
+ * argv[1] ms of burning, argv[2] pages touched.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cli_burn.h"
+
+/* One write per page of a fresh mapping: one minor fault each. */
+static __attribute__((noinline)) unsigned long touch_pages(size_t pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t i, len = pages * (size_t)page;
+	char *buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (buf == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	/* One fault per 4 KiB page, not one per 2 MiB huge page. */
+	if (madvise(buf, len, MADV_NOHUGEPAGE))
+		perror("madvise");
+	for (i = 0; i < len; i += (size_t)page)
+		((volatile char *)buf)[i] = 1;
+	munmap(buf, len);
+	return pages;
+}
+
+static __attribute__((noinline)) unsigned long burn(long ms)
+{
+	return cli_burn_ms(ms);
+}
+
+int main(int argc, char **argv)
+{
+	long ms = argc > 1 ? atol(argv[1]) : 300;
+	size_t pages = argc > 2 ? (size_t)atol(argv[2]) : 20000;
+
+	burn(ms);
+	printf("%lu\n", touch_pages(pages));
+	return 0;
+}
