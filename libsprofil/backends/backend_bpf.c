@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sprofil/events.h>
 
 
 #include <sprofil.h>
@@ -216,6 +217,7 @@ int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes)
 	if (err)
 		return err;
 	s->proc->percpu = s->percpu;
+	s->proc->uregs = spe_event(s->event) && spe_event(s->event)->kernel;
 	s->proc->half = (uint32_t)half;
 	s->cnodes_n = cnodes;
 	s->proc->cmask = cnodes ? cnodes - 1 : 0;

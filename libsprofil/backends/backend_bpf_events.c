@@ -66,7 +66,9 @@ static int sb_open_event(pid_t tid, uint64_t period, uint32_t event,
 
 	/*
 	 * Another event counts in user mode only (a page fault's regs are
-	 * then the user's): its kernel-mode occurrences have no user PC.
+	 * then the user's), but for one that only happens in kernel mode (a
+	 * context switch), which the program files at the thread's user
+	 * regs.
 	 */
 	if (sp_event_counted(&ev)) {
 		sp_event_attr(&ev, &attr);
@@ -92,20 +94,12 @@ int sb_event_supported(const struct sp_event *ev, char *why, size_t size)
 	}
 	if (!sp_event_counted(ev))
 		return 0;
-	/*
-	 * The program files the regs of the overflow: a kernel-mode event's
-	 * are the kernel's, and the user's would need bpf_task_pt_regs().
-	 */
-	if (e->kernel) {
-		snprintf(why, size, "the bpf backend does not count %s (kernel-mode; the signal backend does)",
-			 e->name);
-		return -EOPNOTSUPP;
-	}
 	if (sb_percpu()) {
 		snprintf(why, size, "SPROFIL_BPF_EVENTS=cpu samples CPU time only");
 		return -EOPNOTSUPP;
 	}
-	return sp_event_check(ev, false, why, size);
+	/* Kernel-mode periods are seen, as the program needs. */
+	return sp_event_check(ev, e->kernel, why, size);
 }
 
 /* Closes the events, after which the program runs no more for them. */
