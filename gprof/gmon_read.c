@@ -855,16 +855,6 @@ static int file_event(struct gmf_cursor *c, struct gmf_event *ev)
  * file's event sets the report's unit: a count of its events, one
  * sample standing for its period of them.
  */
-static void event_name(char *buf, size_t size, uint32_t type,
-		       uint64_t period)
-{
-	if (!type)
-		snprintf(buf, size, "CPU time");
-	else
-		snprintf(buf, size, "%s, one sample per %llu",
-			 spe_event(type)->name, (unsigned long long)period);
-}
-
 static int event_check(struct profile *prof, struct gmf_cursor *c,
 		       const struct gmf_event *ev)
 {
@@ -873,9 +863,9 @@ static int event_check(struct profile *prof, struct gmf_cursor *c,
 	     (ev->type && ev->period != prof->event_period))) {
 		char was[64], is[64];
 
-		event_name(was, sizeof(was), prof->event_type,
-			   prof->event_period);
-		event_name(is, sizeof(is), ev->type, ev->period);
+		spe_describe(was, sizeof(was), prof->event_type,
+			     prof->event_period);
+		spe_describe(is, sizeof(is), ev->type, ev->period);
 		gmf_fail(c, "sampled on %s, not on %s as the profiles before it: samples of different events cannot be summed",
 			 is, was);
 		return -1;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/perf_event.h>
 #include <linux/sprofil.h>
@@ -87,6 +88,24 @@ static inline int spe_lookup(const char *name)
 static inline const struct spe_event *spe_event(uint32_t type)
 {
 	return type <= SPROFIL_EVENT_MAX ? &spe_events[type] : NULL;
+}
+
+/*
+ * What samples of event @type every @period count, for a message that
+ * refuses to sum two kinds: "CPU time", "page-faults, one sample per 1".
+ */
+static inline void spe_describe(char *buf, size_t size, uint32_t type,
+				uint64_t period)
+{
+	const struct spe_event *e = spe_event(type);
+
+	if (!type)
+		snprintf(buf, size, "CPU time");
+	else if (e)
+		snprintf(buf, size, "%s, one sample per %llu", e->name,
+			 (unsigned long long)period);
+	else
+		snprintf(buf, size, "event %u", type);
 }
 
 #endif /* SPROFIL_EVENTS_H */
