@@ -3,7 +3,8 @@
  * One function that faults on fresh pages, one that burns CPU: sampled
  * on page faults, touch_pages() leads with about the pages it touched
  * (printed on stdout); on CPU time, burn() leads.  Sized by CPU time:
- * argv[1] ms of burning, argv[2] pages touched.
+ * argv[1] ms of burning, argv[2] pages touched; with argv[3], that many
+ * rounds of both, a tenth of a second apart (for record -p).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 #include "cli_burn.h"
 
 /* One write per page of a fresh mapping: one minor fault each. */
-static __attribute__((noinline)) unsigned long touch_pages(size_t pages)
+static __attribute__((noipa)) unsigned long touch_pages(size_t pages)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t i, len = pages * (size_t)page;
@@ -33,7 +34,7 @@ static __attribute__((noinline)) unsigned long touch_pages(size_t pages)
 	return pages;
 }
 
-static __attribute__((noinline)) unsigned long burn(long ms)
+static __attribute__((noipa)) unsigned long burn(long ms)
 {
 	return cli_burn_ms(ms);
 }
@@ -42,8 +43,15 @@ int main(int argc, char **argv)
 {
 	long ms = argc > 1 ? atol(argv[1]) : 300;
 	size_t pages = argc > 2 ? (size_t)atol(argv[2]) : 20000;
+	long rounds = argc > 3 ? atol(argv[3]) : 1, i;
+	unsigned long touched = 0;
 
-	burn(ms);
-	printf("%lu\n", touch_pages(pages));
+	for (i = 0; i < rounds; i++) {
+		if (i)
+			usleep(100000);
+		burn(ms);
+		touched += touch_pages(pages);
+	}
+	printf("%lu\n", touched);
 	return 0;
 }
