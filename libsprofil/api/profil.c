@@ -381,7 +381,11 @@ int sprofil_event(const char *name, uint64_t period)
 
 const struct sp_event *sp_event_next(void)
 {
-	return &sp_event_next_ev;
+	static const struct sp_event cpu = { SPROFIL_EVENT_CPU_CLOCK, 0 };
+
+	/* A bad SPROFIL_EVENT is every start's EINVAL, no backend's fault. */
+	return sp_event_next_ev.type == SP_EVENT_BAD ? &cpu :
+	       &sp_event_next_ev;
 }
 
 void sp_front_event(struct sp_event *ev)

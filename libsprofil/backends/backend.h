@@ -63,7 +63,10 @@ void sp_event_attr(const struct sp_event *ev, struct perf_event_attr *attr);
  */
 int sp_event_check(const struct sp_event *ev, bool kernel, char *why,
 		   size_t size);
-/* The event the next starts sample (api/profil.c), for the probes. */
+/*
+ * The event the next starts sample (api/profil.c), for the probes; the
+ * clock when SPROFIL_EVENT named none (the starts then fail).
+ */
 const struct sp_event *sp_event_next(void);
 /* The event of the running or last session, for the profile's writer. */
 void sp_front_event(struct sp_event *ev);
