@@ -18,7 +18,9 @@
  *   auto    kmod when /dev/sprofil opens, else bpf when permitted, else
  *           signal (the default).
  * SPROFIL_HZ=<n> sets the sampling rate of every backend (default: one
- * kernel tick; PROF_FAST: four per tick).
+ * kernel tick; PROF_FAST: four per tick).  SPROFIL_EVENT=<name> (with
+ * SPROFIL_EVENT_PERIOD=<n>) or sprofil_event() samples on another event
+ * than CPU time, page faults say (below).
  *
  * Every function sets errno on failure; through the library, profiling
  * stays on in both parent and child after fork() (each counting into its
@@ -69,7 +71,9 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
  */
 struct sprofil_info {
 	const char *backend;	/* "kmod", "bpf" or "signal" */
-	uint64_t period_ns;	/* sampling period while enabled, else 0 */
+	uint64_t period_ns;	/* sampling period while enabled, else 0;
+				 * in events with sprofil_event()
+				 */
 	uint64_t samples;	/* samples taken since the last start */
 	uint64_t misses;	/* samples that fell in no region */
 	uint64_t saturated;	/* increments lost to full buckets */
