@@ -148,7 +148,9 @@ struct sprofil_status {
  * the caller's writable memory), ENOMEM (RLIMIT_MEMLOCK of the user, the
  * memory cgroup's limit, or a page pinned by too many sessions), EINTR (a
  * fatal signal during the pin, the thread scan or the wait for the
- * session's lock), EBUSY (the process is being profiled from outside).
+ * session's lock), EBUSY (the process is being profiled from outside),
+ * EOPNOTSUPP (an event_type other than SPROFIL_EVENT_CPU_CLOCK: this
+ * module counts CPU time only).
  *
  * With SPROFIL_TARGET, the process whose memory target_fd opened is
  * sampled instead, every thread of it and those it creates later, into
