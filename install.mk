@@ -72,6 +72,7 @@ INST_FILES := $(BINDIR)/sprofil $(BINDIR)/sprofil-gprof \
 	$(INCLUDEDIR)/sprofil.h $(INCLUDEDIR)/linux/sprofil.h \
 	$(INCLUDEDIR)/sprofil/mapping.h $(INCLUDEDIR)/sprofil/callers.h \
 	$(INCLUDEDIR)/sprofil/gmon_format.h $(INCLUDEDIR)/sprofil/gmon_codec.h \
+	$(INCLUDEDIR)/sprofil/events.h \
 	$(foreach m,$(MAN_PAGES),$(call man_dest,$(m))) \
 	$(foreach l,$(MAN_LINKS),$(MANDIR)/man3/$(firstword $(subst :, ,$(l))).$(MAN3EXT)) \
 	$(DKMS_FILES:kmod/%=$(DKMS_SRC)/%) $(DKMS_HDRS:%=$(DKMS_SRC)/%) \
