@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sprofil/events.h>
 #include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
+#include "gmon_event.h"
 #include "gprof.h"
 #include "threads.h"
 
@@ -823,72 +823,6 @@ static void parse_extension(struct profile *prof,
 	free(map);
 }
 
-/*
- * The event of an extension file (@c at its first record): its event
- * record's, or CPU time.  0, or -1 with the reason in @c.
- */
-static int file_event(struct gmf_cursor *c, struct gmf_event *ev)
-{
-	struct gmf_cursor at = *c, b;
-	uint32_t tag;
-
-	memset(ev, 0, sizeof(*ev));
-	snprintf(ev->name, sizeof(ev->name), "cpu-clock");
-	while (gmf_record_next(&at, &tag, &b)) {
-		if (tag != GMF_TAG_EVENT)
-			continue;
-		if (!gmf_event_get(&b, ev) || !spe_event(ev->type) ||
-		    ev->type == SPROFIL_EVENT_CPU_CLOCK) {
-			if (!b.failed)
-				gmf_fail(&b, "event record of an unknown event %u (%s)",
-					 ev->type, ev->name);
-			c->failed = true;
-			return -1;
-		}
-		break;
-	}
-	return 0;
-}
-
-/*
- * Samples of different events are not one quantity: no sum.  The first
- * file's event sets the report's unit: a count of its events, one
- * sample standing for its period of them.
- */
-static int event_check(struct profile *prof, struct gmf_cursor *c,
-		       const struct gmf_event *ev)
-{
-	if (prof->event_files &&
-	    (ev->type != prof->event_type ||
-	     (ev->type && ev->period != prof->event_period))) {
-		char was[64], is[64];
-
-		spe_describe(was, sizeof(was), prof->event_type,
-			     prof->event_period);
-		spe_describe(is, sizeof(is), ev->type, ev->period);
-		gmf_fail(c, "sampled on %s, not on %s as the profiles before it: samples of different events cannot be summed",
-			 is, was);
-		return -1;
-	}
-	prof->event_type = ev->type;
-	prof->event_period = ev->type ? ev->period : 0;
-	prof->event_files++;
-	return 0;
-}
-
-/* A counted event's unit, once the file's histograms set time's. */
-static void event_unit(struct profile *prof)
-{
-	const struct spe_event *e = spe_event(prof->event_type);
-
-	if (!prof->event_type)
-		return;
-	prof->hz = 1.0 / (double)prof->event_period;
-	snprintf(prof->hist_dimension, sizeof(prof->hist_dimension), "%s",
-		 e->column);
-	prof->hist_dimension_abbrev = e->column[0];
-}
-
 int gmon_parse(struct profile *prof, const struct gprof_options *opt,
 	       const unsigned char *buf,
 	       size_t len, const char *name,
@@ -905,10 +839,10 @@ int gmon_parse(struct profile *prof, const struct gprof_options *opt,
 		c.p = buf + 4;
 		fc.version = gmf_get(&c, 4);
 		c.p = buf + GMF_HEADER_SIZE;
-		if (file_event(&c, &ev) || event_check(prof, &c, &ev))
+		if (gmon_file_event(&c, &ev) || gmon_event_check(prof, &c, &ev))
 			return -1;
 		parse_extension(prof, opt, &c, &fc);
-		event_unit(prof);
+		gmon_event_unit(prof);
 	} else if (opt->file_format == FF_MAGIC ||
 		   (opt->file_format == FF_AUTO && magic)) {
 		if (len < GMF_HEADER_SIZE) {
@@ -927,12 +861,12 @@ int gmon_parse(struct profile *prof, const struct gprof_options *opt,
 			return -1;
 		}
 		c.p = buf + GMF_HEADER_SIZE;
-		if (event_check(prof, &c, &ev))
+		if (gmon_event_check(prof, &c, &ev))
 			return -1;
 		parse_gnu(prof, opt, &c, &fc);
 	} else {
 		c.swap = gnu_swap(prof);
-		if (event_check(prof, &c, &ev))
+		if (gmon_event_check(prof, &c, &ev))
 			return -1;
 		parse_bsd(prof, opt, &c, buf, &fc);
 	}
