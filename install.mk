@@ -48,7 +48,7 @@ MAN3EXT ?= 3
 # link to it (what dh_installman makes of .so links too; mandoc -T lint
 # calls .so fragile).
 MAN_LINKS := sprofil_info:sprofil sprofil_flush:sprofil \
-	sprofil_callers:sprofil monstartup:moncontrol \
+	sprofil_callers:sprofil sprofil_event:sprofil monstartup:moncontrol \
 	__monstartup:moncontrol _mcleanup:moncontrol \
 	mcount:moncontrol _mcount:moncontrol __fentry__:moncontrol
 # A page's installed name: man/x.3 -> man3/x.$(MAN3EXT), man/y.1 -> man1/y.1.
@@ -72,6 +72,7 @@ INST_FILES := $(BINDIR)/sprofil $(BINDIR)/sprofil-gprof \
 	$(INCLUDEDIR)/sprofil.h $(INCLUDEDIR)/linux/sprofil.h \
 	$(INCLUDEDIR)/sprofil/mapping.h $(INCLUDEDIR)/sprofil/callers.h \
 	$(INCLUDEDIR)/sprofil/gmon_format.h $(INCLUDEDIR)/sprofil/gmon_codec.h \
+	$(INCLUDEDIR)/sprofil/events.h \
 	$(foreach m,$(MAN_PAGES),$(call man_dest,$(m))) \
 	$(foreach l,$(MAN_LINKS),$(MANDIR)/man3/$(firstword $(subst :, ,$(l))).$(MAN3EXT)) \
 	$(DKMS_FILES:kmod/%=$(DKMS_SRC)/%) $(DKMS_HDRS:%=$(DKMS_SRC)/%) \
@@ -126,7 +127,7 @@ install: lib gprof cli $(BUILD)/sprofil.pc $(BUILD)/dkms.conf
 		$(DESTDIR)$(INCLUDEDIR)/linux/sprofil.h
 	$(INSTALL) -m 644 include/sprofil/mapping.h include/sprofil/callers.h \
 		include/sprofil/gmon_format.h include/sprofil/gmon_codec.h \
-		$(DESTDIR)$(INCLUDEDIR)/sprofil/
+		include/sprofil/events.h $(DESTDIR)$(INCLUDEDIR)/sprofil/
 # The pages say the version of VERSION, filled in here, and the
 # section 3 ones the section they are installed in.
 	$(foreach m,$(MAN_PAGES),$(INSTALL) -d $(dir $(DESTDIR)$(call man_dest,$(m))) && \

@@ -22,11 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sprofil/events.h>
+
 #include "sprofil.h"
 
 struct record_opts {
 	const char *output;		/* as the user wrote it */
 	const char *hz, *backend, *modules, *sigdump;
+	const char *event, *count;	/* -e NAME, -c N, or NULL */
 	pid_t attach;			/* -p PID, or 0 */
 	bool no_callers, threads;
 	bool no_unwind;			/* --no-unwind or SPROFIL_UNWIND=0 */
@@ -343,6 +346,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "freq", required_argument, NULL, 'F' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "count", required_argument, NULL, 'c' },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "modules", required_argument, NULL, OPT_MODULES },
 		{ "sigdump", required_argument, NULL, OPT_SIGDUMP },
@@ -359,7 +364,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 	o->no_unwind = getenv("SPROFIL_UNWIND") &&
 		       !strcmp(getenv("SPROFIL_UNWIND"), "0");
 	/* '+': the program's own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+o:F:p:h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:F:p:e:c:h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!*optarg) {
@@ -384,6 +389,23 @@ static int parse(int argc, char **argv, struct record_opts *o)
 				return -1;
 			}
 			o->hz = optarg;
+			break;
+		case 'e':
+			if (spe_lookup(optarg) < 0) {
+				cli_error("-e %s: not an event (cpu-clock, page-faults, minor-faults, major-faults, context-switches, cycles, instructions, cache-misses, branch-misses)",
+					  optarg);
+				return -1;
+			}
+			o->event = optarg;
+			break;
+		case 'c':
+			if (!all_digits(optarg) || !strtoull(optarg, NULL, 10) ||
+			    strlen(optarg) > 15) {
+				cli_error("-c %s: not a count of events from 1 to 10^15",
+					  optarg);
+				return -1;
+			}
+			o->count = optarg;
 			break;
 		case OPT_BACKEND:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "kmod") &&
@@ -416,8 +438,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'h':
 		case OPT_HELP:
-			fputs("usage: sprofil record [-o FILE|DIR/] [-F HZ] [--backend NAME] [--modules LIST] [--sigdump SIG] [--threads] [--no-callers] [--no-unwind] [--] PROGRAM [ARGS...]\n"
-			      "       sprofil record -p PID [-o FILE|DIR/] [-F HZ] [--backend NAME] [--modules LIST] [--no-callers] [-- COMMAND [ARGS...]]\n"
+			fputs("usage: sprofil record [-o FILE|DIR/] [-F HZ | -e EVENT [-c N]] [--backend NAME] [--modules LIST] [--sigdump SIG] [--threads] [--no-callers] [--no-unwind] [--] PROGRAM [ARGS...]\n"
+			      "       sprofil record -p PID [-o FILE|DIR/] [-F HZ | -e EVENT [-c N]] [--backend NAME] [--modules LIST] [--no-callers] [-- COMMAND [ARGS...]]\n"
 			      "sprofil " SPROFIL_VERSION "; see sprofil(1).\n",
 			      stdout);
 			exit(0);
@@ -427,6 +449,22 @@ static int parse(int argc, char **argv, struct record_opts *o)
 		default:
 			return -1;
 		}
+	}
+	/*
+	 * A rate is of time, a count of events: each goes with its own
+	 * kind of event only.
+	 */
+	if (o->event && spe_lookup(o->event) != SPROFIL_EVENT_CPU_CLOCK &&
+	    o->hz) {
+		cli_error("-F %s: %s is counted, not timed: give its period in events with -c N",
+			  o->hz, o->event);
+		return -1;
+	}
+	if (o->count && (!o->event ||
+			 spe_lookup(o->event) == SPROFIL_EVENT_CPU_CLOCK)) {
+		cli_error("-c %s: a period in events needs -e EVENT other than cpu-clock (whose rate is -F HZ)",
+			  o->count);
+		return -1;
 	}
 	/* Threads are told apart by the chains' top nodes. */
 	if (o->threads && o->no_callers) {
@@ -682,6 +720,14 @@ int cli_record(int argc, char **argv)
 		return 1;
 	}
 	drop_ld_profile();
+	/*
+	 * In our own environment: the probe, the program and the collector
+	 * that samples from outside all take it from there.
+	 */
+	unsetenv("SPROFIL_EVENT");
+	unsetenv("SPROFIL_EVENT_PERIOD");
+	set_env("SPROFIL_EVENT", o.event);
+	set_env("SPROFIL_EVENT_PERIOD", o.count);
 	if (o.attach || outside)
 		return record_outside(&o, lib, path, argv + first);
 	if (cli_probe(lib, o.backend, chosen, sizeof(chosen)) ||

@@ -287,9 +287,16 @@ void cg_measured_times(struct profile *prof)
 	prof->caller_stats.cut_in = xcalloc(prof->nmodules + 1,
 					    sizeof(*prof->caller_stats.cut_in));
 	if (prof->hz <= 0)
-		prof->hz = 1e9 / (double)prof->callers.period_ns;
-	/* A sample stands for its period, in the histogram's ticks. */
-	tick = (double)prof->callers.period_ns * 1e-9 * prof->hz;
+		prof->hz = prof->event_type ?
+			   1.0 / (double)prof->callers.period_ns :
+			   1e9 / (double)prof->callers.period_ns;
+	/*
+	 * A sample stands for its period, in the histogram's ticks; an
+	 * event's period is in events, as the histogram's (1 / hz).
+	 */
+	tick = prof->event_type ?
+	       (double)prof->callers.period_ns * prof->hz :
+	       (double)prof->callers.period_ns * 1e-9 * prof->hz;
 	prof->print_time = 0.0;
 	for (i = 0; i < prof->symtab.len; i++) {
 		struct sym *s = &prof->symtab.base[i];

@@ -249,8 +249,10 @@ static void print_header(struct profile *prof, const struct gprof_options *opt)
 	printf("\ngranularity: each sample hit covers %ld byte(s)",
 	       granularity(prof));
 	if (prof->print_time > 0.0) {
-		printf(" for %.2f%% of %.2f seconds\n\n",
-		       100.0 / prof->print_time, prof->print_time / prof->hz);
+		/* An event's count ("faults") where time's is seconds. */
+		printf(" for %.2f%% of %.2f %s\n\n",
+		       100.0 / prof->print_time, prof->print_time / prof->hz,
+		       prof->event_type ? prof->hist_dimension : "seconds");
 	} else {
 		printf(" no time propagated\n\n");
 		/* Every numerator is 0 then; avoid dividing by zero. */

@@ -52,6 +52,9 @@ bool shown(struct profile *prof, const struct gprof_options *opt,
 
 uint64_t export_period_ns(struct profile *prof)
 {
+	/* A count of events: one sample is its period of them. */
+	if (prof->event_type)
+		return prof->event_period;
 	return prof->hz > 0 ? (uint64_t)(1e9 / prof->hz + 0.5) : 0;
 }
 

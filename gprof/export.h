@@ -20,7 +20,11 @@ char *display_name(const struct gprof_options *opt, const struct sym *s);
 /* Whether the call graph (-q, symspecs, -z) shows @s. */
 bool shown(struct profile *prof, const struct gprof_options *opt,
 	   const struct sym *s);
-/* The sampling period, whole nanoseconds (the extension records it). */
+/*
+ * The sampling period, whole nanoseconds (the extension records it); in
+ * events for a profile of an event other than CPU time (ns() then
+ * counts events).
+ */
 uint64_t export_period_ns(struct profile *prof);
 /* Ticks as integer nanoseconds. */
 long long ns(struct profile *prof, double ticks);

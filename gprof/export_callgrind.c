@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <sprofil/events.h>
+
 #include "dwarf_lines.h"
 #include "export.h"
 
@@ -184,6 +186,7 @@ void export_callgrind(struct profile *prof, const struct gprof_options *opt)
 	uint64_t *self_ns = export_whole(prof, opt, self_ticks, shown,
 					 ns(prof, graph_total(prof)));
 	uint64_t sum = 0;
+	const char *p;
 	size_t i;
 
 	export_self_shares(prof, opt, &self);
@@ -192,7 +195,16 @@ void export_callgrind(struct profile *prof, const struct gprof_options *opt)
 	for (i = 0; i < prof->symtab.len; i++)
 		sum += self_ns[i];
 	printf("# callgrind format\nversion: 1\ncreator: sprofil-gprof\n");
-	printf("cmd: %s\npositions: line\nevents: ns\n", opt->a_out_name);
+	/* An event's name is its cost's: "page_faults" (an identifier). */
+	if (prof->event_type) {
+		printf("cmd: %s\npositions: line\nevents: ", opt->a_out_name);
+		for (p = spe_event(prof->event_type)->name; *p; p++)
+			putchar(*p == '-' ? '_' : *p);
+		putchar('\n');
+	} else {
+		printf("cmd: %s\npositions: line\nevents: ns\n",
+		       opt->a_out_name);
+	}
 	printf("summary: %llu\n\n", (unsigned long long)sum);
 	for (i = 0; i < prof->symtab.len; i++) {
 		struct sym *s = &prof->symtab.base[i];

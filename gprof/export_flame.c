@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sprofil/events.h>
+
 #include "export.h"
 
 #define WIDTH 1200		/* the picture, pixels */
@@ -181,9 +183,17 @@ static void frame(struct profile *prof, const struct stacks *st, uint32_t i,
 	fill_of(prof, n, fill);
 	printf("<g class=\"f\"><title>");
 	xml_text(n->name);
-	printf(" (%llu sample%s, %.2f%%)</title>",
-	       (unsigned long long)n->total, n->total == 1 ? "" : "s",
-	       100.0 * n->total / all_samples);
+	if (prof->event_type)
+		printf(" (%llu %s, %.2f%%)</title>",
+		       (unsigned long long)(n->total * prof->event_period),
+		       n->total * prof->event_period == 1 ?
+		       spe_event(prof->event_type)->unit :
+		       spe_event(prof->event_type)->units,
+		       100.0 * n->total / all_samples);
+	else
+		printf(" (%llu sample%s, %.2f%%)</title>",
+		       (unsigned long long)n->total, n->total == 1 ? "" : "s",
+		       100.0 * n->total / all_samples);
 	printf("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\" data-name=\"",
 	       PAD + x * px_per_sample, y_of(depth, icicle), w, FRAME_H - 1,
 	       fill, (unsigned long long)x, (unsigned long long)n->total,
@@ -295,12 +305,25 @@ static void controls(struct profile *prof, const struct gprof_options *opt,
 	double seconds = prof->callers.period_ns && st->from_chains ?
 			 all_samples * prof->callers.period_ns * 1e-9 :
 			 prof->hz > 0 ? all_samples / prof->hz : 0;
+	const struct spe_event *e = spe_event(prof->event_type);
+	char total[64];
 
-	printf("<text x=\"%d\" y=\"22\" class=\"title\">%s graph of ",
-	       WIDTH / 2, icicle ? "Icicle" : "Flame");
+	/* What the samples count: seconds of CPU time, or events. */
+	if (prof->event_type)
+		snprintf(total, sizeof(total), "%llu %s",
+			 (unsigned long long)(all_samples *
+					      prof->event_period),
+			 e->units);
+	else
+		snprintf(total, sizeof(total), "%.2f s", seconds);
+
+	printf("<text x=\"%d\" y=\"22\" class=\"title\">%s graph of %s%s",
+	       WIDTH / 2, icicle ? "Icicle" : "Flame",
+	       prof->event_type ? e->units : "",
+	       prof->event_type ? " in " : "");
 	xml_text(opt->a_out_name);
-	printf("</text>\n<text x=\"%d\" y=\"40\" class=\"sub\">%llu samples (%.2f s); %s. Width = share of the samples; %s. Click a box to zoom.</text>\n",
-	       WIDTH / 2, (unsigned long long)all_samples, seconds,
+	printf("</text>\n<text x=\"%d\" y=\"40\" class=\"sub\">%llu samples (%s); %s. Width = share of the samples; %s. Click a box to zoom.</text>\n",
+	       WIDTH / 2, (unsigned long long)all_samples, total,
 	       st->from_chains ? "stacks from the recorded call chains" :
 	       "no call chains in the profile: one frame per function",
 	       icicle ? "callers above their callees" :

@@ -13,23 +13,43 @@
  * 9), so their sum is the total's seconds to the last digit.  Times that
  * are not whole samples (an arc's, a function's children's, estimated
  * from call counts) get the same decimals, rounded; percentages two.
+ *
+ * A profile of another event than CPU time counts events instead: the
+ * header names it ("event", "event_period") and every "..._seconds" key
+ * is "..._events", a whole number of events.
  */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <sprofil/events.h>
+
 #include "export.h"
 #include "threads.h"
 
 /* Decimals of a second that write one period exactly: 2 at 100 Hz. */
 static int second_digits;
-static uint64_t period_ns;
+static uint64_t period_ns;		/* in events when counting_events */
+static bool counting_events;
+
+/* @key, or for an event its "..._events" for "..._seconds". */
+static const char *key_of(const char *key, char *buf, size_t size)
+{
+	size_t n = strlen(key);
+
+	if (!counting_events || n < 7 || strcmp(key + n - 7, "seconds"))
+		return key;
+	snprintf(buf, size, "%.*sevents", (int)(n - 7), key);
+	return buf;
+}
 
 /* Fractional ticks, rounded to second_digits. */
 static void secs(struct profile *prof, const char *key, double ticks)
 {
-	printf(",\"%s\":%.*f", key, second_digits,
+	char buf[48];
+
+	printf(",\"%s\":%.*f", key_of(key, buf, sizeof(buf)), second_digits,
 	       prof->hz > 0 ? ticks / prof->hz : 0.0);
 }
 
@@ -37,8 +57,15 @@ static void secs(struct profile *prof, const char *key, double ticks)
 static void exact_secs(const char *key, uint64_t ns)
 {
 	uint64_t frac = ns % 1000000000u, div = 1;
+	char buf[48];
 	int k;
 
+	/* @ns is a count of events. */
+	if (counting_events) {
+		printf(",\"%s\":%llu", key_of(key, buf, sizeof(buf)),
+		       (unsigned long long)ns);
+		return;
+	}
 	for (k = second_digits; k < 9; k++)
 		div *= 10;
 	printf(",\"%s\":%llu", key, (unsigned long long)(ns / 1000000000u));
@@ -77,8 +104,13 @@ static void header(struct profile *prof, const struct gprof_options *opt)
 
 	printf("{\"version\":3,\"creator\":\"sprofil-gprof\",\"executable\":");
 	quoted(opt->a_out_name);
-	printf(",\"hz\":%.6g,\"period_ns\":%llu", prof->hz,
-	       (unsigned long long)period_ns);
+	if (counting_events)
+		printf(",\"event\":\"%s\",\"event_period\":%llu",
+		       spe_event(prof->event_type)->name,
+		       (unsigned long long)period_ns);
+	else
+		printf(",\"hz\":%.6g,\"period_ns\":%llu", prof->hz,
+		       (unsigned long long)period_ns);
 	printf(",\"total_samples\":%llu", (unsigned long long)total);
 	exact_secs("total_seconds", total * period_ns);
 	printf(",\"times\":\"%s\"", prof->measured_times ? "measured" : "estimated");
@@ -368,8 +400,12 @@ void export_json(struct profile *prof, const struct gprof_options *opt)
 	uint64_t p;
 
 	period_ns = export_period_ns(prof);
+	counting_events = prof->event_type != 0;
 	for (p = period_ns, second_digits = 9; p && p % 10 == 0; p /= 10)
 		second_digits--;
+	/* Events estimated from call counts: rounded to whole ones. */
+	if (counting_events)
+		second_digits = 0;
 	header(prof, opt);
 	json_modules(prof);
 	json_threads(prof, opt);

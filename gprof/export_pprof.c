@@ -26,6 +26,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <sprofil/events.h>
+
 #include "dwarf_lines.h"
 #include "export.h"
 #include "pprof.pb-c.h"
@@ -67,7 +69,8 @@ struct pp {
 	size_t loccap;
 	struct index_hash locs;
 	size_t samplecap;
-	uint64_t period_ns;
+	uint64_t period_ns;		/* in events, with an event */
+	const char *event;		/* its name, NULL: CPU time */
 	/* The profiles added so far; the labels of their samples. */
 	uint32_t programs;
 	const char *program;	/* NULL: no label */
@@ -392,6 +395,7 @@ static void samples_from_callers(struct profile *prof,
 	uint32_t node, t;
 
 	p->period_ns = prof->callers.period_ns;
+	p->event = prof->event_type ? spe_event(prof->event_type)->name : NULL;
 	if (prof->nthreads) {
 		for (i = 0; i < thread_leaves(prof); i++) {
 			thread_leaf_at(prof, i, &node, &t, &count);
@@ -451,6 +455,7 @@ static void samples_from_histogram(struct profile *prof,
 	size_t i, cap = 0;
 
 	p->period_ns = export_period_ns(prof);
+	p->event = prof->event_type ? spe_event(prof->event_type)->name : NULL;
 	export_self_shares(prof, opt, &lines);
 	for (i = 0; i < prof->symtab.len; i++) {
 		struct sym *s = &prof->symtab.base[i];
@@ -570,8 +575,11 @@ void pprof_end(struct pp *pp, const struct gprof_options *opt)
 	p.prof.n_sample_type = 2;
 	p.prof.sample_type = xmallocarray(2, sizeof(*p.prof.sample_type));
 	p.prof.sample_type[0] = value_type(&p, "samples", "count");
-	p.prof.sample_type[1] = value_type(&p, "cpu", "nanoseconds");
-	p.prof.period_type = value_type(&p, "cpu", "nanoseconds");
+	/* An event's count, as perf's converter names it: "page-faults". */
+	p.prof.sample_type[1] = value_type(&p, p.event ? p.event : "cpu",
+					   p.event ? "count" : "nanoseconds");
+	p.prof.period_type = value_type(&p, p.event ? p.event : "cpu",
+					p.event ? "count" : "nanoseconds");
 	p.prof.period = (int64_t)p.period_ns;
 	for (i = 0; i < p.prof.n_sample; i++)
 		total += p.prof.sample[i]->value[0];

@@ -20,6 +20,7 @@
 #include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
+#include "gmon_event.h"
 #include "gprof.h"
 #include "threads.h"
 
@@ -827,6 +828,7 @@ int gmon_parse(struct profile *prof, const struct gprof_options *opt,
 	       size_t len, const char *name,
 	       char *err, size_t errlen)
 {
+	struct gmf_event ev = { 0 };
 	struct gmf_cursor c = { .p = buf, .end = buf + len, .err = err,
 			    .errlen = errlen };
 	struct file_counts fc = { 0 };
@@ -837,7 +839,10 @@ int gmon_parse(struct profile *prof, const struct gprof_options *opt,
 		c.p = buf + 4;
 		fc.version = gmf_get(&c, 4);
 		c.p = buf + GMF_HEADER_SIZE;
+		if (gmon_file_event(&c, &ev) || gmon_event_check(prof, &c, &ev))
+			return -1;
 		parse_extension(prof, opt, &c, &fc);
+		gmon_event_unit(prof);
 	} else if (opt->file_format == FF_MAGIC ||
 		   (opt->file_format == FF_AUTO && magic)) {
 		if (len < GMF_HEADER_SIZE) {
@@ -856,9 +861,13 @@ int gmon_parse(struct profile *prof, const struct gprof_options *opt,
 			return -1;
 		}
 		c.p = buf + GMF_HEADER_SIZE;
+		if (gmon_event_check(prof, &c, &ev))
+			return -1;
 		parse_gnu(prof, opt, &c, &fc);
 	} else {
 		c.swap = gnu_swap(prof);
+		if (gmon_event_check(prof, &c, &ev))
+			return -1;
 		parse_bsd(prof, opt, &c, buf, &fc);
 	}
 	if (c.failed)

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sprofil/events.h>
 #include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
@@ -236,8 +237,21 @@ static void put_ext_modules(struct profile *prof, struct out *o, int only)
 	unsigned char b[GMF_HEADER_SIZE + GMF_MODULE_FIXED];
 	unsigned int m;
 
-	gmf_header_put(b, GMF_EXT_VERSION);
+	gmf_header_put(b, prof->event_type ? GMF_EXT_VERSION_3 :
+			  GMF_EXT_VERSION);
 	put_bytes(o, b, GMF_HEADER_SIZE);
+	/* What the counts are, when not CPU time, before them. */
+	if (prof->event_type) {
+		struct gmf_event ev = { .type = prof->event_type,
+					.period = prof->event_period };
+		unsigned char eb[GMF_EVENT_SIZE];
+
+		snprintf(ev.name, sizeof(ev.name), "%s",
+			 spe_event(prof->event_type)->name);
+		gmf_event_put(eb, &ev);
+		put_record(o, GMF_TAG_EVENT, GMF_EVENT_SIZE);
+		put_bytes(o, eb, sizeof(eb));
+	}
 	for (m = 0; m < prof->nmodules; m++) {
 		const struct module *mod = &prof->modules[m];
 		const char *name = mod->recorded ? mod->recorded :
@@ -392,7 +406,8 @@ static void put_hist(struct profile *prof, struct out *o,
 		.module = file_module(prof, ADDR_MODULE(r->lowpc)),
 		.bucket_size = bs,
 		.scale = r->scale ? r->scale : gnu_scale(r),
-		.period_ns = (uint64_t)(1e9 / prof->hz + 0.5),
+		.period_ns = prof->event_type ? prof->event_period :
+			     (uint64_t)(1e9 / prof->hz + 0.5),
 		.low_pc = ADDR_LINK(r->lowpc),
 		.high_pc = ADDR_LINK(r->highpc),
 		.nbuckets = r->num_bins,
@@ -481,7 +496,8 @@ static void put_extension(struct profile *prof, struct out *o)
 void gmon_out_write(struct profile *prof, const struct gprof_options *opt,
 		    const char *path)
 {
-	bool gnu = !prof->multi_module;
+	/* GNU's one unit is time: an event's counts need the extension. */
+	bool gnu = !prof->multi_module && !prof->event_type;
 	struct out o;
 	unsigned int i;
 	size_t dropped = 0;

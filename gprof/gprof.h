@@ -449,6 +449,14 @@ struct profile {
 	double gnu_hist_scale;	/* the GNU records' common bin width */
 	bool have_gnu_hist;	/* one was read yet */
 	uint64_t ext_period;	/* the extension histograms' period, or 0 */
+	/*
+	 * What a sample counts (include/sprofil/events.h): SPROFIL_EVENT_*
+	 * of the files' event record, 0 (CPU time) without one, and its
+	 * period in events; the files read so far, all of one event.
+	 */
+	uint32_t event_type;
+	uint64_t event_period;
+	int event_files;
 	/* Each module's ELF file, symbol table room (symtab.c). */
 	struct core_module *core;
 	unsigned int ncore;	/* modules when core_init() ran */

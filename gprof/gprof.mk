@@ -15,7 +15,7 @@ GPROF_LIBS := -ldw -lelf -l:libiberty.a -lm \
 		echo -lprotobuf-c -lz)
 # Every object is rebuilt when a header it may include changes.
 GPROF_HDRS := $(wildcard gprof/*.h) include/sprofil/gmon_format.h \
-	include/sprofil/gmon_codec.h \
+	include/sprofil/gmon_codec.h include/sprofil/events.h \
 	include/sprofil/callers.h
 
 # --export=pprof: the profile.proto messages (gprof/pprof.proto) as C,

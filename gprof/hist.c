@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sprofil/events.h>
+
 #include "gprof.h"
 
 /* SI prefixes for the per-call columns, as GNU chooses them. */
@@ -250,6 +252,7 @@ static void flat_blurb(struct profile *prof)
 static void print_header(struct profile *prof, const struct gprof_options *opt,
 			 char prefix)
 {
+	const struct spe_event *e;
 	char unit[16];
 
 	snprintf(unit, sizeof(unit), "%c%c/call", prefix,
@@ -262,6 +265,12 @@ static void print_header(struct profile *prof, const struct gprof_options *opt,
 			       100.0 / prof->total_time,
 				       prof->total_time / prof->hz,
 			       prof->hist_dimension);
+	} else if (prof->event_type) {
+		/* A count of events: "Each sample counts as 1 page fault." */
+		e = spe_event(prof->event_type);
+		printf("\nEach sample counts as %llu %s.\n",
+		       (unsigned long long)prof->event_period,
+		       prof->event_period == 1 ? e->unit : e->units);
 	} else {
 		printf("\nEach sample counts as %g %s.\n", 1.0 / prof->hz,
 		       prof->hist_dimension);

@@ -69,7 +69,9 @@ void modules_print(struct profile *prof, const struct gprof_options *opt)
 	else
 		printf("\f\n");
 	printf("Load modules:\n\n");
-	printf("  mod   %% time   seconds       calls  name\n");
+	/* An event's column ("faults") where time's is "seconds". */
+	printf("  mod   %% time  %8.8s       calls  name\n",
+	       prof->event_type ? prof->hist_dimension : "seconds");
 	for (m = 0; m < prof->nmodules; m++) {
 		const struct module *mod = &prof->modules[m];
 

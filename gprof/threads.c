@@ -376,7 +376,9 @@ static struct sym *top_function(struct profile *prof, size_t k, size_t end,
 
 void threads_print(struct profile *prof, const struct gprof_options *opt)
 {
-	double period = prof->callers.period_ns / 1e9;
+	/* Seconds per sample, or an event's count per sample. */
+	double period = prof->event_type ? (double)prof->callers.period_ns :
+			prof->callers.period_ns / 1e9;
 	uint64_t total = 0, cpu_total = 0, *counts;
 	struct thread_prof *sorted;
 	size_t *first;
@@ -397,10 +399,13 @@ void threads_print(struct profile *prof, const struct gprof_options *opt)
 			      sizeof(*sorted));
 	memcpy(sorted, prof->threads, prof->nthreads * sizeof(*sorted));
 	qsort(sorted, prof->nthreads, sizeof(*sorted), cmp_samples);
-	printf("Per-thread profile: %u threads, each sample %.6g seconds.\n\n",
-	       prof->nthreads, period);
+	/* An event's period is in events, its column the event's. */
+	printf("Per-thread profile: %u threads, each sample %.6g %s.\n\n",
+	       prof->nthreads, period,
+	       prof->event_type ? prof->hist_dimension : "seconds");
 	printf("%10s  %-16s %10s %10s %10s  %s\n", "tid", "name", "samples",
-	       "seconds", "cpu sec", "top function (its share of the thread)");
+	       prof->event_type ? prof->hist_dimension : "seconds", "cpu sec",
+	       "top function (its share of the thread)");
 	for (i = 0; i < prof->nthreads; i++) {
 		const struct thread_prof *t = &sorted[i];
 		uint32_t index = thread_find_add(prof, t->tid);

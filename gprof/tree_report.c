@@ -25,6 +25,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <sprofil/events.h>
+
 #include "export.h"
 #include "tree_report.h"
 
@@ -58,6 +60,10 @@ struct tree {
 	size_t nfns, fns_cap;
 	unsigned int nbad;
 	struct pp *pprof;	/* --export=pprof: the one being made */
+	/* The first program's event (gprof.h): every other's must match. */
+	int event_progs;
+	uint32_t event_type;
+	uint64_t event_period;
 };
 
 static int by_name(const void *a, const void *b)
@@ -353,6 +359,7 @@ static void analyze_program(struct tree *t, unsigned int g)
 	struct tree_prog *pg = &t->progs[g];
 	char **files = xcalloc(t->nprocs + 1, sizeof(*files));
 	struct profile prof;
+	char is[64], was[64];
 	unsigned int k;
 	size_t i, *rows = xcalloc(t->nprocs + 1, sizeof(*rows));
 	int n = 0, m;
@@ -395,7 +402,20 @@ static void analyze_program(struct tree *t, unsigned int g)
 			n = 0;
 		}
 	}
+	/* Samples of different events are not one quantity: no sum. */
+	if (n && t->event_progs++ &&
+	    (prof.event_type != t->event_type ||
+	     prof.event_period != t->event_period)) {
+		spe_describe(is, sizeof(is), prof.event_type,
+			     prof.event_period);
+		spe_describe(was, sizeof(was), t->event_type,
+			     t->event_period);
+		fatal("%s: sampled on %s, not on %s as the programs before it: samples of different events cannot be summed",
+		      pg->label, is, was);
+	}
 	if (n) {
+		t->event_type = prof.event_type;
+		t->event_period = prof.event_period;
 		pg->nprocs = n;
 		pg->sample_seconds = prof.hz > 0 ? 1.0 / prof.hz : 0;
 		for (k = 0; k < prof.num_hist_records; k++) {
@@ -495,7 +515,8 @@ static void print_programs(struct tree *t)
 	for (g = 0; g < t->nprogs; g++)
 		all += t->progs[g].reported;
 	printf("\nPrograms: samples of each program's processes summed\n\n");
-	printf("%9s %9s %9s %6s %9s  %-20s %s\n", "samples", "seconds",
+	printf("%9s %9s %9s %6s %9s  %-20s %s\n", "samples",
+	       t->event_type ? spe_event(t->event_type)->column : "seconds",
 	       "functions", "%time", "processes", "program",
 	       "executable, build-id");
 	for (g = 0; g < t->nprogs; g++) {

@@ -18,7 +18,9 @@
  *   auto    kmod when /dev/sprofil opens, else bpf when permitted, else
  *           signal (the default).
  * SPROFIL_HZ=<n> sets the sampling rate of every backend (default: one
- * kernel tick; PROF_FAST: four per tick).
+ * kernel tick; PROF_FAST: four per tick).  SPROFIL_EVENT=<name> (with
+ * SPROFIL_EVENT_PERIOD=<n>) or sprofil_event() samples on another event
+ * than CPU time, page faults say (below).
  *
  * Every function sets errno on failure; through the library, profiling
  * stays on in both parent and child after fork() (each counting into its
@@ -69,7 +71,9 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
  */
 struct sprofil_info {
 	const char *backend;	/* "kmod", "bpf" or "signal" */
-	uint64_t period_ns;	/* sampling period while enabled, else 0 */
+	uint64_t period_ns;	/* sampling period while enabled, else 0;
+				 * in events with sprofil_event()
+				 */
 	uint64_t samples;	/* samples taken since the last start */
 	uint64_t misses;	/* samples that fell in no region */
 	uint64_t saturated;	/* increments lost to full buckets */
@@ -121,6 +125,28 @@ int sprofil_flush(void);
  * not writable memory); then nothing changes, not even the table.
  */
 int sprofil_callers(void *table, size_t bytes, unsigned int depth);
+
+/*
+ * Sampling on an event other than CPU time (docs/backends.md has which
+ * backend counts which): @name as perf spells it, "cpu-clock" (or NULL,
+ * the default), "page-faults", "minor-faults", "major-faults",
+ * "context-switches", "cycles", "instructions", "cache-misses",
+ * "branch-misses"; a sample every @period events (0: 1; 0 with
+ * cpu-clock, whose rate is SPROFIL_HZ's).  It takes effect at the next
+ * sprofil() or profil() start, as the environment's SPROFIL_EVENT and
+ * SPROFIL_EVENT_PERIOD do at the first.  Each sample is filed at the
+ * user PC of the thread the event happened in (a page fault: its
+ * faulting instruction; a context switch: where the thread returns to
+ * user mode), and counts @period events.  With an event, sprofil()'s
+ * @tvp receives zero and sprofil_info()'s period_ns is the period in
+ * events.  A start that cannot count the event fails, never sampling
+ * CPU time instead: ENOENT (a PMU event on a machine without a PMU),
+ * EACCES (perf_event_paranoid forbids it), EOPNOTSUPP (the backend
+ * cannot count it: kmod counts CPU time only).  profil() and sprofil()
+ * callers that do not call this keep sampling CPU time.  Errors: EINVAL
+ * (no such event, or a period with cpu-clock).
+ */
+int sprofil_event(const char *name, uint64_t period);
 
 /* A load module's text, as HP-UX's smonitor(3C) takes it. */
 struct text_region {

@@ -61,9 +61,17 @@ static long ioctl_start(struct sprofil_fd *f, struct sprofil_start __user *uarg)
 	    (args.callers || args.callers_size || args.callers_depth ||
 	     (args.flags & SPROFIL_THREADS)))
 		return -EINVAL;
-	if (args.event_type != SPROFIL_EVENT_CPU_CLOCK || args.event_config ||
-	    args.reserved3)
+	if (args.event_type > SPROFIL_EVENT_MAX || args.event_config ||
+	    (args.event_type == SPROFIL_EVENT_CPU_CLOCK && args.event_period))
 		return -EINVAL;
+	/*
+	 * Only the clock: a software event's handler runs wherever the
+	 * event happens (the fault path, the scheduler) and a PMU event's in
+	 * NMI context, where the session's locks and the pinned-page writes
+	 * of the hard-IRQ handler are not safe (docs/backends.md).
+	 */
+	if (args.event_type != SPROFIL_EVENT_CPU_CLOCK)
+		return -EOPNOTSUPP;
 	/* A file that samples another process does only that. */
 	if (!(args.flags & SPROFIL_TARGET) &&
 	    (args.target_fd || READ_ONCE(f->s)))

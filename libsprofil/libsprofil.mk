@@ -23,7 +23,8 @@ LIB_OBJS := $(LIB_SRCS:libsprofil/%.c=$(BUILD)/libsprofil/%.o) \
 LIB_HDRS := $(wildcard $(LIB_PARTS:%=libsprofil/%/*.h)) include/sprofil.h \
 	include/uapi/linux/sprofil.h include/sprofil/mapping.h \
 	include/sprofil/callers.h include/sprofil/gmon_format.h \
-	include/sprofil/gmon_codec.h include/sprofil/unwind_table.h
+	include/sprofil/gmon_codec.h include/sprofil/unwind_table.h \
+	include/sprofil/events.h
 # libbpf for the bpf backend, libelf and zlib for libbpf.
 LIB_LDLIBS := -lbpf -lelf -lz -ldl -pthread
 LIB_SO_LDLIBS := -ldl -pthread

@@ -43,7 +43,7 @@
 #include <sprofil/gmon_format.h>
 
 /*
- * The revision of the extension a header's version field names (1 or 2,
+ * The revision of the extension a header's version field names (1 to 3,
  * the ones this code reads); 0 when the version is not one of them.
  * @version is the field loaded little-endian (gmf_load(b, 4, false)),
  * so *swap is set when the file is big-endian: a cursor's swap.
@@ -60,7 +60,7 @@ static inline unsigned int gmf_ext_revision(uint32_t version, bool *swap)
 		*swap = true;
 	}
 	v &= 0xffff;
-	return v >= 1 && v <= (GMF_EXT_VERSION & 0xffff) ? v : 0;
+	return v >= 1 && v <= (GMF_EXT_VERSION_3 & 0xffff) ? v : 0;
 }
 
 /*
@@ -931,6 +931,53 @@ static inline bool gmf_process_get(struct gmf_cursor *b, struct gmf_process *p)
 	p->cpu_ns = gmf_load(f + 16, 8, b->swap);
 	p->start_ns = gmf_load(f + 24, 8, b->swap);
 	memcpy(p->comm, f + 32, GMF_PROCESS_COMM);
+	b->p = b->end;
+	return true;
+}
+
+/* ---- tag 8, event ---- */
+
+#define GMF_EVENT_NAME		16
+
+struct gmf_event {
+	uint32_t type;		/* SPROFIL_EVENT_* */
+	uint64_t period;	/* events per sample */
+	char name[GMF_EVENT_NAME + 1];	/* NUL-ended */
+};
+
+static inline void gmf_event_put(unsigned char out[GMF_EVENT_SIZE],
+				 const struct gmf_event *e)
+{
+	const bool s = GMF_HOST_SWAP;
+
+	memset(out, 0, GMF_EVENT_SIZE);
+	gmf_store(out, 4, e->type, s);
+	gmf_store(out + 8, 8, e->period, s);
+	memcpy(out + 16, e->name, strnlen(e->name, GMF_EVENT_NAME));
+}
+
+/* An event record's body; bytes after its fields are skipped. */
+static inline bool gmf_event_get(struct gmf_cursor *b, struct gmf_event *e)
+{
+	const unsigned char *f;
+
+	memset(e, 0, sizeof(*e));
+	if (b->failed)
+		return false;
+	if (gmf_left(b) < GMF_EVENT_SIZE) {
+		gmf_fail(b, "event record shorter than its %d bytes",
+			 GMF_EVENT_SIZE);
+		return false;
+	}
+	gmf_take(b, GMF_EVENT_SIZE, &f);
+	e->type = (uint32_t)gmf_load(f, 4, b->swap);
+	e->period = gmf_load(f + 8, 8, b->swap);
+	memcpy(e->name, f + 16, GMF_EVENT_NAME);
+	e->name[GMF_EVENT_NAME] = '\0';
+	if (!e->period) {
+		gmf_fail(b, "event record of %s with no period", e->name);
+		return false;
+	}
 	b->p = b->end;
 	return true;
 }

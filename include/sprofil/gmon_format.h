@@ -21,11 +21,16 @@
 /*
  * "SP" and the minor revision; GNU gprof refuses it.  Revision 2 added
  * the sparse histogram record (tag 6), which is what writers write;
- * revision 1 files (dense histograms only) still read.  gmon_codec.h's
- * gmf_ext_revision() tells the two, in either byte order.
+ * revision 1 files (dense histograms only) still read.  Revision 3 added
+ * the event record (tag 8): a profile sampled on an event other than CPU
+ * time is written as revision 3, so that a reader that does not know
+ * the record refuses it rather than read its counts as seconds; a CPU
+ * time profile stays revision 2.  gmon_codec.h's gmf_ext_revision()
+ * tells them apart, in either byte order.
  */
 #define GMF_EXT_MAJOR		0x5350u
-#define GMF_EXT_VERSION		0x53500002u
+#define GMF_EXT_VERSION		0x53500002u	/* a CPU time profile */
+#define GMF_EXT_VERSION_3	0x53500003u	/* with an event record */
 #define GMF_EXT_VERSION_1	0x53500001u
 
 /* GNU records: a one-byte tag, then the fields (ptr = sizeof(void *)). */
@@ -125,6 +130,21 @@
 #define GMF_PROCESS_SIZE	48
 #define GMF_PROCESS_CPU		0x1u		/* cpu_ns is known */
 #define GMF_PROCESS_START	0x2u		/* start_ns is known */
+
+/*
+ * Tag 8 (revision 3), event: what each sample of the file counts, when
+ * not CPU time.  One record per file, GMF_EVENT_SIZE bytes (a reader
+ * ignores bytes after them):
+ *	 0  u32	event: SPROFIL_EVENT_* (include/uapi/linux/sprofil.h,
+ *		include/sprofil/events.h)
+ *	 4  u32	zero (reserved)
+ *	 8  u64	period: events per sample, the number the histogram and
+ *		callers records then hold in their period_ns field
+ *	16  16	name, NUL-padded, as perf spells it ("page-faults")
+ * Files without it sample CPU time, every period_ns nanoseconds.
+ */
+#define GMF_TAG_EVENT		8
+#define GMF_EVENT_SIZE		32
 
 /*
  * Where a GNU gmon.out's caller data goes: the file's name with this

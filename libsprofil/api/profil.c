@@ -36,8 +36,12 @@ static struct {
 	unsigned int flags;
 	uint64_t period_ns;		/* as asked, 0 = default */
 	struct sp_callers callers;	/* table NULL: no chains */
+	struct sp_event event;
 	bool on;
 } sp_running;
+
+/* What the next starts sample: SPROFIL_EVENT, or sprofil_event()'s. */
+static struct sp_event sp_event_next_ev;
 
 /* The caller table sprofil_callers() registered for the next starts. */
 static struct sp_callers sp_callers_next;
@@ -183,6 +187,8 @@ static void init_once(void)
 {
 	sp_fork_handlers_register();
 	pthread_mutex_lock(&sp_lock);
+	/* Before the probes, which test whether it can be counted. */
+	sp_event_from_settings(&sp_event_next_ev);
 	choose_backend();
 	pthread_mutex_unlock(&sp_lock);
 }
@@ -196,7 +202,8 @@ static const struct sp_backend *backend(void)
 /* Keeps a copy of a successful configuration (called with sp_lock). */
 static void remember(const struct sprofil_region *r, unsigned int n,
 		     unsigned int flags, uint64_t period_ns,
-		     const struct sp_callers *callers)
+		     const struct sp_callers *callers,
+		     const struct sp_event *ev)
 {
 	struct sprofil_region *copy = malloc(n * sizeof(*r));
 
@@ -213,6 +220,7 @@ static void remember(const struct sprofil_region *r, unsigned int n,
 	sp_running.flags = flags;
 	sp_running.period_ns = period_ns;
 	sp_running.callers = callers ? *callers : (struct sp_callers){ 0 };
+	sp_running.event = *ev;
 }
 
 /* The table to pass to a start, or NULL. */
@@ -269,7 +277,8 @@ void sp_front_fork_child(void)
 	/* The child's copy of the caller table goes on from the parent's. */
 	err = sp_backend->start(sp_running.regions, sp_running.n,
 				sp_running.flags, &period,
-				callers_of(&sp_running.callers));
+				callers_of(&sp_running.callers),
+				&sp_running.event);
 	if (err)
 		fprintf(stderr, "libsprofil: cannot profile the fork child: %s\n",
 			strerror(-err));
@@ -304,6 +313,7 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	const struct sp_backend *b;
 	const struct sp_callers *callers;
 	struct sprofil_region *r;
+	struct sp_event ev;
 	uint64_t asked, period;
 	int i, err;
 
@@ -334,20 +344,55 @@ int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	asked = wanted_period_ns();
 	period = asked;
 	callers = callers_of(&sp_callers_next);
+	ev = sp_event_next_ev;
 	/* Per-thread trees are a way of filing chains: none, no threads. */
 	err = (flags & SPROFIL_THREADS) && !callers ? -EINVAL :
-	      b->start(r, profcnt, flags, &period, callers);
+	      ev.type == SP_EVENT_BAD ? -EINVAL :
+	      b->start(r, profcnt, flags, &period, callers, &ev);
 	if (!err)
-		remember(r, profcnt, flags, asked, callers);
+		remember(r, profcnt, flags, asked, callers, &ev);
 	pthread_mutex_unlock(&sp_lock);
 	free(r);
 	if (err)
 		return fail(-err);
-	if (tvp) {
+	/* A period of events is no time: none. */
+	if (tvp && sp_event_counted(&ev))
+		*tvp = (struct timeval){ 0 };
+	else if (tvp) {
 		tvp->tv_sec = period / 1000000000ull;
 		tvp->tv_usec = period % 1000000000ull / 1000;
 	}
 	return 0;
+}
+
+int sprofil_event(const char *name, uint64_t period)
+{
+	struct sp_event ev;
+
+	if (sp_event_parse(name, period, &ev))
+		return fail(EINVAL);
+	/* The settings' event is read first, then replaced. */
+	backend();
+	pthread_mutex_lock(&sp_lock);
+	sp_event_next_ev = ev;
+	pthread_mutex_unlock(&sp_lock);
+	return 0;
+}
+
+const struct sp_event *sp_event_next(void)
+{
+	static const struct sp_event cpu = { SPROFIL_EVENT_CPU_CLOCK, 0 };
+
+	/* A bad SPROFIL_EVENT is every start's EINVAL, no backend's fault. */
+	return sp_event_next_ev.type == SP_EVENT_BAD ? &cpu :
+	       &sp_event_next_ev;
+}
+
+void sp_front_event(struct sp_event *ev)
+{
+	/* No lock: a dump at SIGDUMP may run inside a locked call. */
+	*ev = sp_running.on || sp_running.regions ? sp_running.event :
+		sp_event_next_ev;
 }
 
 int sprofil_callers(void *table, size_t bytes, unsigned int depth)

@@ -30,6 +30,47 @@ struct sp_callers {
 	uint32_t depth;
 };
 
+/*
+ * What a session samples: an event of include/sprofil/events.h
+ * (SPROFIL_EVENT_*), and for every one but the clock its period in
+ * events (the clock's is the start's period_ns).  SP_EVENT_BAD:
+ * SPROFIL_EVENT named none, and every start fails with EINVAL rather
+ * than sample CPU time instead.
+ */
+struct sp_event {
+	uint32_t type;
+	uint64_t period;
+};
+
+#define SP_EVENT_BAD	UINT32_MAX
+
+static inline bool sp_event_counted(const struct sp_event *ev)
+{
+	return ev->type != SPROFIL_EVENT_CPU_CLOCK;
+}
+
+/* common/event.c: @name (NULL: the clock) and @period as an event. */
+int sp_event_parse(const char *name, uint64_t period, struct sp_event *ev);
+/* SPROFIL_EVENT and SPROFIL_EVENT_PERIOD; a bad one said on stderr. */
+void sp_event_from_settings(struct sp_event *ev);
+struct perf_event_attr;
+/* The perf counter of @ev, disabled, user mode unless it is kernel's. */
+void sp_event_attr(const struct sp_event *ev, struct perf_event_attr *attr);
+/*
+ * Whether a counter of @ev opens on this thread (@kernel: counting in
+ * kernel mode too, as bpf does): 0, or -errno with the one line that
+ * says why in @why (no PMU, perf_event_paranoid).
+ */
+int sp_event_check(const struct sp_event *ev, bool kernel, char *why,
+		   size_t size);
+/*
+ * The event the next starts sample (api/profil.c), for the probes; the
+ * clock when SPROFIL_EVENT named none (the starts then fail).
+ */
+const struct sp_event *sp_event_next(void);
+/* The event of the running or last session, for the profile's writer. */
+void sp_front_event(struct sp_event *ev);
+
 struct sp_backend {
 	const char *name;
 	/* Whether it can run here; on failure *why says why, one line. */
@@ -40,12 +81,16 @@ struct sp_backend {
 	 * the kernel module).  *period_ns: in, the wanted period (0: one
 	 * kernel tick, or a quarter of one with SPROFIL_FAST); out, the
 	 * period really used.  With @callers (else NULL) each sample's call
-	 * chain is also filed there (include/sprofil/callers.h).  On failure
-	 * nothing changes.
+	 * chain is also filed there (include/sprofil/callers.h).  @ev: what
+	 * is sampled; for a counted event *period_ns is ignored and set to
+	 * its period in events.  A backend that cannot count @ev refuses it
+	 * with -EOPNOTSUPP, one the kernel refuses with perf_event_open's
+	 * errno (ENOENT: no PMU).  On failure nothing changes.
 	 */
 	int (*start)(const struct sprofil_region *r, unsigned int n,
 		     unsigned int flags, uint64_t *period_ns,
-		     const struct sp_callers *callers);
+		     const struct sp_callers *callers,
+		     const struct sp_event *ev);
 	/* Stops sampling; the counters stay readable through status. */
 	int (*stop)(void);
 	/* Fills the counters of the latest start (st->size is set). */

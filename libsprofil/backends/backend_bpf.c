@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sprofil/events.h>
 
 
 #include <sprofil.h>
@@ -156,9 +157,11 @@ static void sb_retire_session(struct sb_session *s)
 
 /* Whether @s's events count as a session for @set at @period would. */
 static bool sb_same_events(const struct sb_session *s,
-			   const struct sb_set *set, uint64_t period)
+			   const struct sb_set *set, uint64_t period,
+			   uint32_t event)
 {
-	return s->period == period && s->percpu == sb_percpu() &&
+	return s->period == period && s->event == event &&
+	       s->percpu == sb_percpu() &&
 	       s->own_counters == set->per_thread;
 }
 
@@ -214,6 +217,7 @@ int sb_load(struct sb_session *s, uint64_t half, uint32_t cnodes)
 	if (err)
 		return err;
 	s->proc->percpu = s->percpu;
+	s->proc->uregs = spe_event(s->event) && spe_event(s->event)->kernel;
 	s->proc->half = (uint32_t)half;
 	s->cnodes_n = cnodes;
 	s->proc->cmask = cnodes ? cnodes - 1 : 0;
@@ -378,8 +382,9 @@ static void sb_install(struct sb_session *s, struct sb_set *set)
  * A loaded program for @period, with room for @nbuckets per set and a
  * calling context tree of @cnodes nodes.
  */
-static int sb_session_new(uint64_t period, uint64_t nbuckets,
-			  uint32_t cnodes, struct sb_session **out)
+static int sb_session_new(uint64_t period, uint32_t event,
+			  uint64_t nbuckets, uint32_t cnodes,
+			  struct sb_session **out)
 {
 	struct sb_session *s = calloc(1, sizeof(*s));
 	int err;
@@ -388,6 +393,7 @@ static int sb_session_new(uint64_t period, uint64_t nbuckets,
 		return -ENOMEM;
 	memset(s->inner_fd, -1, sizeof(s->inner_fd));
 	s->period = period;
+	s->event = event;
 	s->percpu = sb_percpu();
 	err = sb_load(s, nbuckets, cnodes);
 	if (err) {
@@ -400,9 +406,10 @@ static int sb_session_new(uint64_t period, uint64_t nbuckets,
 
 /* Whether @s can count @set at @period without a new program. */
 static bool sb_fits(const struct sb_session *s, const struct sb_set *set,
-		    uint64_t period)
+		    uint64_t period, uint32_t event)
 {
-	return s && s->period == period && s->percpu == sb_percpu() &&
+	return s && s->period == period && s->event == event &&
+	       s->percpu == sb_percpu() &&
 	       s->own_counters == set->per_thread &&
 	       set->nbuckets <= s->half &&
 	       (!set->callers.hdr || s->cnodes_n == sb_set_cnodes(set));
@@ -465,7 +472,8 @@ static uint64_t sb_own_pc(const struct sb_set *set)
 static int sb_switch(struct sb_session *old, struct sb_session *s,
 		     const struct sb_set *set, uint64_t period)
 {
-	bool take = old && old->nfd && sb_same_events(old, set, period);
+	bool take = old && old->nfd &&
+		    sb_same_events(old, set, period, s->event);
 	int err = 0;
 
 	s->own_counters = set->per_thread;
@@ -502,14 +510,21 @@ static int sb_switch(struct sb_session *old, struct sb_session *s,
  */
 static int bpf_start(const struct sprofil_region *r, unsigned int n,
 		     unsigned int flags, uint64_t *period_ns,
-		     const struct sp_callers *callers)
+		     const struct sp_callers *callers,
+		     const struct sp_event *ev)
 {
 	struct sb_session *s = NULL, *old;
 	struct sb_set *set;
 	uint64_t period;
 	int err;
 
-	err = sp_period_ns(flags, *period_ns, &period);
+	err = sb_event_supported(ev, NULL, 0);
+	if (err)
+		return err;
+	if (sp_event_counted(ev))
+		period = ev->period;
+	else
+		err = sp_period_ns(flags, *period_ns, &period);
 	if (err)
 		return err;
 	err = sb_set_new(r, n, flags, callers, &set);
@@ -531,7 +546,7 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 	/* A new session's set-up, below, is the profiler's work. */
 	if (old)
 		old->proc->busy_tid = (uint32_t)syscall(SYS_gettid);
-	if (sb_fits(old, set, period)) {
+	if (sb_fits(old, set, period, ev->type)) {
 		s = old;
 		if (!s->nfd)
 			err = sb_cover(s);
@@ -544,7 +559,8 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 			       old->half * 2 : SB_MAX_BUCKETS;
 		if (room < set->nbuckets)
 			room = set->nbuckets;
-		err = sb_session_new(period, room, sb_set_cnodes(set), &s);
+		err = sb_session_new(period, ev->type, room,
+				     sb_set_cnodes(set), &s);
 		if (!err)
 			err = sb_switch(old, s, set, period);
 	}
@@ -807,8 +823,11 @@ static void sb_thread_exiting(uintptr_t pc)
 	s = sb_sess;
 	if (s && s->own_counters)
 		sb_uncover_thread(s, (pid_t)syscall(SYS_gettid));
-	/* Per-CPU clocks sample wall time: nothing is left at an exit. */
-	if (s && s->set && !s->percpu) {
+	/*
+	 * Per-CPU clocks sample wall time: nothing is left at an exit; nor
+	 * is a counted event's unfinished period an event.
+	 */
+	if (s && s->set && !s->percpu && s->event == SPROFIL_EVENT_CPU_CLOCK) {
 		before = sb_carry_ns;
 		sb_carry_ns += sp_unfinished_ns(ns, ns % s->period,
 						sb_routine_ns);

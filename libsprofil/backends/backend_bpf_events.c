@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sprofil/events.h>
 
 #include "backend.h"
 #include "backend_bpf_session.h"
@@ -47,7 +48,8 @@ int sb_perf_event_open(struct perf_event_attr *attr, pid_t tid)
  * program can tell how many periods of CPU time a user-mode sample closes.
  * Created disabled: it must have the program before it fires.
  */
-static int sb_open_event(pid_t tid, uint64_t period, bool inherit)
+static int sb_open_event(pid_t tid, uint64_t period, uint32_t event,
+			 bool inherit)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -60,8 +62,44 @@ static int sb_open_event(pid_t tid, uint64_t period, bool inherit)
 		.remove_on_exec = 1,
 		.exclude_hv = 1,
 	};
+	struct sp_event ev = { .type = event, .period = period };
 
+	/*
+	 * Another event counts in user mode only (a page fault's regs are
+	 * then the user's), but for one that only happens in kernel mode (a
+	 * context switch), which the program files at the thread's user
+	 * regs.
+	 */
+	if (sp_event_counted(&ev)) {
+		sp_event_attr(&ev, &attr);
+		attr.inherit = inherit;
+		attr.inherit_thread = inherit;
+		attr.remove_on_exec = 1;
+	}
 	return sb_perf_event_open(&attr, tid);
+}
+
+int sb_event_supported(const struct sp_event *ev, char *why, size_t size)
+{
+	char buf[256];
+	const struct spe_event *e = spe_event(ev->type);
+
+	if (!why) {
+		why = buf;
+		size = sizeof(buf);
+	}
+	if (ev->type == SP_EVENT_BAD || !e) {
+		snprintf(why, size, "SPROFIL_EVENT names no event");
+		return -EINVAL;
+	}
+	if (!sp_event_counted(ev))
+		return 0;
+	if (sb_percpu()) {
+		snprintf(why, size, "SPROFIL_BPF_EVENTS=cpu samples CPU time only");
+		return -EOPNOTSUPP;
+	}
+	/* Kernel-mode periods are seen, as the program needs. */
+	return sp_event_check(ev, e->kernel, why, size);
 }
 
 /* Closes the events, after which the program runs no more for them. */
@@ -116,7 +154,7 @@ int sb_cover_thread(struct sb_session *s, pid_t tid, int prog_fd)
 	err = sb_grow(s);
 	if (err)
 		return err;
-	fd = sb_open_event(tid, s->period, !s->own_counters);
+	fd = sb_open_event(tid, s->period, s->event, !s->own_counters);
 	if (fd < 0)
 		return -errno;
 	/* A full table only costs the rare double count it prevents. */

@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-
+#include "backend.h"
 #include "backend_bpf_session.h"
 #include "sprofil_load.h"
 #include "sprofil.skel.h"
@@ -101,7 +101,7 @@ static void remember_verified(const char *path)
 
 int sb_probe(const char **why)
 {
-	static char reason[160];
+	static char reason[256];
 	const struct spb_program *prog;
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -143,6 +143,11 @@ int sb_probe(const char **why)
 			 strerror(-err));
 		*why = reason;
 		return -ENODEV;
+	}
+	err = sb_event_supported(sp_event_next(), reason, sizeof(reason));
+	if (err) {
+		*why = reason;
+		return err;
 	}
 	fd = sb_perf_event_open(&attr, 0);
 	if (fd < 0) {

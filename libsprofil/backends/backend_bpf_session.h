@@ -81,7 +81,8 @@ struct sb_session {
 	uint32_t ring_tail;
 	uint32_t half_used;		/* bit k: a set counted in half k */
 	uint64_t half;			/* counters per set */
-	uint64_t period;
+	uint64_t period;		/* ns, or events: event's */
+	uint32_t event;			/* SPROFIL_EVENT_* */
 	bool percpu;
 	/*
 	 * Per-thread chains (SPROFIL_THREADS): no inherited counters, each
@@ -178,6 +179,12 @@ int sb_perf_event_open(struct perf_event_attr *attr, pid_t tid);
 pid_t sb_tgid(void);
 /* SPROFIL_BPF_EVENTS=cpu: per-CPU events, for measurement. */
 bool sb_percpu(void);
+/*
+ * Whether the program can sample @ev: 0, or -EOPNOTSUPP / perf's errno,
+ * with the reason in @why if not NULL.
+ */
+struct sp_event;
+int sb_event_supported(const struct sp_event *ev, char *why, size_t size);
 /* Every thread of sb_tgid() covered; or every CPU. */
 int sb_cover_all(struct sb_session *s);
 int sb_cover_cpus(struct sb_session *s);

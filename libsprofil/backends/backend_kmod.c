@@ -10,14 +10,26 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <sprofil/events.h>
+
 #include "backend.h"
 
 static int kmod_fd = -1;
 
 static int kmod_probe(const char **why)
 {
-	static char reason[96];
+	static char reason[160];
+	const struct sp_event *ev = sp_event_next();
 
+	/* The module counts CPU time only (its handler's context). */
+	if (sp_event_counted(ev)) {
+		snprintf(reason, sizeof(reason),
+			 "the module samples CPU time only, not %s (the bpf and signal backends count it)",
+			 spe_event(ev->type) ? spe_event(ev->type)->name :
+			 "SPROFIL_EVENT's");
+		*why = reason;
+		return -EOPNOTSUPP;
+	}
 	if (kmod_fd >= 0)
 		return 0;
 	/* CLOEXEC: exec ends the session anyway; the fd must not leak. */
@@ -32,14 +44,17 @@ static int kmod_probe(const char **why)
 
 static int kmod_start(const struct sprofil_region *r, unsigned int n,
 		      unsigned int flags, uint64_t *period_ns,
-		      const struct sp_callers *callers)
+		      const struct sp_callers *callers,
+		      const struct sp_event *ev)
 {
 	struct sprofil_start args = {
 		.size = sizeof(args),
 		.flags = flags,
 		.regions = (uintptr_t)r,
 		.nregions = n,
-		.period_ns = *period_ns,
+		.period_ns = sp_event_counted(ev) ? 0 : *period_ns,
+		.event_type = ev->type,
+		.event_period = sp_event_counted(ev) ? ev->period : 0,
 	};
 	char mem[40];
 	int err = 0;
@@ -66,7 +81,8 @@ static int kmod_start(const struct sprofil_region *r, unsigned int n,
 	if (ioctl(kmod_fd, SPROFIL_IOC_START, &args))
 		err = -errno;
 	else
-		*period_ns = args.period_ns;
+		*period_ns = sp_event_counted(ev) ? ev->period :
+			     args.period_ns;
 	if (args.flags & SPROFIL_TARGET)
 		close(args.target_fd);
 	return err;

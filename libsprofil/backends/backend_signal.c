@@ -14,6 +14,15 @@
  * only on its tick: the period is then raised to one tick, and reported
  * so, rather than crediting the periods it cannot see to one PC.
  *
+ * Another event (sprofil_event(), SPROFIL_EVENT) is a perf counter of
+ * that event per thread, its overflows sent the same way: a page fault
+ * is charged to the faulting instruction (user mode only, the regs of a
+ * user fault being the user's).  Without perf counters on itself there
+ * is no such event: the start fails, it never samples CPU time instead.
+ * An event of kernel mode is refused (sp_event_signalled()): a context
+ * switch's signal wakes the sleeping thread, which sleeps again, a
+ * switch per sample: a run of 10 sleeps was counted 20,000 switches.
+ *
  * Why per-thread timers: a process-wide ITIMER_PROF coalesces the
  * expirations of several busy threads into one pending SIGPROF and loses
  * samples.  Why not SIGPROF: the application may use SIGPROF and
@@ -33,6 +42,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -43,6 +53,7 @@
 #include <linux/perf_event.h>
 
 #include <sprofil/callers.h>
+#include <sprofil/events.h>
 #include <sprofil/mapping.h>
 
 #include "backend.h"
@@ -110,7 +121,9 @@ static int sp_signo;
 static enum sp_clock sp_clock;
 static struct sigaction sp_prev;	/* handler we replaced */
 static bool sp_running;
+/* In ns for the clock, in events for a counted event. */
 static uint64_t sp_period;
+static struct sp_event sp_ev;		/* what the counters count */
 static struct sp_thread *sp_threads;
 static size_t sp_nthreads, sp_capacity;
 static struct sprofil_status sp_last;	/* counters of the last session */
@@ -380,6 +393,11 @@ static int sp_perf_event_open(pid_t tid, uint64_t period)
 		.remove_on_exec = 1,
 	};
 
+	if (sp_event_counted(&sp_ev)) {
+		sp_event_attr(&sp_ev, &attr);
+		attr.sample_period = period;
+		attr.remove_on_exec = 1;
+	}
 	return (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1,
 			    PERF_FLAG_FD_CLOEXEC);
 }
@@ -550,15 +568,44 @@ static int sp_rearm(void)
 	return 0;
 }
 
+/* Whether the signal can count @ev without causing what it counts. */
+static bool sp_event_signalled(const struct sp_event *ev)
+{
+	return !spe_event(ev->type) || !spe_event(ev->type)->kernel;
+}
+
 static int sig_probe(const char **why)
 {
 	struct sigevent sev = { 0 };
 	int sig = sp_pick_signal();
 	timer_t timer;
 
+	static char reason[256];
+	const struct sp_event *ev = sp_event_next();
+	const char *timers = sp_setting("SPROFIL_SIGNAL_TIMER");
+	int err;
+
 	if (sig < 0) {
 		*why = "SPROFIL_SIGNAL is not a signal number";
 		return sig;
+	}
+	if (sp_event_counted(ev)) {
+		if (!sp_event_signalled(ev)) {
+			snprintf(reason, sizeof(reason),
+				 "its signal cannot count %s: waking a sleeping thread, it causes one per sample (the bpf backend counts them)",
+				 spe_event(ev->type)->name);
+			*why = reason;
+			return -EOPNOTSUPP;
+		}
+		if (timers && !strcmp(timers, "itimer")) {
+			*why = "SPROFIL_SIGNAL_TIMER=itimer samples CPU time only";
+			return -EOPNOTSUPP;
+		}
+		err = sp_event_check(ev, false, reason, sizeof(reason));
+		if (err) {
+			*why = reason;
+			return err;
+		}
 	}
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = sig;
@@ -571,24 +618,45 @@ static int sig_probe(const char **why)
 	return 0;
 }
 
+static void sp_stop_locked(void);
+
 static int sig_start(const struct sprofil_region *r, unsigned int n,
 		     unsigned int flags, uint64_t *period_ns,
-		     const struct sp_callers *callers)
+		     const struct sp_callers *callers,
+		     const struct sp_event *ev)
 {
 	uint64_t old_period = sp_period, period;
 	struct sp_map *m;
 	int err;
 
+	struct sp_event old_ev = sp_ev;
+	bool counted = sp_event_counted(ev), same;
+	char why[256];
+
 	/* Its timers and handler are this process's: no other's. */
 	if (sp_target())
 		return -EOPNOTSUPP;
-	err = sp_period_ns(flags, *period_ns, &period);
+	if (ev->type == SP_EVENT_BAD || !spe_event(ev->type))
+		return -EINVAL;
+	if (!sp_event_signalled(ev))
+		return -EOPNOTSUPP;
+	err = counted ? 0 : sp_period_ns(flags, *period_ns, &period);
 	if (err)
 		return err;
+	if (counted)
+		period = ev->period;
 	pthread_mutex_lock(&sp_lock);
 	if (sp_clock == SP_CLOCK_UNSET)
 		sp_clock = sp_pick_clock();
 	pthread_mutex_unlock(&sp_lock);
+	/* An event needs perf counters: no timer counts it. */
+	if (counted && sp_clock == SP_CLOCK_TIMER)
+		return -EOPNOTSUPP;
+	if (counted && old_ev.type != ev->type) {
+		err = sp_event_check(ev, false, why, sizeof(why));
+		if (err)
+			return err;
+	}
 	/* Timers expire on the tick: a shorter period would be a fiction. */
 	if (sp_clock == SP_CLOCK_TIMER && period < sp_default_period_ns(0))
 		period = sp_default_period_ns(0);
@@ -607,14 +675,22 @@ static int sig_start(const struct sprofil_region *r, unsigned int n,
 	err = sp_install_handler();
 	if (err)
 		goto unlock;
+	same = sp_ev.type == ev->type;
 	sp_period = period;
-	if (!sp_running)
+	/* Another event: other counters, every thread's at once. */
+	if (sp_running && !same)
+		sp_delete_timers();
+	sp_ev = *ev;
+	if (!sp_running || !same)
 		err = sp_arm_all();
 	else if (period != old_period)
 		err = sp_rearm();
 	if (err) {
 		sp_period = old_period;
-		if (sp_running)
+		sp_ev = old_ev;
+		if (sp_running && !same && sp_arm_all())
+			sp_stop_locked();
+		else if (sp_running)
 			sp_rearm();
 		goto unlock;
 	}
@@ -792,7 +868,8 @@ static void sig_thread_exiting(uintptr_t pc)
 	pthread_mutex_lock(&sp_lock);
 	i = sp_find_thread(gettid());
 	if (i >= 0) {
-		if (sp_running)
+		/* A counted event's unfinished period is no event. */
+		if (sp_running && !sp_event_counted(&sp_ev))
 			sp_credit_exit(sp_unsampled_ns((size_t)i), pc);
 		sp_drop_thread((size_t)i);
 	}

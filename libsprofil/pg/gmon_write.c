@@ -32,7 +32,9 @@
 #include <sprofil/callers.h>
 #include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
+#include <sprofil/events.h>
 #include <sprofil/mapping.h>
+#include "backends/backend.h"
 #include "common/fork.h"
 #include "gmon.h"
 #include "gmon_callers.h"
@@ -596,8 +598,10 @@ static void put_hist(struct sp_out *o, const struct sp_hist *h,
 static void put_ext(struct sp_out *o, const struct sp_profile *p,
 		    const struct sp_module *mod, const struct sp_arc *arcs,
 		    const struct sp_module *amod, size_t narcs,
-		    const struct sp_module *cmod, const struct gmf_process *proc)
+		    const struct sp_module *cmod, const struct gmf_process *proc,
+		    const struct gmf_event *ev)
 {
+	unsigned char eb[GMF_EVENT_SIZE];
 	unsigned char pb[GMF_PROCESS_SIZE];
 	const struct sp_callers_data *c = p->callers;
 	unsigned char arc[GMF_ARC_SIZE];
@@ -618,11 +622,17 @@ static void put_ext(struct sp_out *o, const struct sp_profile *p,
 		goto out;
 	}
 	t->n = 0;
-	put_header(o, GMF_EXT_VERSION);
+	put_header(o, ev ? GMF_EXT_VERSION_3 : GMF_EXT_VERSION);
 	/* First, so that a reader of the process tree stops early. */
 	gmf_process_put(pb, proc);
 	put_record(o, GMF_TAG_PROCESS, GMF_PROCESS_SIZE);
 	put(o, pb, sizeof(pb));
+	/* Before the counts it gives the unit of. */
+	if (ev) {
+		gmf_event_put(eb, ev);
+		put_record(o, GMF_TAG_EVENT, GMF_EVENT_SIZE);
+		put(o, eb, sizeof(eb));
+	}
 	for (i = 0; i < p->nhist; i++) {
 		const struct sp_hist *h = &p->hist[i];
 
@@ -710,6 +720,7 @@ struct sp_file {
 	size_t narcs;
 	bool gnu;			/* a GNU gmon.out, else the extension */
 	const struct gmf_process *proc;	/* the extension's process record */
+	const struct gmf_event *ev;	/* its event record, or NULL */
 };
 
 static void put_file(struct sp_out *o, const struct sp_file *f)
@@ -721,7 +732,7 @@ static void put_file(struct sp_out *o, const struct sp_file *f)
 		put_gnu(o, f->p, f->mod, rate, f->arcs, f->amod, f->narcs);
 	else
 		put_ext(o, f->p, f->mod, f->arcs, f->amod, f->narcs, f->cmod,
-			f->proc);
+			f->proc, f->ev);
 }
 
 /*
@@ -811,6 +822,8 @@ static int sp_gmon_dump_locked(const struct sp_profile *p,
 	struct sp_module *mod, *amod = NULL, *cmod = NULL, last = { 0 };
 	struct sp_file f = { .p = p, .arcs = arcs, .narcs = narcs };
 	struct gmf_process proc;
+	struct gmf_event gev = { 0 };
+	struct sp_event ev;
 	size_t i;
 	int ret, side_ret;
 
@@ -847,7 +860,19 @@ static int sp_gmon_dump_locked(const struct sp_profile *p,
 	f.mod = mod;
 	f.amod = amod;
 	f.cmod = cmod;
-	f.gnu = gnu_readable(p, mod, amod, narcs);
+	/*
+	 * Samples of another event than CPU time: the extension, whose
+	 * event record says what they count (GNU's only unit is time).
+	 */
+	sp_front_event(&ev);
+	if (sp_event_counted(&ev) && spe_event(ev.type)) {
+		gev.type = ev.type;
+		gev.period = p->period_ns;
+		snprintf(gev.name, sizeof(gev.name), "%s",
+			 spe_event(ev.type)->name);
+		f.ev = &gev;
+	}
+	f.gnu = !f.ev && gnu_readable(p, mod, amod, narcs);
 	wr_process(&proc);
 	f.proc = &proc;
 	/*

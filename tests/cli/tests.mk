@@ -8,7 +8,8 @@ CT_DIR := $(BUILD)/tests/cli
 CT_PROGS := $(addprefix $(CT_DIR)/,cli-chains cli-chains-pg cli-tree \
 	cli-leaf cli-plt cli-static cli-vdso cli-qsort cli-calls-pg \
 	cli-threads cli-getenv cli-quick cli-attach cli-static-pg \
-	cli-static-pie-pg cli-vdso-static cli-unwind)
+	cli-static-pie-pg cli-vdso-static cli-unwind cli-faults \
+	cli-faults-static cli-naps)
 # Frame records in every function, no sibling calls: chains are exact.
 CT_CFLAGS := $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls
@@ -58,6 +59,11 @@ $(CT_DIR)/cli-static-pg: tests/cli/cli_chains.c tests/cli/cli_burn.h
 	@mkdir -p $(CT_DIR)
 	$(CC) $(CT_CFLAGS) -pg -static -o $@ $<
 
+# Page faults of a static program, sampled from outside (run-events).
+$(CT_DIR)/cli-faults-static: tests/cli/cli_faults.c tests/cli/cli_burn.h
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CT_CFLAGS) -static -o $@ $<
+
 # A static program's vDSO, sampled from outside.
 $(CT_DIR)/cli-vdso-static: tests/cli/cli_vdso.c
 	@mkdir -p $(CT_DIR)
@@ -81,6 +87,11 @@ check-cli: cli-tests
 		CT_ROOT=$(abspath .) CT_BACKEND=bpf $(abspath scripts/run-tap) \
 		$(abspath $(BUILD)/results/cli-bpf.tap) \
 		$(abspath tests/cli/run-cli)
+	-@for b in signal bpf; do \
+		CT_BIN=$(abspath $(CT_DIR)) SPROFIL=$(abspath $(CLI_BIN)) \
+		CT_BACKEND=$$b $(abspath scripts/run-tap) \
+		$(abspath $(BUILD)/results)/cli-events-$$b.tap \
+		$(abspath tests/cli/run-events); done
 	-@CT_BIN=$(abspath $(CT_DIR)) SPROFIL=$(abspath $(CLI_BIN)) \
 		$(abspath scripts/run-tap) \
 		$(abspath $(BUILD)/results/cli-tree.tap) \

@@ -576,16 +576,20 @@ static void test_outside_refusals(void **state)
 	regions_ab();
 	a.regions = (uintptr_t)r_ab;
 
-	/* Only the CPU clock is an event yet; the rest is zero. */
-	a.event_type = 1;
-	expect_refused(fd, &a, EINVAL, "event_type 1");
+	/* The module counts the CPU clock only; others are refused. */
+	a.event_type = SPROFIL_EVENT_MAX + 1;
+	expect_refused(fd, &a, EINVAL, "event_type past the last");
+	a.event_type = SPROFIL_EVENT_PAGE_FAULTS;
+	expect_refused(fd, &a, EOPNOTSUPP, "event_type page faults");
+	a.event_type = SPROFIL_EVENT_CYCLES;
+	expect_refused(fd, &a, EOPNOTSUPP, "event_type cycles (PMU, NMI)");
 	a.event_type = 0;
 	a.event_config = 1;
 	expect_refused(fd, &a, EINVAL, "event_config 1");
 	a.event_config = 0;
-	a.reserved3 = 1;
-	expect_refused(fd, &a, EINVAL, "reserved3 1");
-	a.reserved3 = 0;
+	a.event_period = 1;
+	expect_refused(fd, &a, EINVAL, "event_period with the clock");
+	a.event_period = 0;
 	a.target_fd = 1;
 	expect_refused(fd, &a, EINVAL, "target_fd without SPROFIL_TARGET");
 

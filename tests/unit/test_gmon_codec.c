@@ -540,7 +540,12 @@ static void versions_and_byte_order(void **state)
 	assert_true(swap);
 	assert_int_equal(gmf_ext_revision(0x01005053u, &swap), 1);
 	assert_true(swap);
-	assert_int_equal(gmf_ext_revision(0x53500003u, &swap), 0);
+	/* Revision 3: a profile of another event than CPU time. */
+	assert_int_equal(gmf_ext_revision(GMF_EXT_VERSION_3, &swap), 3);
+	assert_int_equal(gmf_ext_revision(__builtin_bswap32(GMF_EXT_VERSION_3),
+					  &swap), 3);
+	assert_true(swap);
+	assert_int_equal(gmf_ext_revision(0x53500004u, &swap), 0);
 	assert_int_equal(gmf_ext_revision(0x53500000u, &swap), 0);
 	assert_int_equal(gmf_ext_revision(GMF_GNU_VERSION, &swap), 0);
 

@@ -436,6 +436,54 @@ static void process_record(void **state)
 	}
 }
 
+/* Tag 8, the event of the samples: its 32 bytes, refusals. */
+static void event_record(void **state)
+{
+	const struct gmf_event e = { .type = 3, .period = 1000003,
+				     .name = "major-faults" };
+	static const struct field fields[] = {
+		{ 0, 4 }, { 4, 4 }, { 8, 8 },
+	};
+	unsigned char ref[GMF_EVENT_SIZE + 5] = { 0 }, enc[GMF_EVENT_SIZE];
+	struct gmf_event back;
+	struct gmf_cursor c;
+	char err[160];
+
+	(void)state;
+	ref_put(ref, 0, 4, e.type);
+	ref_put(ref, 8, 8, e.period);
+	memcpy(ref + 16, "major-faults", 12);
+	memcpy(ref + GMF_EVENT_SIZE, "later", 5);
+	gmf_event_put(enc, &e);
+	assert_memory_equal(enc, ref, GMF_EVENT_SIZE);
+
+	for (int big = 0; big < 2; big++) {
+		c = cursor(ref, sizeof(ref), big, err, sizeof(err));
+		assert_true(gmf_event_get(&c, &back));
+		assert_int_equal(back.type, e.type);
+		assert_int_equal(back.period, e.period);
+		assert_string_equal(back.name, "major-faults");
+		assert_ptr_equal(c.p, c.end);
+		for (size_t cut = 0; cut < GMF_EVENT_SIZE; cut++) {
+			c = cursor(ref, cut, big, err, sizeof(err));
+			assert_false(gmf_event_get(&c, &back));
+			refused(&c, "event record shorter than its 32 bytes");
+		}
+		ref_swap(ref, fields, 3);
+	}
+	/* No period: no count to give the samples. */
+	memset(ref + 8, 0, 8);
+	c = cursor(ref, sizeof(ref), 0, err, sizeof(err));
+	assert_false(gmf_event_get(&c, &back));
+	refused(&c, "event record of major-faults with no period");
+	/* A name of all 16 bytes still ends. */
+	memset(ref + 16, 'x', 16);
+	ref_put(ref, 8, 8, 1);
+	c = cursor(ref, sizeof(ref), 0, err, sizeof(err));
+	assert_true(gmf_event_get(&c, &back));
+	assert_int_equal(strlen(back.name), 16);
+}
+
 /* A whole file through the framing: every record back as written. */
 static void file_round_trip(void **state)
 {
@@ -492,6 +540,7 @@ int main(void)
 		cmocka_unit_test(callers_record),
 		cmocka_unit_test(threads_record),
 		cmocka_unit_test(process_record),
+		cmocka_unit_test(event_record),
 		cmocka_unit_test(file_round_trip),
 	};
 

@@ -54,7 +54,7 @@ _Static_assert(offsetof(struct sprofil_start, reserved2) == 52, "reserved2");
 _Static_assert(offsetof(struct sprofil_start, target_fd) == 56, "target_fd");
 _Static_assert(offsetof(struct sprofil_start, event_type) == 60, "event_type");
 _Static_assert(offsetof(struct sprofil_start, event_config) == 64, "config");
-_Static_assert(offsetof(struct sprofil_start, reserved3) == 72, "reserved3");
+_Static_assert(offsetof(struct sprofil_start, event_period) == 72, "period");
 
 /* 4 + 4 + 4 * 8 + 4 + 4: the header as it stands has no other field. */
 _Static_assert(sizeof(struct sprofil_status) == 48, "sprofil_status size");

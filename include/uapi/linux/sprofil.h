@@ -49,10 +49,29 @@
 #define SPROFIL_START_FLAGS	(SPROFIL_UINT | SPROFIL_FAST | SPROFIL_CALLERS | \
 				 SPROFIL_THREADS | SPROFIL_TARGET)
 
-/* struct sprofil_start.event_type: what a sampling period is made of. */
-#define SPROFIL_EVENT_CPU_CLOCK	0	/* CPU time of the sampled threads,
-					 * period_ns; event_config 0
-					 */
+/*
+ * struct sprofil_start.event_type: what a sampling period is made of.
+ * Every event but the clock counts occurrences: a sample is taken every
+ * event_period of them (0: 1), at the user PC of the thread the event
+ * happened in, and period_ns is ignored (returned as 0).  The kernel-mode
+ * events (context switches) are charged to the PC the thread will return
+ * to in user mode.  The PMU events need a hardware counter: ENODEV where
+ * the machine has none.  A backend that cannot count an event refuses it
+ * with EOPNOTSUPP; the module counts only SPROFIL_EVENT_CPU_CLOCK
+ * (docs/backends.md has the table).
+ */
+#define SPROFIL_EVENT_CPU_CLOCK		0	/* CPU time of the sampled
+						 * threads, period_ns
+						 */
+#define SPROFIL_EVENT_PAGE_FAULTS	1	/* page faults, minor or major */
+#define SPROFIL_EVENT_MINOR_FAULTS	2	/* page faults without I/O */
+#define SPROFIL_EVENT_MAJOR_FAULTS	3	/* page faults that read a page */
+#define SPROFIL_EVENT_CONTEXT_SWITCHES	4	/* the thread left its CPU */
+#define SPROFIL_EVENT_CYCLES		5	/* PMU: CPU cycles */
+#define SPROFIL_EVENT_INSTRUCTIONS	6	/* PMU: retired instructions */
+#define SPROFIL_EVENT_CACHE_MISSES	7	/* PMU: last-level cache misses */
+#define SPROFIL_EVENT_BRANCH_MISSES	8	/* PMU: mispredicted branches */
+#define SPROFIL_EVENT_MAX		SPROFIL_EVENT_BRANCH_MISSES
 
 #define SPROFIL_FAST_DIVISOR	4
 #define SPROFIL_MIN_PERIOD_NS	100000ULL	/* 10 kHz */
@@ -95,10 +114,12 @@ struct sprofil_start {
 	__u32 reserved2;	/* must be zero */
 	/* With SPROFIL_TARGET (else zero): */
 	__s32 target_fd;	/* an open file of /proc/PID/mem */
-	/* Room for events other than the clock; none is defined yet. */
+	/* What is sampled (revision 2, with the target): */
 	__u32 event_type;	/* SPROFIL_EVENT_*, else EINVAL */
-	__u64 event_config;	/* the event's parameter: 0 */
-	__u64 reserved3;	/* must be zero */
+	__u64 event_config;	/* reserved for the event's parameter: 0 */
+	__u64 event_period;	/* events per sample, 0 = 1; 0 with the
+				 * clock, whose period is period_ns
+				 */
 };
 
 /* struct sprofil_status.state bits */
@@ -127,7 +148,9 @@ struct sprofil_status {
  * the caller's writable memory), ENOMEM (RLIMIT_MEMLOCK of the user, the
  * memory cgroup's limit, or a page pinned by too many sessions), EINTR (a
  * fatal signal during the pin, the thread scan or the wait for the
- * session's lock), EBUSY (the process is being profiled from outside).
+ * session's lock), EBUSY (the process is being profiled from outside),
+ * EOPNOTSUPP (an event_type other than SPROFIL_EVENT_CPU_CLOCK: this
+ * module counts CPU time only).
  *
  * With SPROFIL_TARGET, the process whose memory target_fd opened is
  * sampled instead, every thread of it and those it creates later, into

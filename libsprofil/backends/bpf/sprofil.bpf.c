@@ -514,10 +514,31 @@ static __always_inline int spb_own_chain(__u64 pc)
 	return 0;
 }
 
+/*
+ * The regs a sample is of: the overflow's, or for an event that happens
+ * in kernel mode (p->uregs) the thread's user regs, where it returns to
+ * user mode.  -1 if they cannot be read.
+ */
+static __always_inline int spb_regs(struct bpf_perf_event_data *ctx,
+				     const struct spb_proc *p,
+				     bpf_user_pt_regs_t *r)
+{
+	struct task_struct *t;
+
+	if (!p->uregs) {
+		*r = ctx->regs;
+		return 0;
+	}
+	t = bpf_get_current_task_btf();
+	return bpf_probe_read_kernel(r, sizeof(*r),
+				     (void *)bpf_task_pt_regs(t)) ? -1 : 0;
+}
+
 SEC("perf_event")
 int sp_sample(struct bpf_perf_event_data *ctx)
 {
-	__u64 pc = ctx->regs.rip, n, *count, id = bpf_get_current_pid_tgid();
+	__u64 pc, n, *count, id = bpf_get_current_pid_tgid();
+	bpf_user_pt_regs_t regs;
 	const struct spb_set *set;
 	struct spb_proc *p = spb_proc();
 	__u32 key, cur, tgid, slot;
@@ -532,8 +553,9 @@ int sp_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	n = spb_periods(ctx, p);
 	/* Kernel-mode periods pass uncounted, as with the module. */
-	if (!n || !(ctx->regs.cs & 3))
+	if (!n || spb_regs(ctx, p, &regs) || !(regs.cs & 3))
 		return 0;
+	pc = regs.rip;
 	if (own)
 		pc = p->own_pc;
 	cur = p->cur & 1;
@@ -542,7 +564,7 @@ int sp_sample(struct bpf_perf_event_data *ctx)
 	if (p->cdepth) {
 		int err = own ? spb_own_chain(pc) :
 			  p->cwalk ? spb_get_stack(ctx, cur) :
-			  spb_walk(pc, ctx->regs.rbp, ctx->regs.rsp, cur);
+			  spb_walk(pc, regs.rbp, regs.rsp, cur);
 
 		if (!err)
 			spb_file((__u32)n, own);

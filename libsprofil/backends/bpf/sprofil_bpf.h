@@ -104,7 +104,11 @@ struct spb_proc {
 	 * ring holds.
 	 */
 	__u32 ring_head;
-	__u32 reserved2;
+	/*
+	 * 1: the event happens in kernel mode (a context switch), whose
+	 * regs are the kernel's: the sample is the thread's user regs.
+	 */
+	__u32 uregs;
 	__u32 ring[SPB_RING];
 };
 
