@@ -147,13 +147,14 @@ static void sprofil_sample(struct perf_event *event,
 	/*
 	 * A software event's handler runs where the event happens, with
 	 * IRQs on in the fault path: filing wants them off, as in the
-	 * task-clock's hard IRQ.  One that happened in kernel mode (a
-	 * fault on a user buffer in a system call, a context switch) is
-	 * charged to the user PC the thread returns to.
+	 * task-clock's hard IRQ.  A context switch happens in kernel mode
+	 * and is charged to the user PC the thread returns to; a fault in
+	 * kernel mode (on a system call's user buffer) has no user PC and,
+	 * like the clock's kernel-mode periods, is not filed.
 	 */
 	local_irq_save(flags);
 	if (!user_mode(regs) &&
-	    event->attr.config != PERF_COUNT_SW_TASK_CLOCK &&
+	    event->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
 	    !(current->flags & PF_KTHREAD))
 		regs = task_pt_regs(current);
 	rcu_read_lock();
