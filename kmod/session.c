@@ -473,8 +473,8 @@ static int session_status(struct sprofil_session *s,
 	t = rcu_dereference_protected(s->table, lockdep_is_held(&s->lock));
 	if (t && rcu_access_pointer(s->threads)) {
 		st->state |= SPROFIL_STATE_ENABLED;
-		st->period_ns = s->sampling.event == SPROFIL_EVENT_CPU_CLOCK ?
-				s->sampling.period : 0;
+		/* For an event, its period in events (uapi header). */
+		st->period_ns = s->sampling.period;
 		st->nregions = t->map.nregions;
 		st->regions_off = sprofil_table_regions_off(t);
 	}

@@ -8,6 +8,8 @@
  *    the kernel, the others' perf events);
  *  - a PMU event where the machine has no PMU: ENOENT, no sampling; the
  *    module refuses PMU events with EOPNOTSUPP (NMI context);
+ *  - context switches are filed where the thread sleeps (kmod, bpf); the
+ *    signal backend refuses them with EOPNOTSUPP;
  *  - sprofil_event(NULL, 0) goes back to CPU time;
  *  - SPROFIL_EVENT in the environment does the same from the start, and
  *    a bad one makes every start fail rather than sample CPU time.
@@ -21,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -47,6 +51,30 @@ __attribute__((noipa)) void touch_pages(size_t pages)
 	for (i = 0; i < len; i += (size_t)page)
 		((volatile char *)buf)[i] = 1;
 	munmap(buf, len);
+}
+
+/*
+ * @naps sleeps of 200 us, each a system call made right here (not in
+ * libc's wrapper), so that a context switch's user PC is in this
+ * function.  Exported, as touch_pages().
+ */
+__attribute__((noipa)) void nap_often(int naps);
+__attribute__((noipa)) void nap_often(int naps)
+{
+	struct timespec ts = { 0, 200000 };
+
+	for (int i = 0; i < naps; i++) {
+#ifdef __x86_64__
+		long ret = SYS_nanosleep;
+
+		__asm__ volatile("syscall"
+				 : "+a"(ret)
+				 : "D"(&ts), "S"(NULL)
+				 : "rcx", "r11", "memory");
+#else
+		nanosleep(&ts, NULL);
+#endif
+	}
 }
 
 static int stop_profiling(void **state)
@@ -142,6 +170,40 @@ static void a_period_of_ten_counts_every_tenth(void **state)
 	assert_true(n >= PAGES / 10 * 90 / 100 && n <= PAGES / 10 * 110 / 100 + 5);
 }
 
+/*
+ * A context switch happens in the kernel and is filed at the user PC the
+ * thread returns to: each nap is one (and rarely a preemption more).
+ * The signal backend refuses the event (docs/backends.md).
+ */
+static void context_switches_land_where_the_thread_sleeps(void **state)
+{
+	struct prof p;
+	uint64_t n;
+	int err = 0;
+
+	(void)state;
+#ifndef __x86_64__
+	skip();
+#endif
+	assert_int_equal(sprofil_event("context-switches", 1), 0);
+	p = lt_func_region((void *)nap_often, PROF_UINT);
+	if (sprofil(&p, 1, NULL, PROF_UINT))
+		err = errno;
+	if (!strcmp(lt_info().backend, "signal")) {
+		free(p.pr_base);
+		assert_int_equal(err, EOPNOTSUPP);
+		return;
+	}
+	assert_int_equal(err, 0);
+	nap_often(200);
+	sprofil(NULL, 0, NULL, 0);
+	n = sum(&p);
+	free(p.pr_base);
+	print_message("# %llu context switches filed for 200 naps\n",
+		      (unsigned long long)n);
+	assert_true(n >= 180 && n <= 600);
+}
+
 static void a_pmu_event_without_a_pmu_is_an_error(void **state)
 {
 	struct prof p;
@@ -216,6 +278,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(page_faults_land_in_the_faulting_function,
 					  stop_profiling),
 		cmocka_unit_test_teardown(a_period_of_ten_counts_every_tenth,
+					  stop_profiling),
+		cmocka_unit_test_teardown(context_switches_land_where_the_thread_sleeps,
 					  stop_profiling),
 		cmocka_unit_test_teardown(a_pmu_event_without_a_pmu_is_an_error,
 					  stop_profiling),
