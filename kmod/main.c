@@ -65,12 +65,11 @@ static long ioctl_start(struct sprofil_fd *f, struct sprofil_start __user *uarg)
 	    (args.event_type == SPROFIL_EVENT_CPU_CLOCK && args.event_period))
 		return -EINVAL;
 	/*
-	 * Only the clock: a software event's handler runs wherever the
-	 * event happens (the fault path, the scheduler) and a PMU event's in
-	 * NMI context, where the session's locks and the pinned-page writes
-	 * of the hard-IRQ handler are not safe (docs/backends.md).
+	 * The clock and the software events.  A PMU event's handler runs
+	 * in NMI context, where reading the user stack and filing into the
+	 * session's table are not made safe (docs/backends.md).
 	 */
-	if (args.event_type != SPROFIL_EVENT_CPU_CLOCK)
+	if (args.event_type >= SPROFIL_EVENT_CYCLES)
 		return -EOPNOTSUPP;
 	/* A file that samples another process does only that. */
 	if (!(args.flags & SPROFIL_TARGET) &&

@@ -37,13 +37,33 @@
  */
 #define SCAN_PASSES	64
 
-u64 sprofil_period_ns(u32 flags, u64 requested)
+static u64 sprofil_period_ns(u32 flags, u64 requested)
 {
 	if (!requested)
 		requested = TICK_NSEC / ((flags & SPROFIL_FAST) ?
 					 SPROFIL_FAST_DIVISOR : 1);
 	return max_t(u64, requested, SPROFIL_MIN_PERIOD_NS);
 }
+
+/* START's event, checked by main.c: the clock or a software event. */
+void sprofil_sampling_of(const struct sprofil_start *args,
+			 struct sprofil_sampling *how)
+{
+	how->event = args->event_type;
+	if (how->event == SPROFIL_EVENT_CPU_CLOCK)
+		how->period = sprofil_period_ns(args->flags, args->period_ns);
+	else
+		how->period = args->event_period ? args->event_period : 1;
+}
+
+/* The software counter of each event the module counts. */
+static const u64 sprofil_sw_config[] = {
+	[SPROFIL_EVENT_CPU_CLOCK] = PERF_COUNT_SW_TASK_CLOCK,
+	[SPROFIL_EVENT_PAGE_FAULTS] = PERF_COUNT_SW_PAGE_FAULTS,
+	[SPROFIL_EVENT_MINOR_FAULTS] = PERF_COUNT_SW_PAGE_FAULTS_MIN,
+	[SPROFIL_EVENT_MAJOR_FAULTS] = PERF_COUNT_SW_PAGE_FAULTS_MAJ,
+	[SPROFIL_EVENT_CONTEXT_SWITCHES] = PERF_COUNT_SW_CONTEXT_SWITCHES,
+};
 
 /*
  * A thread may be counted twice: by its own counter, created when START
@@ -116,6 +136,7 @@ static void sprofil_sample(struct perf_event *event,
 {
 	struct sprofil_session *s = event->overflow_handler_context;
 	struct sprofil_threads *th;
+	unsigned long flags;
 	u32 n;
 
 	if (!regs || current->mm != s->mn.mm)
@@ -123,6 +144,19 @@ static void sprofil_sample(struct perf_event *event,
 	n = periods_elapsed(event);
 	if (!n)
 		return;
+	/*
+	 * A software event's handler runs where the event happens, with
+	 * IRQs on in the fault path: filing wants them off, as in the
+	 * task-clock's hard IRQ.  A context switch happens in kernel mode
+	 * and is charged to the user PC the thread returns to; a fault in
+	 * kernel mode (on a system call's user buffer) has no user PC and,
+	 * like the clock's kernel-mode periods, is not filed.
+	 */
+	local_irq_save(flags);
+	if (!user_mode(regs) &&
+	    event->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
+	    !(current->flags & PF_KTHREAD))
+		regs = task_pt_regs(current);
 	rcu_read_lock();
 	if (event->parent) {
 		/* Balanced against the count it leaves at exit. */
@@ -136,6 +170,7 @@ static void sprofil_sample(struct perf_event *event,
 		sprofil_file_samples(s, regs, n);
 out:
 	rcu_read_unlock();
+	local_irq_restore(flags);
 }
 
 static int cover_thread(struct sprofil_session *s, struct sprofil_threads *th,
@@ -284,20 +319,20 @@ bool sprofil_sampler_stop(struct sprofil_session *s)
 
 	old = rcu_replace_pointer(s->threads, NULL, lockdep_is_held(&s->lock));
 	threads_release(old);
-	s->period_ns = 0;
+	s->sampling = (struct sprofil_sampling){};
 	return old;
 }
 
 /*
  * Starts sampling every thread of the session's mm (the caller's, unless
- * @outside) at @period_ns, keeping the
- * live counters when the period is unchanged.  New counters are created
+ * @outside) as @how says, keeping the
+ * live counters when the event and period are unchanged.  New counters are created
  * disabled and enabled only after the old ones are gone, so no sample is
  * taken twice.  On failure before the swap nothing changed; after it,
  * sampling is stopped.
  */
-int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns,
-			  bool outside)
+int sprofil_sampler_start(struct sprofil_session *s,
+			  const struct sprofil_sampling *how, bool outside)
 {
 	struct sprofil_threads *th, *old;
 	struct sprofil_thread *rec;
@@ -305,7 +340,8 @@ int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns,
 	int err;
 
 	old = rcu_dereference_protected(s->threads, lockdep_is_held(&s->lock));
-	if (old && s->period_ns == period_ns)
+	if (old && s->sampling.event == how->event &&
+	    s->sampling.period == how->period)
 		return 0;
 
 	th = kzalloc(sizeof(*th), SPROFIL_GFP);
@@ -313,9 +349,9 @@ int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns,
 		return -ENOMEM;
 	xa_init(&th->xa);
 	th->attr.type = PERF_TYPE_SOFTWARE;
-	th->attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	th->attr.config = sprofil_sw_config[how->event];
 	th->attr.size = sizeof(th->attr);
-	th->attr.sample_period = period_ns;
+	th->attr.sample_period = how->period;
 	th->attr.exclude_hv = 1;
 	th->attr.inherit = 1;
 	th->attr.inherit_thread = 1;
@@ -338,6 +374,6 @@ int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns,
 		return err;
 	}
 	/* The hrtimer of a task-clock event fires every sample_period ns. */
-	s->period_ns = period_ns;
+	s->sampling = *how;
 	return 0;
 }

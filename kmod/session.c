@@ -319,7 +319,8 @@ static bool session_busy(struct sprofil_session *s,
  * NULL for the process itself.
  */
 static int session_start(struct sprofil_session *s, struct sprofil_table *t,
-			 u64 period_ns, const struct sprofil_fd *holder)
+			 const struct sprofil_sampling *how,
+			 const struct sprofil_fd *holder)
 {
 	const struct sprofil_fd *was;
 	struct sprofil_table *old = NULL;
@@ -340,7 +341,7 @@ static int session_start(struct sprofil_session *s, struct sprofil_table *t,
 	fresh = session_list(s);
 	was = s->holder;
 	s->holder = holder;
-	err = sprofil_sampler_start(s, period_ns, holder);
+	err = sprofil_sampler_start(s, how, holder);
 	if (err && (rcu_access_pointer(s->threads) ||
 		    !rcu_access_pointer(s->table))) {
 		/* Nothing changed: the old session (if any) goes on. */
@@ -387,6 +388,7 @@ static int session_start(struct sprofil_session *s, struct sprofil_table *t,
  */
 int sprofil_start(const struct sprofil_start *args, u64 *period_ns)
 {
+	struct sprofil_sampling how;
 	struct sprofil_region *regions;
 	struct sprofil_table *t;
 	struct mmu_notifier *mn;
@@ -397,7 +399,8 @@ int sprofil_start(const struct sprofil_start *args, u64 *period_ns)
 			      array_size(args->nregions, sizeof(*regions)));
 	if (IS_ERR(regions))
 		return PTR_ERR(regions);
-	*period_ns = sprofil_period_ns(args->flags, args->period_ns);
+	sprofil_sampling_of(args, &how);
+	*period_ns = how.event == SPROFIL_EVENT_CPU_CLOCK ? how.period : 0;
 	t = sprofil_table_create(args, regions);
 	kfree(regions);
 	if (IS_ERR(t))
@@ -408,7 +411,7 @@ int sprofil_start(const struct sprofil_start *args, u64 *period_ns)
 		sprofil_table_destroy(t);
 		return PTR_ERR(mn);
 	}
-	return session_start(to_session(mn), t, *period_ns, NULL);
+	return session_start(to_session(mn), t, &how, NULL);
 }
 
 /*
@@ -470,7 +473,8 @@ static int session_status(struct sprofil_session *s,
 	t = rcu_dereference_protected(s->table, lockdep_is_held(&s->lock));
 	if (t && rcu_access_pointer(s->threads)) {
 		st->state |= SPROFIL_STATE_ENABLED;
-		st->period_ns = s->period_ns;
+		/* For an event, its period in events (uapi header). */
+		st->period_ns = s->sampling.period;
 		st->nregions = t->map.nregions;
 		st->regions_off = sprofil_table_regions_off(t);
 	}
@@ -562,6 +566,7 @@ int sprofil_outside_start(struct sprofil_fd *f, const struct sprofil_start *args
 {
 	struct mmu_notifier *mn, *ref = NULL;
 	struct sprofil_session *s, *old;
+	struct sprofil_sampling how;
 	struct sprofil_region *regions;
 	struct sprofil_table *t;
 	struct mm_struct *mm;
@@ -576,7 +581,8 @@ int sprofil_outside_start(struct sprofil_fd *f, const struct sprofil_start *args
 		err = PTR_ERR(regions);
 		goto out_mm;
 	}
-	*period_ns = sprofil_period_ns(args->flags, args->period_ns);
+	sprofil_sampling_of(args, &how);
+	*period_ns = how.event == SPROFIL_EVENT_CPU_CLOCK ? how.period : 0;
 	t = sprofil_table_create(args, regions);
 	kfree(regions);
 	if (IS_ERR(t)) {
@@ -601,7 +607,7 @@ int sprofil_outside_start(struct sprofil_fd *f, const struct sprofil_start *args
 		err = -EBUSY;
 		goto out_table;
 	}
-	err = session_start(s, t, *period_ns, f);
+	err = session_start(s, t, &how, f);
 	if (!err && old != s) {
 		WRITE_ONCE(f->s, s);
 		ref = NULL;

@@ -110,6 +110,16 @@ struct sprofil_fd {
 	struct sprofil_session *s;	/* with a notifier reference, or NULL */
 };
 
+/*
+ * What a session's counters count (SPROFIL_EVENT_*: the clock or a
+ * software event) and how much of it makes a sample: ns of CPU time for
+ * the clock, events for the others.
+ */
+struct sprofil_sampling {
+	u32 event;
+	u64 period;
+};
+
 struct sprofil_session {
 	struct mmu_notifier mn;
 	struct hlist_node node;		/* in the sessions hash */
@@ -118,7 +128,7 @@ struct sprofil_session {
 	const struct sprofil_fd *holder;
 	struct sprofil_table __rcu *table;
 	struct sprofil_threads __rcu *threads;	/* see sampler.c */
-	u64 period_ns;			/* period of the live counters */
+	struct sprofil_sampling sampling;	/* of the live counters */
 	struct sprofil_stats __percpu *stats;
 	struct delayed_work recheck;	/* see sprofil_table_recheck() */
 	struct rcu_head rcu;		/* the hash is walked under RCU */
@@ -139,9 +149,10 @@ u32 sprofil_table_regions_off(struct sprofil_table *t);
 long sprofil_pinned_pages(void);
 
 /* sampler.c */
-u64 sprofil_period_ns(u32 flags, u64 requested);
-int sprofil_sampler_start(struct sprofil_session *s, u64 period_ns,
-			  bool outside);
+void sprofil_sampling_of(const struct sprofil_start *args,
+			 struct sprofil_sampling *how);
+int sprofil_sampler_start(struct sprofil_session *s,
+			  const struct sprofil_sampling *how, bool outside);
 bool sprofil_sampler_stop(struct sprofil_session *s);
 void sprofil_file_samples(struct sprofil_session *s, struct pt_regs *regs,
 			  u32 n);

@@ -21,12 +21,11 @@ static int kmod_probe(const char **why)
 	static char reason[160];
 	const struct sp_event *ev = sp_event_next();
 
-	/* The module counts CPU time only (its handler's context). */
-	if (sp_event_counted(ev)) {
+	/* A PMU event's handler would run in NMI context: not counted. */
+	if (spe_event(ev->type) && spe_event(ev->type)->pmu) {
 		snprintf(reason, sizeof(reason),
-			 "the module samples CPU time only, not %s (the bpf and signal backends count it)",
-			 spe_event(ev->type) ? spe_event(ev->type)->name :
-			 "SPROFIL_EVENT's");
+			 "the module does not count PMU events such as %s (the bpf backend does)",
+			 spe_event(ev->type)->name);
 		*why = reason;
 		return -EOPNOTSUPP;
 	}

@@ -128,7 +128,9 @@ struct sprofil_start {
 struct sprofil_status {
 	__u32 size;		/* in: sizeof(struct sprofil_status) */
 	__u32 state;		/* SPROFIL_STATE_* */
-	__u64 period_ns;	/* sampling period of the current session */
+	__u64 period_ns;	/* sampling period of the current session:
+				 * ns of CPU time, or events for an event
+				 */
 	__u64 samples;		/* user-mode samples taken */
 	__u64 misses;		/* samples that fell in no region */
 	__u64 saturated;	/* increments lost to a full bucket */
