@@ -96,13 +96,14 @@ $(KT_DIR)/static_spin: tests/kmod/static_spin.c
 
 # `sprofil record` on the module (record-in-vm): the command with its
 # library, helpers and analyzer in the layout it finds them by
-# (cli/locate.c), and two programs of the cli suite it samples from
-# outside: a static one, and one to attach to.
+# (cli/locate.c), and three programs of the cli suite: a static one and
+# one to attach to, sampled from outside, and one that faults on fresh
+# pages (page faults counted by the module).
 KT_REC := $(KT_DIR)/rec
 KT_REC_FILES := $(KT_REC)/bin/sprofil $(KT_REC)/lib/libsprofil.so.0 \
 	$(KT_REC)/libexec/sprofil-probe $(KT_REC)/libexec/sprofil-outside \
 	$(KT_REC)/gprof/gprof $(KT_REC)/cli-static $(KT_REC)/cli-attach \
-	$(KT_DIR)/record-in-vm
+	$(KT_REC)/cli-faults $(KT_DIR)/record-in-vm
 
 vm-payload: $(KT_REC_FILES)
 
@@ -114,6 +115,7 @@ $(KT_REC)/libexec/sprofil-outside: $(BUILD)/libexec/sprofil-outside
 $(KT_REC)/gprof/gprof: $(GPROF_DIR)/gprof
 $(KT_REC)/cli-static: $(BUILD)/tests/cli/cli-static
 $(KT_REC)/cli-attach: $(BUILD)/tests/cli/cli-attach
+$(KT_REC)/cli-faults: $(BUILD)/tests/cli/cli-faults
 $(KT_DIR)/record-in-vm: tests/kmod/record-in-vm
 $(KT_REC_FILES):
 	@mkdir -p $(dir $@)
