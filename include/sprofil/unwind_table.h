@@ -233,34 +233,51 @@ static inline int spu_table_view(const struct spu_header *h, __u64 bytes,
 }
 
 /*
- * The rule covering @off (an address minus hdr.base) in a checked
- * table: its index, or -1.  One page's rows are searched, at most 17
- * halvings; an offset before its page's first row is covered by the
- * row before that, from an earlier page.
+ * How spu_find() reads a table's page index and rows: through the
+ * checked view's pointers, unless the includer defines both first (the
+ * BPF program reads them from a map, an element at a time).
  */
-static inline long spu_find(const struct spu_table *t, __u64 off)
+#ifndef SPU_PAGE_AT
+#define SPU_PAGE_AT(t, p)	(((const struct spu_table *)(t))->page[p])
+#define SPU_ROW_AT(t, i)	(((const struct spu_table *)(t))->row[i])
+#endif
+
+/*
+ * The rule covering @off (an address minus hdr.base) in a checked
+ * table @t of @span bytes, read through SPU_PAGE_AT and SPU_ROW_AT: its
+ * index, or -1.  One page's rows are searched, at most 17 halvings; an
+ * offset before its page's first row is covered by the row before that,
+ * from an earlier page.
+ */
+static inline long spu_find_in(const void *t, __u32 span, __u64 off)
 {
 	__u32 p, lo, hi, first, low;
 	int i;
 
-	if (off >= t->hdr->span)
+	if (off >= span)
 		return -1;
 	p = (__u32)(off >> SPU_PAGE_SHIFT);
 	low = (__u32)off & ((1u << SPU_PAGE_SHIFT) - 1);
-	first = t->page[p];
+	first = SPU_PAGE_AT(t, p);
 	lo = first;
-	hi = t->page[p + 1];
+	hi = SPU_PAGE_AT(t, p + 1);
 	for (i = 0; i < 17 && lo < hi; i++) {
 		__u32 mid = lo + (hi - lo) / 2;
 
-		if (t->row[mid].low <= low)
+		if (SPU_ROW_AT(t, mid).low <= low)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo > first)
-		return t->row[lo - 1].rule;
-	return first ? t->row[first - 1].rule : -1;
+		return SPU_ROW_AT(t, lo - 1).rule;
+	return first ? SPU_ROW_AT(t, first - 1).rule : -1;
+}
+
+/* spu_find_in() of a checked view. */
+static inline long spu_find(const struct spu_table *t, __u64 off)
+{
+	return spu_find_in(t, t->hdr->span, off);
 }
 
 static inline int spu_user_pc(__u64 pc)
@@ -357,6 +374,15 @@ static inline int spu_step(void *ctx, struct spu_regs *r)
 }
 
 /*
+ * A step as the walk below takes it: spu_step() unless the includer
+ * defines its own way to call it (BPF: a global function, verified once
+ * instead of once per frame of the walk).
+ */
+#ifndef SPU_STEP
+#define SPU_STEP(ctx, r)	spu_step((ctx), (r))
+#endif
+
+/*
  * The walk: from an interrupted thread's @pc, @sp and @fp, fills @chain
  * (room for @depth, 1 to SPU_MAX_DEPTH) with the pc and then one return
  * address (or signal-interrupted pc) per frame, innermost first, and
@@ -378,7 +404,7 @@ static inline int spu_walk(void *ctx, __u64 pc, __u64 sp, __u64 fp,
 
 	chain[0] = pc;
 	for (i = 0; i < SPU_MAX_DEPTH && n <= depth; i++) {
-		ret = spu_step(ctx, &r);
+		ret = SPU_STEP(ctx, &r);
 		if (ret != SPU_STEP_CALLER)
 			break;
 		ret = SPU_CUT_DEPTH;

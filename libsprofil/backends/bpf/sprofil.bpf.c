@@ -53,6 +53,29 @@ __noinline long spb_find_add(__u32 parent, __u64 pc);
 #define SPC_COUNTED(t, i)	spb_cnode_counted(i)
 #define SPC_FIND_ADD(t, parent, pc)	spb_find_add((parent), (pc))
 
+/*
+ * The unwind walk's hooks (<sprofil/unwind_table.h>): the tables are the
+ * running process's, read from its inner map of sp_punwind an element at
+ * a time; a step is a global function (below).
+ */
+struct spb_utab;
+struct spu_row;
+struct spu_regs;
+struct spu_rule;
+static __always_inline __u32 spb_uword(void *map, __u32 w, __u32 bad);
+static __always_inline struct spu_row spb_urow(const struct spb_utab *t,
+					       __u32 i);
+static __always_inline __u32 spb_upage(const struct spb_utab *t, __u32 p);
+static __always_inline int spb_urule(__u64 addr, struct spu_rule *rule);
+__noinline int spb_ustep(struct spu_regs *r);
+#define SPU_PAGE_AT(t, p)	spb_upage((const struct spb_utab *)(t), (p))
+#define SPU_ROW_AT(t, i)	spb_urow((const struct spb_utab *)(t), (i))
+#define SPU_FIND_RULE(ctx, addr, rule)	spb_urule((addr), (rule))
+#define SPU_READ_WORD(ctx, addr, val) \
+	bpf_probe_read_user((val), 8, (const void *)(addr))
+#define SPU_STEP(ctx, r)	spb_ustep(r)
+#include <sprofil/unwind_table.h>
+
 #include "sprofil_bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -145,6 +168,21 @@ struct {
 	__uint(max_entries, SPB_MAX_PROCS);
 	__type(value, __u32);		/* __u64[] */
 } sp_pcdirty SEC(".maps");
+
+/*
+ * Each process's unwind tables (struct spb_uhdr, spb_umod and the
+ * tables' words, sprofil_bpf.h), by process id: an array of 64-byte
+ * elements, sized for the process's tables, that its library creates,
+ * fills from the tables it mapped (libsprofil/backends/signal_unwind.c)
+ * and replaces whole when its modules change.  A process without one
+ * is walked by its frame pointers alone.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, SPB_MAX_PROCS);
+	__type(value, __u32);		/* 64-byte elements */
+} sp_punwind SEC(".maps");
 
 /*
  * Task-clock count of each counter at its last counted period, by the
@@ -443,6 +481,124 @@ __noinline int spb_walk(__u64 pc, __u64 fp, __u64 sp, __u32 k)
 	return 0;
 }
 
+/* Word @w of the tables in @map (an inner map of sp_punwind), or @bad. */
+static __always_inline __u32 spb_uword(void *map, __u32 w, __u32 bad)
+{
+	__u32 i = w / SPB_UWORDS;
+	__u32 *e = bpf_map_lookup_elem(map, &i);
+
+	return e ? e[w & (SPB_UWORDS - 1)] : bad;
+}
+
+/* Where spu_find_in() reads one module's page index and rows. */
+struct spb_utab {
+	void *map;
+	__u32 page, row;
+};
+
+static __always_inline __u32 spb_upage(const struct spb_utab *t, __u32 p)
+{
+	return spb_uword(t->map, t->page + p, 0);
+}
+
+static __always_inline struct spu_row spb_urow(const struct spb_utab *t,
+					       __u32 i)
+{
+	union {
+		__u32 w;
+		struct spu_row r;
+	} u;
+
+	/* A row that cannot be read names no rule: the search fails. */
+	u.w = spb_uword(t->map, t->row + i, 0xffffffffu);
+	return u.r;
+}
+
+/* The module of @map whose table covers @addr, or NULL. */
+static __always_inline struct spb_umod *spb_umod_of(void *map, __u64 addr)
+{
+	struct spb_uhdr *h;
+	__u32 i, zero = 0, n;
+
+	h = bpf_map_lookup_elem(map, &zero);
+	if (!h)
+		return NULL;
+	n = h->nmods;
+	for (i = 1; i <= SPB_UMODS && i <= n; i++) {
+		/* Its address taken, the loop's count would lose its bound. */
+		__u32 key = i;
+		struct spb_umod *m = bpf_map_lookup_elem(map, &key);
+
+		if (m && addr >= m->lo && addr < m->hi)
+			return m;
+	}
+	return NULL;
+}
+
+/* SPU_FIND_RULE: the rule of the running process's table at @addr. */
+static __always_inline int spb_urule(__u64 addr, struct spu_rule *rule)
+{
+	__u32 tgid = spb_tgid(), w;
+	void *map = bpf_map_lookup_elem(&sp_punwind, &tgid);
+	struct spb_utab t = { .map = map };
+	struct spb_umod *m;
+	long k;
+
+	if (!map)
+		return -1;
+	m = spb_umod_of(map, addr);
+	if (!m)
+		return -1;
+	t.page = m->page;
+	t.row = m->row;
+	k = spu_find_in(&t, m->span, addr - m->base);
+	if (k < 0 || k >= m->nrules)
+		return -1;
+	w = spb_uword(map, m->rule + (__u32)k, 0);
+	__builtin_memcpy(rule, &w, sizeof(w));
+	return 0;
+}
+
+/*
+ * One step of the unwind walk, <sprofil/unwind_table.h>'s: a global
+ * function, verified once rather than once per frame of spu_walk().
+ */
+__noinline int spb_ustep(struct spu_regs *r)
+{
+	if (!r)
+		return SPU_CUT_NOROW;
+	return spu_step(NULL, r);
+}
+
+/* Whether @pc is in a module of the running process with a table. */
+__noinline int spb_ucovers(__u64 pc)
+{
+	__u32 tgid = spb_tgid();
+	void *map = bpf_map_lookup_elem(&sp_punwind, &tgid);
+
+	return map && spb_umod_of(map, pc);
+}
+
+/*
+ * Walks the interrupted thread's user frames with the unwind tables
+ * into its CPU's sp_chain, as the signal backend does: a sample in a
+ * module with a table is walked with the tables (which say where frame
+ * pointers are to be used), any other by its frame pointers.
+ */
+__noinline int spb_uwalk(__u64 pc, __u64 fp, __u64 sp)
+{
+	struct spb_chain *c;
+	__u32 zero = 0, len = 0;
+
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!c)
+		return -1;
+	c->truncated = spu_walk(NULL, pc, sp, fp, spb_depth(), c->pc,
+				&len) != 0;
+	c->len = len;
+	return 0;
+}
+
 /*
  * The same chain from the kernel's own user-stack walk, cut by the same
  * text rule: the perf unwinder applies none of the frame rules (above
@@ -542,6 +698,8 @@ int sp_sample(struct bpf_perf_event_data *ctx)
 	if (p->cdepth) {
 		int err = own ? spb_own_chain(pc) :
 			  p->cwalk ? spb_get_stack(ctx, cur) :
+			  spb_ucovers(pc) ?
+			  spb_uwalk(pc, ctx->regs.rbp, ctx->regs.rsp) :
 			  spb_walk(pc, ctx->regs.rbp, ctx->regs.rsp, cur);
 
 		if (!err)

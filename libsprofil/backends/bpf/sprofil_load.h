@@ -32,6 +32,7 @@ enum spb_fd_index {
 	SPB_FD_PCNODES,
 	SPB_FD_PCDIRTY,
 	SPB_FD_OWNED,		/* sp_owned */
+	SPB_FD_PUNWIND,		/* sp_punwind */
 	SPB_NFDS
 };
 
@@ -96,6 +97,21 @@ static inline int spb_inner_map(enum spb_inner kind, __u64 n)
 	}
 	errno = EINVAL;
 	return -1;
+}
+
+/*
+ * A new inner map of sp_punwind for @n elements of SPB_UELEM bytes
+ * (struct spb_uhdr, the modules, the tables): its descriptor, or -1
+ * with errno set.  The loaders make the template with it (n = 1).
+ */
+static inline int spb_unwind_map(__u64 n)
+{
+	if (n > 0xffffffffull / SPB_UELEM || !n) {
+		errno = n ? ENOMEM : EINVAL;
+		return -1;
+	}
+	return spb_map_create(BPF_MAP_TYPE_ARRAY, sizeof(__u32), SPB_UELEM,
+			      (__u32)n, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 }
 
 /* Maps @bytes of inner map @fd shared, read-write: 0 or a negative errno. */
@@ -206,6 +222,7 @@ static inline void spb_proc_unregister(const struct spb_program *prog,
 {
 	int i, saved = errno;
 
+	spb_map_delete(prog->fd[SPB_FD_PUNWIND], &tgid);
 	for (i = SPB_INNER_MAPS - 1; i >= 0; i--)
 		spb_map_delete(prog->fd[spb_outer[i]], &tgid);
 	errno = saved;

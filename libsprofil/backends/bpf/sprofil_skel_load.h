@@ -29,7 +29,7 @@ static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
 	int err;
 
 	struct bpf_map *outer[SPB_INNER_MAPS];
-	int inner[SPB_INNER_MAPS], i;
+	int inner[SPB_INNER_MAPS], unwind, i;
 
 	if (!skel)
 		return -errno;
@@ -49,11 +49,18 @@ static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
 		if (inner[i] >= 0 && !err)
 			err = bpf_map__set_inner_map_fd(outer[i], inner[i]);
 	}
+	unwind = spb_unwind_map(1);
+	if (unwind < 0 && !err)
+		err = -errno;
+	if (unwind >= 0 && !err)
+		err = bpf_map__set_inner_map_fd(skel->maps.sp_punwind, unwind);
 	if (!err)
 		err = sprofil_bpf__load(skel);
 	for (i = 0; i < SPB_INNER_MAPS; i++)
 		if (inner[i] >= 0)
 			close(inner[i]);
+	if (unwind >= 0)
+		close(unwind);
 	if (err) {
 		sprofil_bpf__destroy(skel);
 		return err;
@@ -72,6 +79,7 @@ static inline void spb_program_of(struct sprofil_bpf *skel,
 	p->fd[SPB_FD_PCNODES] = bpf_map__fd(skel->maps.sp_pcnodes);
 	p->fd[SPB_FD_PCDIRTY] = bpf_map__fd(skel->maps.sp_pcdirty);
 	p->fd[SPB_FD_OWNED] = bpf_map__fd(skel->maps.sp_owned);
+	p->fd[SPB_FD_PUNWIND] = bpf_map__fd(skel->maps.sp_punwind);
 }
 
 static inline int spb_no_print(enum libbpf_print_level level,
