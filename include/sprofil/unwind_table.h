@@ -242,36 +242,74 @@ static inline int spu_table_view(const struct spu_header *h, __u64 bytes,
 #define SPU_ROW_AT(t, i)	(((const struct spu_table *)(t))->row[i])
 #endif
 
-/*
- * The rule covering @off (an address minus hdr.base) in a checked
- * table @t of @span bytes, read through SPU_PAGE_AT and SPU_ROW_AT: its
- * index, or -1.  One page's rows are searched, at most 17 halvings; an
- * offset before its page's first row is covered by the row before that,
- * from an earlier page.
- */
-static inline long spu_find_in(const void *t, __u32 span, __u64 off)
+/* A search of spu_find_in(), carried from halving to halving. */
+struct spu_search {
+	__u32 lo, hi;		/* the rows left: [lo, hi) */
+	__u32 first;		/* the page's first row */
+	__u32 low;		/* the offset within its page */
+};
+
+/* Halvings of a page's rows: at most 2^16 of them. */
+#define SPU_FIND_HALVINGS	17
+
+/* The page of @off, its rows to search; 0, or -1 if @off is beyond. */
+static inline int spu_find_begin(const void *t, __u32 span, __u64 off,
+				 struct spu_search *s)
 {
-	__u32 p, lo, hi, first, low;
-	int i;
+	__u32 p;
 
 	if (off >= span)
 		return -1;
 	p = (__u32)(off >> SPU_PAGE_SHIFT);
-	low = (__u32)off & ((1u << SPU_PAGE_SHIFT) - 1);
-	first = SPU_PAGE_AT(t, p);
-	lo = first;
-	hi = SPU_PAGE_AT(t, p + 1);
-	for (i = 0; i < 17 && lo < hi; i++) {
-		__u32 mid = lo + (hi - lo) / 2;
+	s->low = (__u32)off & ((1u << SPU_PAGE_SHIFT) - 1);
+	s->first = SPU_PAGE_AT(t, p);
+	s->lo = s->first;
+	s->hi = SPU_PAGE_AT(t, p + 1);
+	return 0;
+}
 
-		if (SPU_ROW_AT(t, mid).low <= low)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > first)
-		return SPU_ROW_AT(t, lo - 1).rule;
-	return first ? SPU_ROW_AT(t, first - 1).rule : -1;
+/* One halving; nothing once the search is done (lo == hi). */
+static inline void spu_find_step(const void *t, struct spu_search *s)
+{
+	__u32 mid;
+
+	if (s->lo >= s->hi)
+		return;
+	mid = s->lo + (s->hi - s->lo) / 2;
+	if (SPU_ROW_AT(t, mid).low <= s->low)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+}
+
+/*
+ * The rule of a finished search: its last row starting at or below the
+ * offset; before its page's first row, the row before that, from an
+ * earlier page; -1 if none.
+ */
+static inline long spu_find_end(const void *t, const struct spu_search *s)
+{
+	if (s->lo > s->first)
+		return SPU_ROW_AT(t, s->lo - 1).rule;
+	return s->first ? SPU_ROW_AT(t, s->first - 1).rule : -1;
+}
+
+/*
+ * The rule covering @off (an address minus hdr.base) in a checked
+ * table @t of @span bytes, read through SPU_PAGE_AT and SPU_ROW_AT: its
+ * index, or -1.  One page's rows are searched, at most 17 halvings (the
+ * BPF program runs the same three parts, its halvings in bpf_loop()).
+ */
+static inline long spu_find_in(const void *t, __u32 span, __u64 off)
+{
+	struct spu_search s;
+	int i;
+
+	if (spu_find_begin(t, span, off, &s))
+		return -1;
+	for (i = 0; i < SPU_FIND_HALVINGS && s.lo < s.hi; i++)
+		spu_find_step(t, &s);
+	return spu_find_end(t, &s);
 }
 
 /* spu_find_in() of a checked view. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Caller chains without frame pointers on the signal backend, from the
- * unwind tables of SPROFIL_UNWIND_DIR (docs/callers.md "Unwind tables").
- * This program is built -O2 -fomit-frame-pointer
+ * Caller chains without frame pointers on the signal and bpf backends,
+ * from the unwind tables of SPROFIL_UNWIND_DIR (docs/callers.md "Unwind
+ * tables").  This program is built -O2 -fomit-frame-pointer
  * -fno-optimize-sibling-calls: four callers do 40/30/20/10 % of one
  * callee's work through a shared middle function, and the callee is a
  * frameless leaf.  Without tables every chain is cut; with the tables
@@ -12,8 +12,8 @@
  * down to _start and each caller's measured share is within 2 points of
  * its CPU time.  Tables that are not the program's, or writable by
  * others, are not used, and a hostile one that passes the checks cuts
- * chains without a fault.  The tables are the signal backend's only (kmod and bpf
- * do not read them yet): elsewhere the tests skip.
+ * chains without a fault.  The tables are the signal and bpf backends'
+ * only (kmod does not read them yet): elsewhere the tests skip.
  */
 #include <dirent.h>
 #include <link.h>
@@ -92,11 +92,13 @@ static uint64_t (*const callers4[NCALLERS])(uint64_t) = {
 };
 static const double weight4[NCALLERS] = { 4, 3, 2, 1 };
 
-static int signal_backend(void)
+/* Whether the backend walks with the tables: signal and bpf. */
+static int unwind_backend(void)
 {
 	struct sprofil_info i;
 
-	return !sprofil_info(&i) && !strcmp(i.backend, "signal");
+	return !sprofil_info(&i) && (!strcmp(i.backend, "signal") ||
+				     !strcmp(i.backend, "bpf"));
 }
 
 /*
@@ -149,7 +151,7 @@ static void without_tables_chains_are_cut(void **state)
 	void *table;
 
 	(void)state;
-	if (!signal_backend())
+	if (!unwind_backend())
 		skip();
 	profile(&tree, cpu, &table, 2000);
 	leaf = ct_leaf(&tree, lt_span_of((void *)uw_leaf), &cut);
@@ -347,7 +349,7 @@ static void tables_give_whole_chains(void **state)
 	int status;
 
 	(void)state;
-	if (!signal_backend() || access(UNWIND_TOOL, X_OK))
+	if (!unwind_backend() || access(UNWIND_TOOL, X_OK))
 		skip();
 	assert_non_null(mkdtemp(dir));
 	status = build_tables(dir);
@@ -375,7 +377,7 @@ static void bad_tables_are_refused_or_harmless(void **state)
 	void *buf;
 
 	(void)state;
-	if (!signal_backend() || access(UNWIND_TOOL, X_OK))
+	if (!unwind_backend() || access(UNWIND_TOOL, X_OK))
 		skip();
 	assert_true(dl_iterate_phdr(exe_build_id, hex));
 	assert_non_null(mkdtemp(dir));

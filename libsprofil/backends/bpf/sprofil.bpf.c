@@ -514,15 +514,31 @@ static __always_inline struct spu_row spb_urow(const struct spb_utab *t,
 	return u.r;
 }
 
-/* The module of @map whose table covers @addr, or NULL. */
-static __always_inline struct spb_umod *spb_umod_of(void *map, __u64 addr)
+/* The running process's tables: its inner map of sp_punwind, or NULL. */
+static __always_inline void *spb_umap(void)
 {
+	__u32 tgid = spb_tgid();
+
+	return bpf_map_lookup_elem(&sp_punwind, &tgid);
+}
+
+/*
+ * The element of the running process's module whose table covers
+ * @addr, or -1.  Global functions, verified once, return scalars: the
+ * verifier then goes on from one state, not from one per exit of their
+ * loops (which doubled the program's verified instructions).
+ */
+__noinline long spb_umod_find(__u64 addr)
+{
+	void *map = spb_umap();
 	struct spb_uhdr *h;
 	__u32 i, zero = 0, n;
 
+	if (!map)
+		return -1;
 	h = bpf_map_lookup_elem(map, &zero);
 	if (!h)
-		return NULL;
+		return -1;
 	n = h->nmods;
 	for (i = 1; i <= SPB_UMODS && i <= n; i++) {
 		/* Its address taken, the loop's count would lose its bound. */
@@ -530,32 +546,66 @@ static __always_inline struct spb_umod *spb_umod_of(void *map, __u64 addr)
 		struct spb_umod *m = bpf_map_lookup_elem(map, &key);
 
 		if (m && addr >= m->lo && addr < m->hi)
-			return m;
+			return i;
 	}
-	return NULL;
+	return -1;
+}
+
+/*
+ * A row search's halvings: a bpf_loop() callback, verified once; as a
+ * bounded loop each halving's two outcomes made states of their own
+ * (135,000 more verified instructions).
+ */
+struct spb_usearch {
+	struct spb_utab t;
+	struct spu_search s;
+};
+
+static long spb_usearch_step(__u32 i, struct spb_usearch *c)
+{
+	spu_find_step(&c->t, &c->s);
+	return c->s.lo >= c->s.hi;
+}
+
+/* The rule (struct spu_rule's 4 bytes) of the tables at @addr, or -1. */
+__noinline long spb_urule_find(__u64 addr)
+{
+	void *map = spb_umap();
+	struct spb_usearch c;
+	struct spb_umod *m;
+	__u32 key;
+	long i, k;
+
+	if (!map)
+		return -1;
+	i = spb_umod_find(addr);
+	if (i < 0)
+		return -1;
+	key = (__u32)i;
+	m = bpf_map_lookup_elem(map, &key);
+	if (!m)
+		return -1;
+	c.t.map = map;
+	c.t.page = m->page;
+	c.t.row = m->row;
+	if (spu_find_begin(&c.t, m->span, addr - m->base, &c.s))
+		return -1;
+	bpf_loop(SPU_FIND_HALVINGS, spb_usearch_step, &c, 0);
+	k = spu_find_end(&c.t, &c.s);
+	if (k < 0 || k >= m->nrules)
+		return -1;
+	return spb_uword(map, m->rule + (__u32)k, 0);
 }
 
 /* SPU_FIND_RULE: the rule of the running process's table at @addr. */
 static __always_inline int spb_urule(__u64 addr, struct spu_rule *rule)
 {
-	__u32 tgid = spb_tgid(), w;
-	void *map = bpf_map_lookup_elem(&sp_punwind, &tgid);
-	struct spb_utab t = { .map = map };
-	struct spb_umod *m;
-	long k;
+	long w = spb_urule_find(addr);
+	__u32 v = (__u32)w;
 
-	if (!map)
+	if (w < 0)
 		return -1;
-	m = spb_umod_of(map, addr);
-	if (!m)
-		return -1;
-	t.page = m->page;
-	t.row = m->row;
-	k = spu_find_in(&t, m->span, addr - m->base);
-	if (k < 0 || k >= m->nrules)
-		return -1;
-	w = spb_uword(map, m->rule + (__u32)k, 0);
-	__builtin_memcpy(rule, &w, sizeof(w));
+	__builtin_memcpy(rule, &v, sizeof(v));
 	return 0;
 }
 
@@ -571,12 +621,9 @@ __noinline int spb_ustep(struct spu_regs *r)
 }
 
 /* Whether @pc is in a module of the running process with a table. */
-__noinline int spb_ucovers(__u64 pc)
+static __always_inline int spb_ucovers(__u64 pc)
 {
-	__u32 tgid = spb_tgid();
-	void *map = bpf_map_lookup_elem(&sp_punwind, &tgid);
-
-	return map && spb_umod_of(map, pc);
+	return spb_umod_find(pc) >= 0;
 }
 
 /*
