@@ -13,25 +13,14 @@
  * set has not changed (most starts after the first).
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
-
-#include <sprofil/unwind_table.h>
 
 #include "backend_bpf_session.h"
 #include "signal_internal.h"
 
-/* Words of @t's rules, page index and rows, as its file has them. */
-static uint64_t sb_unwind_words(const struct spu_table *t)
-{
-	return (uint64_t)t->hdr->nrules + t->npages + 1 + t->hdr->nrows;
-}
-
 /* Which tables at which biases: what tells one set from another. */
-static uint64_t sb_unwind_sig(const struct sp_unwind_table *tab,
-			      unsigned int n)
+static uint64_t sb_unwind_sig(const struct spb_utable *tab, unsigned int n)
 {
 	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
 	unsigned int i;
@@ -41,49 +30,6 @@ static uint64_t sb_unwind_sig(const struct sp_unwind_table *tab,
 		h = (h ^ (uintptr_t)tab[i].t->hdr) * 1099511628211ull;
 	}
 	return h | 1;
-}
-
-/* Copies @n tables into map @fd of @elems elements: 0 or -errno. */
-static int sb_unwind_fill(int fd, uint64_t elems,
-			  const struct sp_unwind_table *tab, unsigned int n)
-{
-	size_t bytes = elems * SPB_UELEM;
-	struct spb_uhdr *h;
-	struct spb_umod *m;
-	__u32 *word;
-	uint64_t w = (1 + (uint64_t)n) * SPB_UWORDS;
-	unsigned int i;
-	void *p = NULL;
-	int err;
-
-	err = spb_inner_mmap(fd, bytes, &p);
-	if (err)
-		return err;
-	h = p;
-	m = (struct spb_umod *)(h + 1);
-	word = p;
-	h->nmods = n;
-	for (i = 0; i < n; i++) {
-		const struct spu_table *t = tab[i].t;
-
-		m[i].lo = tab[i].bias + t->hdr->base;
-		m[i].hi = m[i].lo + t->hdr->span;
-		m[i].base = m[i].lo;
-		m[i].nrules = t->hdr->nrules;
-		m[i].npages = t->npages;
-		m[i].span = t->hdr->span;
-		m[i].rule = (__u32)w;
-		memcpy(word + w, t->rule, t->hdr->nrules * sizeof(*t->rule));
-		w += t->hdr->nrules;
-		m[i].page = (__u32)w;
-		memcpy(word + w, t->page, (t->npages + 1) * sizeof(*t->page));
-		w += t->npages + 1;
-		m[i].row = (__u32)w;
-		memcpy(word + w, t->row, t->hdr->nrows * sizeof(*t->row));
-		w += t->hdr->nrows;
-	}
-	sb_unmap(p, bytes);
-	return 0;
 }
 
 /* Takes @s's tables out of the program: its chains by frame pointers. */
@@ -108,13 +54,19 @@ void sb_unwind_close(struct sb_session *s)
 
 int sb_unwind_update(struct sb_session *s)
 {
-	struct sp_unwind_table tab[SPB_UMODS];
-	uint64_t words = 0, elems, sig;
+	struct sp_unwind_table got[SPB_UMODS];
+	struct spb_utable tab[SPB_UMODS];
+	uint64_t elems, sig;
 	unsigned int n, i;
+	void *p = NULL;
 	int fd, err;
 
 	sp_unwind_load();
-	n = sp_unwind_tables(tab, SPB_UMODS);
+	n = sp_unwind_tables(got, SPB_UMODS);
+	for (i = 0; i < n; i++) {
+		tab[i].bias = got[i].bias;
+		tab[i].t = got[i].t;
+	}
 	sig = n ? sb_unwind_sig(tab, n) : 0;
 	if (sig == s->unwind_sig)
 		return 0;
@@ -122,13 +74,15 @@ int sb_unwind_update(struct sb_session *s)
 		sb_unwind_drop(s);
 		return 0;
 	}
-	for (i = 0; i < n; i++)
-		words += sb_unwind_words(tab[i].t);
-	elems = 1 + n + (words + SPB_UWORDS - 1) / SPB_UWORDS;
+	elems = spb_unwind_elems(tab, n);
 	fd = spb_unwind_map(elems);
 	if (fd < 0)
 		return -errno;
-	err = sb_unwind_fill(fd, elems, tab, n);
+	err = spb_inner_mmap(fd, elems * SPB_UELEM, &p);
+	if (!err) {
+		spb_unwind_fill(p, tab, n);
+		sb_unmap(p, elems * SPB_UELEM);
+	}
 	if (!err && spb_map_update(s->prog->fd[SPB_FD_PUNWIND], &s->tgid, &fd,
 				   BPF_ANY))
 		err = -errno;

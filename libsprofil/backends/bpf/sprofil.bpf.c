@@ -226,6 +226,7 @@ struct {
 __u64 sp_test_pc[SPB_TEST_PCS];
 struct spb_test_result sp_test_out[SPB_TEST_PCS];
 struct spb_test_chain sp_test_chain[SPB_TEST_CHAINS];
+struct spb_test_unwind sp_test_unwind;
 __u64 sp_test_frame[SPB_TEST_FRAMES];
 
 /* The process the running task belongs to. */
@@ -851,5 +852,24 @@ int sp_file_test(__u32 *nchains)
 	if (n > SPB_TEST_CHAINS)
 		return -1;
 	bpf_loop(n, spb_test_file_one, NULL, 0);
+	return 0;
+}
+
+/*
+ * The unwind self-test: walks the calling process's stack from the
+ * registers in sp_test_unwind with the very code the sampler runs, so
+ * that tests/bpf can compare its chains with <sprofil/unwind_table.h>'s
+ * walk in userland over the same stack.
+ */
+SEC("syscall")
+int sp_unwind_test(void *unused)
+{
+	struct spb_test_unwind *u = &sp_test_unwind;
+	__u32 len = 0, depth = u->depth;
+
+	if (depth < 1 || depth > SPROFIL_MAX_DEPTH)
+		return -1;
+	u->ret = spu_walk(NULL, u->pc, u->sp, u->fp, depth, u->chain, &len);
+	u->len = len;
 	return 0;
 }

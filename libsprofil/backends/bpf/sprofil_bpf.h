@@ -168,6 +168,20 @@ struct spb_umod {
 _Static_assert(sizeof(struct spb_uhdr) == SPB_UELEM, "one element");
 _Static_assert(sizeof(struct spb_umod) == SPB_UELEM, "one element");
 
+/*
+ * The unwind self-test (tests/bpf/test_bpf_unwind.c): one walk of the
+ * calling process's stack with its tables in sp_punwind, from these
+ * registers, and what spu_walk() said.
+ */
+struct spb_test_unwind {
+	__u64 pc, sp, fp;
+	__u32 depth;
+	__s32 ret;
+	__u32 len;
+	__u32 reserved;
+	__u64 chain[SPROFIL_MAX_DEPTH];
+};
+
 /* Result of the lookup self-test for one PC. */
 struct spb_test_result {
 	__s32 entry;		/* caller's entry index of the region, -1 */

@@ -40,6 +40,7 @@ static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
 	bpf_program__set_autoload(skel->progs.sp_sample, !self_tests);
 	bpf_program__set_autoload(skel->progs.sp_lookup_test, self_tests);
 	bpf_program__set_autoload(skel->progs.sp_file_test, self_tests);
+	bpf_program__set_autoload(skel->progs.sp_unwind_test, self_tests);
 	/* The outer maps' templates: the kernel keeps a copy of each. */
 	err = 0;
 	for (i = 0; i < SPB_INNER_MAPS; i++) {
