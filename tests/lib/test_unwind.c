@@ -12,10 +12,13 @@
  * down to _start and each caller's measured share is within 2 points of
  * its CPU time.  Tables that are not the program's, or writable by
  * others, are not used, and a hostile one that passes the checks cuts
- * chains without a fault.  The tables are the signal and bpf backends'
- * only (kmod does not read them yet): elsewhere the tests skip.
+ * chains without a fault.  A module with a table loaded and unloaded
+ * in a loop leaves nothing behind.  The tables are the signal and bpf
+ * backends' only (kmod does not read them yet): elsewhere the tests
+ * skip.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <link.h>
 #include <math.h>
 #include <setjmp.h>
@@ -44,6 +47,8 @@
 #define TABLE_BYTES	(4u << 20)
 #define DEPTH		64
 #define NCALLERS	4
+/* A library the program does not link: loaded and unloaded in a loop. */
+#define DLOPEN_LIB	"/lib/x86_64-linux-gnu/libz.so.1"
 
 static uint64_t iters_per_sec;
 
@@ -199,6 +204,79 @@ static void with_tables_chains_are_whole(void **state)
 	free(table);
 }
 
+/* Descriptors of BPF maps the process holds. */
+static int bpf_map_fds(void)
+{
+	char path[300], target[64];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	ssize_t len;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = 0;
+		n += !strcmp(target, "anon_inode:bpf-map");
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * In the child, with SPROFIL_UNWIND_DIR holding DLOPEN_LIB's table too:
+ * a module with a table loaded and unloaded 100 times, sampling
+ * restarted after each (as the collector does): the tables go with it
+ * (on bpf each change is a new map in place of the last: the process
+ * holds no more map descriptors at the end than after the first
+ * round), and the chains of the program stay whole after.
+ */
+static void dlopen_loop_leaves_nothing(void **state)
+{
+	struct ct_span text = lt_text_of((void *)uw_leaf);
+	struct prof p = { .pr_off = text.start, .pr_scale = 0x10000 };
+	struct ct_tree tree;
+	double cpu[NCALLERS];
+	uint64_t cut, leaf;
+	void *table, *h;
+	int first = -1, last;
+
+	(void)state;
+	p.pr_size = (text.end - text.start + 3) & ~3ul;
+	p.pr_base = calloc(1, p.pr_size);
+	table = malloc(TABLE_BYTES);
+	assert_true(p.pr_base && table);
+	assert_int_equal(sprofil_callers(table, TABLE_BYTES, DEPTH), 0);
+	for (int i = 0; i < 100; i++) {
+		h = dlopen(DLOPEN_LIB, RTLD_NOW | RTLD_LOCAL);
+		assert_non_null(h);
+		assert_int_equal(sprofil(&p, 1, NULL, PROF_UINT | PROF_FAST), 0);
+		assert_int_equal(dlclose(h), 0);
+		assert_int_equal(sprofil(&p, 1, NULL, PROF_UINT | PROF_FAST), 0);
+		if (!i)
+			first = bpf_map_fds();
+	}
+	last = bpf_map_fds();
+	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
+	sprofil_callers(NULL, 0, 0);
+	free(table);
+	free(p.pr_base);
+	print_message("# BPF map descriptors: %d after the first round, %d after the 100th\n",
+		      first, last);
+	assert_int_equal(last, first);
+	profile(&tree, cpu, &table, 500);
+	leaf = ct_leaf(&tree, lt_span_of((void *)uw_leaf), &cut);
+	print_message("# then %llu samples in the callee, %llu cut\n",
+		      (unsigned long long)leaf, (unsigned long long)cut);
+	assert_true(leaf >= 100);
+	assert_true(cut <= 0.02 * leaf);
+	ct_free(&tree);
+	free(table);
+}
+
 /*
  * In the child, with tables that must not be used, or a hostile one:
  * no fault, and the callee's chains cut.  Without a table the leaf's
@@ -324,7 +402,8 @@ static int build_tables(const char *dir)
 	static char cmd[8192];
 	int status;
 
-	snprintf(cmd, sizeof(cmd), "%s -O %s", UNWIND_TOOL, dir);
+	snprintf(cmd, sizeof(cmd), "%s -O %s '%s'", UNWIND_TOOL, dir,
+		 DLOPEN_LIB);
 	dl_iterate_phdr(add_module, cmd);
 	strcat(cmd, " >&2");
 	status = system(cmd);
@@ -341,6 +420,23 @@ static int run_with(const char *role, const char *dir)
 
 	snprintf(env, sizeof(env), "SPROFIL_UNWIND_DIR=%s", dir);
 	return lt_run_self(role, envs);
+}
+
+static void dlopen_dlclose_loop(void **state)
+{
+	char dir[] = "/tmp/sprofil-unwind-XXXXXX";
+	int status;
+
+	(void)state;
+	if (!unwind_backend() || access(UNWIND_TOOL, X_OK) ||
+	    access(DLOPEN_LIB, R_OK))
+		skip();
+	assert_non_null(mkdtemp(dir));
+	status = build_tables(dir);
+	if (status == 0)
+		status = run_with("dlopen-loop", dir);
+	remove_dir(dir);
+	assert_int_equal(status, 0);
 }
 
 static void tables_give_whole_chains(void **state)
@@ -444,6 +540,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(without_tables_chains_are_cut),
 		cmocka_unit_test(tables_give_whole_chains),
 		cmocka_unit_test(bad_tables_are_refused_or_harmless),
+		cmocka_unit_test(dlopen_dlclose_loop),
+	};
+	const struct CMUnitTest dlopen_loop[] = {
+		cmocka_unit_test(dlopen_loop_leaves_nothing),
 	};
 	const struct CMUnitTest child[] = {
 		cmocka_unit_test(with_tables_chains_are_whole),
@@ -459,6 +559,8 @@ int main(int argc, char **argv)
 		return cmocka_run_group_tests(child, group_setup, NULL);
 	if (argc == 2 && !strcmp(argv[1], "bad-tables"))
 		return cmocka_run_group_tests(refused, group_setup, NULL);
+	if (argc == 2 && !strcmp(argv[1], "dlopen-loop"))
+		return cmocka_run_group_tests(dlopen_loop, group_setup, NULL);
 	if (argc == 2 && !strcmp(argv[1], "hostile-table"))
 		return cmocka_run_group_tests(hostile, group_setup, NULL);
 	return cmocka_run_group_tests(tests, group_setup, NULL);
