@@ -145,7 +145,7 @@ $(BENCH_DIR)/bench_callers: bench/bench_callers.c $(LIB_DIR)/libsprofil.so \
 # libraries, built here by sprofil-unwind.
 .PHONY: bench-callers
 bench-callers: $(BENCH_DIR)/bench_callers $(BENCH_DIR)/libsprofil.so.0 \
-		$(BUILD)/libexec/sprofil-unwind
+		$(BENCH_DIR)/sprofil/bpf-loader.so $(BUILD)/libexec/sprofil-unwind
 	rm -rf $(BENCH_DIR)/unwind && mkdir -m 700 $(BENCH_DIR)/unwind
 	$(BUILD)/libexec/sprofil-unwind -O $(BENCH_DIR)/unwind \
 		$(BENCH_DIR)/bench_callers $$(ldd $(BENCH_DIR)/bench_callers | \

@@ -56,14 +56,14 @@ struct mode {
 };
 
 static const struct mode modes[] = {
-	{ "none", 0, 0, NULL, 0 },
-	{ "bpf", 1, 0, NULL, 0 },
-	{ "bpf d4", 1, 4, NULL, 0 },
-	{ "bpf d16", 1, 16, NULL, 0 },
-	{ "bpf d64", 1, 64, NULL, 0 },
-	{ "stack d16", 1, 16, "stack", 0 },
-	{ "stack d64", 1, 64, "stack", 0 },
-	{ "perf fp", 0, 0, NULL, 1 },
+	{ "none", 0, 0, NULL, 0, 0 },
+	{ "bpf", 1, 0, NULL, 0, 0 },
+	{ "bpf d4", 1, 4, NULL, 0, 0 },
+	{ "bpf d16", 1, 16, NULL, 0, 0 },
+	{ "bpf d64", 1, 64, NULL, 0, 0 },
+	{ "stack d16", 1, 16, "stack", 0, 0 },
+	{ "stack d64", 1, 64, "stack", 0, 0 },
+	{ "perf fp", 0, 0, NULL, 1, 0 },
 	{ "unwind d4", 1, 4, NULL, 0, 1 },
 	{ "unwind d16", 1, 16, NULL, 0, 1 },
 	{ "unwind d64", 1, 64, NULL, 0, 1 },

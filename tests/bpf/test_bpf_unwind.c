@@ -2,12 +2,15 @@
 /*
  * The BPF program's unwind walk (docs/callers.md, "On the bpf backend")
  * against <sprofil/unwind_table.h>'s walk in userland, as root on the
- * host.  This program is built -O2 -fomit-frame-pointer
- * -fno-optimize-sibling-calls (tests/bpf/tests.mk); sprofil-unwind
- * builds the tables of every module it has loaded, which go into the
- * program's sp_punwind map as the library puts them (sprofil_load.h,
- * spb_unwind_fill()).  At each SIGPROF of a CPU-time timer the handler
- * walks the interrupted thread's live stack twice: by the program's
+ * host.  The workload is test_unwind_oracle's (tests/unit/unwind_work.c,
+ * built -O2 -fomit-frame-pointer -fno-optimize-sibling-calls: frameless
+ * callers and leaf, qsort() calling back into the program, an fp-based
+ * CFA, a recursion, a stop at a function's first instruction);
+ * sprofil-unwind builds the tables of every module loaded, which go
+ * into the program's sp_punwind map as the library puts them
+ * (sprofil_load.h, spb_unwind_fill()).  At each SIGPROF of a CPU-time
+ * timer (and the SIGILL of uw_trap()) the handler walks the interrupted
+ * thread's live stack twice: by the program's
  * self-test sp_unwind_test (bpf_prog_test_run(): the sampler's own code,
  * its tables read from the map, the stack by bpf_probe_read_user()),
  * and by the header's walk over the same tables in userland.  The
@@ -16,7 +19,6 @@
  * tests/unit/test_unwind_oracle.c.  Most chains must be complete and
  * reach through the frameless callers.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <link.h>
 #include <signal.h>
@@ -39,6 +41,8 @@
 
 #include "sprofil_skel_load.h"
 #include "pg/elf_headers.h"
+#include "unwind_tables.h"
+#include "unwind_work.h"
 
 #define MAX_MODULES	32
 #define DEPTH		64
@@ -82,46 +86,27 @@ static int read_word(__u64 addr, __u64 *val)
 #define SPU_READ_WORD(ctx, addr, val)	read_word((addr), (val))
 #include <sprofil/unwind_table.h>
 
-/* ---- the workload: frameless callers of a frameless leaf ---- */
-
-static volatile uint64_t sink;
-
-__attribute__((noipa)) uint64_t ub_leaf(uint64_t n)
-{
-	uint64_t x = n;
-
-	for (uint64_t i = 0; i < n; i++) {
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		__asm__ volatile("" : "+r"(x));
-	}
-	return x;
-}
-
-__attribute__((noipa)) uint64_t ub_middle(uint64_t n)
-{
-	uint64_t a = ub_leaf(n / 2), b = ub_leaf(n - n / 2);
-
-	return a ^ (b >> 3);
-}
-
-__attribute__((noipa)) uint64_t ub_caller_a(uint64_t n)
-{
-	return ub_middle(n) + 1;
-}
-
-__attribute__((noipa)) uint64_t ub_caller_b(uint64_t n)
-{
-	return ub_middle(n) * 3;
-}
-
 /* ---- the handler's two walks ---- */
 
 static struct sprofil_bpf *skel;
 static int prog_fd;
 static volatile unsigned int samples, same, differ, failed, complete, deep;
 static char first_diff[256];
+static double cpu_end;
 
-static void on_prof(int sig, siginfo_t *si, void *uc_)
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * At each SIGPROF, and at the SIGILL of uw_trap()'s first instruction
+ * (stepped over: a stop exactly at a function's entry).
+ */
+static void on_stop(int sig, siginfo_t *si, void *uc_)
 {
 	ucontext_t *uc = uc_;
 	struct spb_test_unwind *u = &skel->bss->sp_test_unwind;
@@ -130,7 +115,6 @@ static void on_prof(int sig, siginfo_t *si, void *uc_)
 	int ret, saved = errno;
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 
-	(void)sig;
 	(void)si;
 	u->pc = (__u64)uc->uc_mcontext.gregs[REG_RIP];
 	u->sp = (__u64)uc->uc_mcontext.gregs[REG_RSP];
@@ -139,6 +123,7 @@ static void on_prof(int sig, siginfo_t *si, void *uc_)
 	u->len = 0;
 	if (bpf_prog_test_run_opts(prog_fd, &opts) || opts.retval) {
 		failed++;
+		uw_stop = 1;
 		errno = saved;
 		return;
 	}
@@ -158,6 +143,10 @@ static void on_prof(int sig, siginfo_t *si, void *uc_)
 		complete++;
 	if (!ret && len >= 6)
 		deep++;
+	if (sig == SIGILL)
+		uc->uc_mcontext.gregs[REG_RIP] += 2;
+	if (samples >= WANT_SAMPLES || cpu_now() > cpu_end)
+		uw_stop = 1;
 	errno = saved;
 }
 
@@ -165,32 +154,6 @@ static void on_prof(int sig, siginfo_t *si, void *uc_)
 
 static const char *tool = UNWIND_TOOL;
 static char tdir[] = "/tmp/sprofil-bpf-unwind-XXXXXX";
-
-/* Every module loaded but the vDSO, by its file, into @cmd. */
-static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	static char exe[4096];
-	const char *name = info->dlpi_name;
-	char *cmd = arg;
-	ssize_t n;
-
-	(void)size;
-	if (!*name) {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n <= 0)
-			return 0;
-		exe[n] = 0;
-		name = exe;
-	}
-	if (strstr(name, "linux-vdso") || access(name, R_OK))
-		return 0;
-	if (strlen(cmd) + strlen(name) + 4 < 8192) {
-		strcat(cmd, " '");
-		strcat(cmd, name);
-		strcat(cmd, "'");
-	}
-	return 0;
-}
 
 /* The table of each loaded module with a build-id, read and checked. */
 static int load_table(struct dl_phdr_info *info, size_t size, void *arg)
@@ -234,24 +197,6 @@ static int load_table(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-static void remove_dir(const char *dir)
-{
-	char path[4096];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (d) {
-		while ((e = readdir(d)))
-			if (e->d_name[0] != '.') {
-				snprintf(path, sizeof(path), "%s/%s", dir,
-					 e->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 /* The main thread's stack, from /proc/self/maps. */
 static void find_stack(void)
 {
@@ -270,25 +215,15 @@ static void find_stack(void)
 	assert_true(stack_hi > stack_lo);
 }
 
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void bpf_walk_equals_userland_walk(void **state)
 {
-	static char cmd[8192];
-	struct sigaction sa = { .sa_sigaction = on_prof,
+	struct sigaction sa = { .sa_sigaction = on_stop,
 				.sa_flags = SA_SIGINFO | SA_RESTART };
 	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
 	__u32 tgid = (__u32)getpid();
 	void *mem = NULL;
 	__u64 elems;
-	double end;
 	int err, fd;
 
 	(void)state;
@@ -300,12 +235,9 @@ static void bpf_walk_equals_userland_walk(void **state)
 	assert_int_equal(err, 0);
 	prog_fd = bpf_program__fd(skel->progs.sp_unwind_test);
 	assert_non_null(mkdtemp(tdir));
-	snprintf(cmd, sizeof(cmd), "%s -O %s", tool, tdir);
-	dl_iterate_phdr(add_module, cmd);
-	strcat(cmd, " >/dev/null");
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(ut_build_tables(tool, tdir, NULL, "/dev/null"), 0);
 	dl_iterate_phdr(load_table, NULL);
-	remove_dir(tdir);
+	ut_remove_dir(tdir);
 	print_message("# %u modules with a table\n", nmods);
 	assert_true(nmods >= 2);
 	elems = spb_unwind_elems(mods, nmods);
@@ -317,15 +249,16 @@ static void bpf_walk_equals_userland_walk(void **state)
 		bpf_map__fd(skel->maps.sp_punwind), &tgid, &fd, BPF_ANY), 0);
 	find_stack();
 
+	sigaddset(&sa.sa_mask, SIGPROF);
+	sigaddset(&sa.sa_mask, SIGILL);
 	assert_int_equal(sigaction(SIGPROF, &sa, NULL), 0);
+	assert_int_equal(sigaction(SIGILL, &sa, NULL), 0);
+	cpu_end = cpu_now() + CPU_BUDGET_S;
 	assert_int_equal(setitimer(ITIMER_PROF, &it, NULL), 0);
-	end = cpu_now() + CPU_BUDGET_S;
-	while (samples < WANT_SAMPLES && cpu_now() < end) {
-		sink += ub_caller_a(200000);
-		sink += ub_caller_b(100000);
-	}
+	uw_run();
 	setitimer(ITIMER_PROF, &off, NULL);
 	signal(SIGPROF, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
 	print_message("# %u samples: %u walks equal, %u differ, %u test runs failed; %u complete, %u of 6 frames or more\n",
 		      samples, same, differ, failed, complete, deep);
 	if (differ)

@@ -47,14 +47,17 @@ $(BT_DIR)/test_bpf_callers: tests/bpf/test_bpf_callers.c \
 		libsprofil/backends/callers_merge.c tests/common/workload.c \
 		-L$(LT_DIR) -llt_spin $(BT_LIBS)
 
-# The program's unwind walk against the header's in userland: built
-# without frame pointers, every call a frame, like tests/lib/test_unwind;
-# the table builder runs from the test, by its absolute path.
+# The program's unwind walk against the header's in userland, on
+# test_unwind_oracle's workload (built without frame pointers); the table
+# builder runs from the test, by its absolute path.
 $(BT_DIR)/test_bpf_unwind: tests/bpf/test_bpf_unwind.c \
+		tests/common/unwind_tables.c tests/common/unwind_tables.h \
+		tests/unit/unwind_work.h $(BUILD)/tests/unit/unwind_work.o \
 		include/sprofil/unwind_table.h $(BPF_DIR)/sprofil.skel.h \
 		$(UNWIND_TOOL)
 	@mkdir -p $(BT_DIR)
-	$(CC) $(CPPFLAGS) -Ilibsprofil -Ilibsprofil/backends/bpf -I$(BPF_DIR) \
-		$(CFLAGS) $(UNWIND_WORK_CFLAGS) \
+	$(CC) $(CPPFLAGS) -Itests/common -Itests/unit -Ilibsprofil \
+		-Ilibsprofil/backends/bpf -I$(BPF_DIR) $(CFLAGS) \
 		-DUNWIND_TOOL='"$(abspath $(UNWIND_TOOL))"' -o $@ $< \
+		tests/common/unwind_tables.c $(BUILD)/tests/unit/unwind_work.o \
 		-lbpf -lelf -lz -lcmocka

@@ -42,6 +42,7 @@
 
 #include "callers_tree.h"
 #include "lib_test.h"
+#include "unwind_tables.h"
 #include "workload.h"
 
 #define TABLE_BYTES	(4u << 20)
@@ -322,53 +323,6 @@ static void hostile_table_cuts_without_fault(void **state)
 	bad_tables_cut_chains(true);
 }
 
-/*
- * Every module loaded: its file, and the executable's (by its path: the
- * builder runs under a shell, whose /proc/self/exe is the shell).
- */
-static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	static char exe[4096];
-	char *cmd = arg;
-	const char *name = info->dlpi_name;
-	ssize_t n;
-
-	(void)size;
-	if (!*name) {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n <= 0)
-			return 0;
-		exe[n] = 0;
-		name = exe;
-	}
-	if (strstr(name, "linux-vdso") || access(name, R_OK))
-		return 0;
-	if (strlen(cmd) + strlen(name) + 4 < 8192) {
-		strcat(cmd, " '");
-		strcat(cmd, name);
-		strcat(cmd, "'");
-	}
-	return 0;
-}
-
-static void remove_dir(const char *dir)
-{
-	char path[4096];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (d) {
-		while ((e = readdir(d)))
-			if (e->d_name[0] != '.') {
-				snprintf(path, sizeof(path), "%s/%s", dir,
-					 e->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 /* This program's build-id in hex, from its PT_NOTE. */
 static int exe_build_id(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -396,20 +350,10 @@ static int exe_build_id(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* The tables of every module loaded into @dir; 0 or the tool's status. */
+/* The tables of every module loaded, and DLOPEN_LIB's, into @dir. */
 static int build_tables(const char *dir)
 {
-	static char cmd[8192];
-	int status;
-
-	snprintf(cmd, sizeof(cmd), "%s -O %s '%s'", UNWIND_TOOL, dir,
-		 DLOPEN_LIB);
-	dl_iterate_phdr(add_module, cmd);
-	strcat(cmd, " >&2");
-	status = system(cmd);
-	if (status)
-		print_message("# %s: status %d\n", cmd, status);
-	return status;
+	return ut_build_tables(UNWIND_TOOL, dir, DLOPEN_LIB, "&2");
 }
 
 /* Runs this program again as @role with the tables of @dir. */
@@ -435,7 +379,7 @@ static void dlopen_dlclose_loop(void **state)
 	status = build_tables(dir);
 	if (status == 0)
 		status = run_with("dlopen-loop", dir);
-	remove_dir(dir);
+	ut_remove_dir(dir);
 	assert_int_equal(status, 0);
 }
 
@@ -451,7 +395,7 @@ static void tables_give_whole_chains(void **state)
 	status = build_tables(dir);
 	if (status == 0)
 		status = run_with("with-tables", dir);
-	remove_dir(dir);
+	ut_remove_dir(dir);
 	assert_int_equal(status, 0);
 }
 
@@ -524,7 +468,7 @@ static void bad_tables_are_refused_or_harmless(void **state)
 	assert_int_equal(chmod(own, 0644), 0);
 	assert_int_equal(run_with("hostile-table", dir), 0);
 	free(buf);
-	remove_dir(dir);
+	ut_remove_dir(dir);
 }
 
 static int group_setup(void **state)
