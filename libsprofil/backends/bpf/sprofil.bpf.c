@@ -66,14 +66,17 @@ static __always_inline __u32 spb_uword(void *map, __u32 w, __u32 bad);
 static __always_inline struct spu_row spb_urow(const struct spb_utab *t,
 					       __u32 i);
 static __always_inline __u32 spb_upage(const struct spb_utab *t, __u32 p);
-static __always_inline int spb_urule(__u64 addr, struct spu_rule *rule);
-__noinline int spb_ustep(struct spu_regs *r);
+struct spb_ucache;
+static __always_inline int spb_urule(struct spb_ucache *uc, __u64 addr,
+				     struct spu_rule *rule);
+__noinline int spb_ustep(struct spu_regs *r, struct spb_ucache *uc);
 #define SPU_PAGE_AT(t, p)	spb_upage((const struct spb_utab *)(t), (p))
 #define SPU_ROW_AT(t, i)	spb_urow((const struct spb_utab *)(t), (i))
-#define SPU_FIND_RULE(ctx, addr, rule)	spb_urule((addr), (rule))
+#define SPU_FIND_RULE(ctx, addr, rule) \
+	spb_urule((struct spb_ucache *)(ctx), (addr), (rule))
 #define SPU_READ_WORD(ctx, addr, val) \
 	bpf_probe_read_user((val), 8, (const void *)(addr))
-#define SPU_STEP(ctx, r)	spb_ustep(r)
+#define SPU_STEP(ctx, r)	spb_ustep((r), (struct spb_ucache *)(ctx))
 #include <sprofil/unwind_table.h>
 
 #include "sprofil_bpf.h"
@@ -568,8 +571,17 @@ static long spb_usearch_step(__u32 i, struct spb_usearch *c)
 	return c->s.lo >= c->s.hi;
 }
 
+/*
+ * A walk's last module, whose span most return addresses of a chain
+ * fall in again: they cost no module search.  Empty (hi 0) at first.
+ */
+struct spb_ucache {
+	__u64 lo, hi, base;
+	__u32 rule, page, row, nrules, span, reserved;
+};
+
 /* The rule (struct spu_rule's 4 bytes) of the tables at @addr, or -1. */
-__noinline long spb_urule_find(__u64 addr)
+__noinline long spb_urule_find(__u64 addr, struct spb_ucache *uc)
 {
 	void *map = spb_umap();
 	struct spb_usearch c;
@@ -577,31 +589,42 @@ __noinline long spb_urule_find(__u64 addr)
 	__u32 key;
 	long i, k;
 
-	if (!map)
+	if (!map || !uc)
 		return -1;
-	i = spb_umod_find(addr);
-	if (i < 0)
-		return -1;
-	key = (__u32)i;
-	m = bpf_map_lookup_elem(map, &key);
-	if (!m)
-		return -1;
+	if (addr < uc->lo || addr >= uc->hi) {
+		i = spb_umod_find(addr);
+		if (i < 0)
+			return -1;
+		key = (__u32)i;
+		m = bpf_map_lookup_elem(map, &key);
+		if (!m)
+			return -1;
+		uc->lo = m->lo;
+		uc->hi = m->hi;
+		uc->base = m->base;
+		uc->rule = m->rule;
+		uc->page = m->page;
+		uc->row = m->row;
+		uc->nrules = m->nrules;
+		uc->span = m->span;
+	}
 	c.t.map = map;
-	c.t.page = m->page;
-	c.t.row = m->row;
-	if (spu_find_begin(&c.t, m->span, addr - m->base, &c.s))
+	c.t.page = uc->page;
+	c.t.row = uc->row;
+	if (spu_find_begin(&c.t, uc->span, addr - uc->base, &c.s))
 		return -1;
 	bpf_loop(SPU_FIND_HALVINGS, spb_usearch_step, &c, 0);
 	k = spu_find_end(&c.t, &c.s);
-	if (k < 0 || k >= m->nrules)
+	if (k < 0 || k >= uc->nrules)
 		return -1;
-	return spb_uword(map, m->rule + (__u32)k, 0);
+	return spb_uword(map, uc->rule + (__u32)k, 0);
 }
 
 /* SPU_FIND_RULE: the rule of the running process's table at @addr. */
-static __always_inline int spb_urule(__u64 addr, struct spu_rule *rule)
+static __always_inline int spb_urule(struct spb_ucache *uc, __u64 addr,
+				     struct spu_rule *rule)
 {
-	long w = spb_urule_find(addr);
+	long w = spb_urule_find(addr, uc);
 	__u32 v = (__u32)w;
 
 	if (w < 0)
@@ -614,11 +637,11 @@ static __always_inline int spb_urule(__u64 addr, struct spu_rule *rule)
  * One step of the unwind walk, <sprofil/unwind_table.h>'s: a global
  * function, verified once rather than once per frame of spu_walk().
  */
-__noinline int spb_ustep(struct spu_regs *r)
+__noinline int spb_ustep(struct spu_regs *r, struct spb_ucache *uc)
 {
 	if (!r)
 		return SPU_CUT_NOROW;
-	return spu_step(NULL, r);
+	return spu_step(uc, r);
 }
 
 /* Whether @pc is in a module of the running process with a table. */
@@ -635,13 +658,14 @@ static __always_inline int spb_ucovers(__u64 pc)
  */
 __noinline int spb_uwalk(__u64 pc, __u64 fp, __u64 sp)
 {
+	struct spb_ucache uc = { 0 };
 	struct spb_chain *c;
 	__u32 zero = 0, len = 0;
 
 	c = bpf_map_lookup_elem(&sp_chain, &zero);
 	if (!c)
 		return -1;
-	c->truncated = spu_walk(NULL, pc, sp, fp, spb_depth(), c->pc,
+	c->truncated = spu_walk(&uc, pc, sp, fp, spb_depth(), c->pc,
 				&len) != 0;
 	c->len = len;
 	return 0;
@@ -866,10 +890,11 @@ int sp_unwind_test(void *unused)
 {
 	struct spb_test_unwind *u = &sp_test_unwind;
 	__u32 len = 0, depth = u->depth;
+	struct spb_ucache uc = { 0 };
 
 	if (depth < 1 || depth > SPROFIL_MAX_DEPTH)
 		return -1;
-	u->ret = spu_walk(NULL, u->pc, u->sp, u->fp, depth, u->chain, &len);
+	u->ret = spu_walk(&uc, u->pc, u->sp, u->fp, depth, u->chain, &len);
 	u->len = len;
 	return 0;
 }
