@@ -229,7 +229,7 @@ static void bpf_walk_equals_userland_walk(void **state)
 	(void)state;
 	if (access(tool, X_OK))
 		skip();
-	err = spb_load(&skel, true);
+	err = spb_load_with(&skel, true, true);
 	if (err)
 		print_message("# load: %s\n", strerror(-err));
 	assert_int_equal(err, 0);

@@ -20,10 +20,14 @@
 
 /*
  * Opens and loads the program: the sampler, or with @self_tests only the
- * self-tests (tests/bpf; they want 5.17).  The outer maps get their
- * inner maps' templates here, made as every process makes its own.
+ * self-tests (tests/bpf; they want 5.17), with @unwind_test the unwind
+ * walk's too (tests/bpf/test_bpf_unwind.c: a syscall program reading
+ * user memory, which only that test needs of the kernel).  The outer
+ * maps get their inner maps' templates here, made as every process
+ * makes its own.
  */
-static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
+static inline int spb_load_with(struct sprofil_bpf **out, bool self_tests,
+				bool unwind_test)
 {
 	struct sprofil_bpf *skel = sprofil_bpf__open();
 	int err;
@@ -40,7 +44,8 @@ static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
 	bpf_program__set_autoload(skel->progs.sp_sample, !self_tests);
 	bpf_program__set_autoload(skel->progs.sp_lookup_test, self_tests);
 	bpf_program__set_autoload(skel->progs.sp_file_test, self_tests);
-	bpf_program__set_autoload(skel->progs.sp_unwind_test, self_tests);
+	bpf_program__set_autoload(skel->progs.sp_unwind_test,
+				  self_tests && unwind_test);
 	/* The outer maps' templates: the kernel keeps a copy of each. */
 	err = 0;
 	for (i = 0; i < SPB_INNER_MAPS; i++) {
@@ -68,6 +73,11 @@ static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
 	}
 	*out = skel;
 	return 0;
+}
+
+static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
+{
+	return spb_load_with(out, self_tests, false);
 }
 
 /* The descriptors of a loaded @skel (owned by it). */
