@@ -576,8 +576,7 @@ static long spb_usearch_step(__u32 i, struct spb_usearch *c)
  * fall in again: they cost no module search.  Empty (hi 0) at first.
  */
 struct spb_ucache {
-	__u64 lo, hi, base;
-	__u32 rule, page, row, nrules, span, reserved;
+	struct spb_umod m;
 };
 
 /* The rule (struct spu_rule's 4 bytes) of the tables at @addr, or -1. */
@@ -591,7 +590,7 @@ __noinline long spb_urule_find(__u64 addr, struct spb_ucache *uc)
 
 	if (!map || !uc)
 		return -1;
-	if (addr < uc->lo || addr >= uc->hi) {
+	if (addr < uc->m.lo || addr >= uc->m.hi) {
 		i = spb_umod_find(addr);
 		if (i < 0)
 			return -1;
@@ -599,25 +598,18 @@ __noinline long spb_urule_find(__u64 addr, struct spb_ucache *uc)
 		m = bpf_map_lookup_elem(map, &key);
 		if (!m)
 			return -1;
-		uc->lo = m->lo;
-		uc->hi = m->hi;
-		uc->base = m->base;
-		uc->rule = m->rule;
-		uc->page = m->page;
-		uc->row = m->row;
-		uc->nrules = m->nrules;
-		uc->span = m->span;
+		uc->m = *m;
 	}
 	c.t.map = map;
-	c.t.page = uc->page;
-	c.t.row = uc->row;
-	if (spu_find_begin(&c.t, uc->span, addr - uc->base, &c.s))
+	c.t.page = uc->m.page;
+	c.t.row = uc->m.row;
+	if (spu_find_begin(&c.t, uc->m.span, addr - uc->m.base, &c.s))
 		return -1;
 	bpf_loop(SPU_FIND_HALVINGS, spb_usearch_step, &c, 0);
 	k = spu_find_end(&c.t, &c.s);
-	if (k < 0 || k >= uc->nrules)
+	if (k < 0 || k >= uc->m.nrules)
 		return -1;
-	return spb_uword(map, uc->rule + (__u32)k, 0);
+	return spb_uword(map, uc->m.rule + (__u32)k, 0);
 }
 
 /* SPU_FIND_RULE: the rule of the running process's table at @addr. */
