@@ -153,9 +153,18 @@ $(BENCH_DIR)/bench_callers: bench/bench_callers.c $(LIB_DIR)/libsprofil.so \
 		-fno-optimize-sibling-calls -o $@ $< -L$(LIB_DIR) -lsprofil \
 		-lbpf -Wl,-rpath,'$$ORIGIN:$$ORIGIN/../lib' -pthread
 
+# The unwind modes walk with the tables of the benchmark and its
+# libraries, built here by sprofil-unwind.
 .PHONY: bench-callers
-bench-callers: $(BENCH_DIR)/bench_callers $(BENCH_DIR)/libsprofil.so.0
-	$(BENCH_DIR)/bench_callers -s 2 -r 3 -z 10000
+bench-callers: $(BENCH_DIR)/bench_callers $(BENCH_DIR)/libsprofil.so.0 \
+		$(BENCH_DIR)/sprofil/bpf-loader.so $(BUILD)/libexec/sprofil-unwind
+	rm -rf $(BENCH_DIR)/unwind && mkdir -m 700 $(BENCH_DIR)/unwind
+	$(BUILD)/libexec/sprofil-unwind -O $(BENCH_DIR)/unwind \
+		$(BENCH_DIR)/bench_callers $$(ldd $(BENCH_DIR)/bench_callers | \
+		awk '$$2 == "=>" && $$3 ~ /^\// { print $$3 } \
+		     $$1 ~ /^\/.*ld-linux/ { print $$1 }') >/dev/null
+	BENCH_UNWIND_DIR=$(abspath $(BENCH_DIR)/unwind) \
+		$(BENCH_DIR)/bench_callers -s 2 -r 3 -z 10000
 
 # Process trees under `sprofil record` against `perf record -g`: a C
 # build, 1000 /bin/true, python3 behind a bash shim, one long process

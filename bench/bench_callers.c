@@ -12,6 +12,9 @@
  *                walked by the program's bpf_probe_read_user() loop;
  *   stack d16/64 the same, chains from bpf_get_stack(BPF_F_USER_STACK)
  *                (SPROFIL_BPF_WALK=stack);
+ *   unwind d4/16/64 the same, walked with the unwind tables in
+ *                BENCH_UNWIND_DIR (SPROFIL_UNWIND_DIR; bench.mk builds
+ *                them for this program and its libraries), if set;
  *   perf fp      perf record -e task-clock --call-graph fp at the same
  *                rate, if perf is installed.
  * It prints, per mode, the medians of: the program's own run time per
@@ -49,17 +52,21 @@ struct mode {
 	unsigned int depth;	/* caller table depth, 0: none */
 	const char *walk;	/* SPROFIL_BPF_WALK */
 	int perf;
+	int unwind;		/* with the tables of BENCH_UNWIND_DIR */
 };
 
 static const struct mode modes[] = {
-	{ "none", 0, 0, NULL, 0 },
-	{ "bpf", 1, 0, NULL, 0 },
-	{ "bpf d4", 1, 4, NULL, 0 },
-	{ "bpf d16", 1, 16, NULL, 0 },
-	{ "bpf d64", 1, 64, NULL, 0 },
-	{ "stack d16", 1, 16, "stack", 0 },
-	{ "stack d64", 1, 64, "stack", 0 },
-	{ "perf fp", 0, 0, NULL, 1 },
+	{ "none", 0, 0, NULL, 0, 0 },
+	{ "bpf", 1, 0, NULL, 0, 0 },
+	{ "bpf d4", 1, 4, NULL, 0, 0 },
+	{ "bpf d16", 1, 16, NULL, 0, 0 },
+	{ "bpf d64", 1, 64, NULL, 0, 0 },
+	{ "stack d16", 1, 16, "stack", 0, 0 },
+	{ "stack d64", 1, 64, "stack", 0, 0 },
+	{ "perf fp", 0, 0, NULL, 1, 0 },
+	{ "unwind d4", 1, 4, NULL, 0, 1 },
+	{ "unwind d16", 1, 16, NULL, 0, 1 },
+	{ "unwind d64", 1, 64, NULL, 0, 1 },
 };
 #define NMODES (sizeof(modes) / sizeof(modes[0]))
 
@@ -219,6 +226,9 @@ static int run(const char *self, const struct mode *m, uint64_t iters,
 		setenv("SPROFIL_HZ", hz_s, 1);
 		if (m->walk)
 			setenv("SPROFIL_BPF_WALK", m->walk, 1);
+		if (m->unwind)
+			setenv("SPROFIL_UNWIND_DIR", getenv("BENCH_UNWIND_DIR"),
+			       1);
 		if (m->perf)
 			execlp("perf", "perf", "record", "-q", "-e",
 			       "task-clock", "-c", period_s, "--call-graph",
@@ -272,7 +282,7 @@ int main(int argc, char **argv)
 	double seconds = 2, v[MAX_ROUNDS], t0;
 	unsigned int hz = 10000, rounds = 3, k, r;
 	uint64_t iters = 1 << 20;
-	int opt, stats_fd, have_perf;
+	int opt, stats_fd, have_perf, have_tables;
 
 	if (argc == 4 && !strcmp(argv[1], "--child"))
 		return child(&modes[atoi(argv[2]) % NMODES],
@@ -304,12 +314,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_callers: no BPF run-time statistics: %s\n",
 			strerror(errno));
 	have_perf = !system("perf --version >/dev/null 2>&1");
+	have_tables = getenv("BENCH_UNWIND_DIR") && *getenv("BENCH_UNWIND_DIR");
 	printf("# %u Hz, %.1f s of CPU per run, %u rounds, recursion %d deep%s\n",
 	       hz, seconds, rounds, REC_DEPTH,
 	       have_perf ? "" : "; perf is not installed");
 	for (r = 0; r < rounds; r++)
 		for (k = 0; k < NMODES; k++) {
-			if (modes[k].perf && !have_perf)
+			if ((modes[k].perf && !have_perf) ||
+			    (modes[k].unwind && !have_tables))
 				continue;
 			if (run(argv[0], &modes[k], iters, hz, &res[k][r])) {
 				fprintf(stderr, "bench_callers: mode %s failed\n",
@@ -322,7 +334,8 @@ int main(int argc, char **argv)
 	for (k = 0; k < NMODES; k++) {
 		double samples, prog, extra, perf_ns, nodes;
 
-		if (modes[k].perf && !have_perf)
+		if ((modes[k].perf && !have_perf) ||
+		    (modes[k].unwind && !have_tables))
 			continue;
 		for (r = 0; r < rounds; r++)
 			v[r] = res[k][r].samples;

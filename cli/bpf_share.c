@@ -49,6 +49,7 @@ static void sweep(const struct spb_program *prog)
 	uint32_t dead[SWEEP_BATCH], key, next, n = 0, count;
 	static const int outer[] = {
 		SPB_FD_PROCS, SPB_FD_PCOUNTS, SPB_FD_PCNODES, SPB_FD_PCDIRTY,
+		SPB_FD_PUNWIND,
 	};
 	union bpf_attr a;
 	unsigned int i;

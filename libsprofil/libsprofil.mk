@@ -53,6 +53,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
 BPF_HDRS := $(wildcard libsprofil/backends/bpf/*.h \
 		libsprofil/backends/bpf/include/*.h) \
 	include/sprofil/mapping.h include/sprofil/callers.h \
+	include/sprofil/unwind_table.h \
 	include/uapi/linux/sprofil.h
 
 $(BPF_DIR)/sprofil.bpf.o: libsprofil/backends/bpf/sprofil.bpf.c $(BPF_HDRS)
@@ -66,7 +67,7 @@ $(BPF_DIR)/sprofil.skel.h: $(BPF_DIR)/sprofil.bpf.o
 # The objects that include the skeleton.
 SB_OBJS := $(addprefix $(BUILD)/libsprofil/backends/,backend_bpf.o backend_bpf_events.o \
 	backend_bpf_fold.o backend_bpf_program.o backend_bpf_counters.o \
-	backend_bpf_loader.o backend_bpf_probe.o) \
+	backend_bpf_loader.o backend_bpf_probe.o backend_bpf_unwind.o) \
 	$(BUILD)/libsprofil/static/backend_bpf_program.o
 $(SB_OBJS): $(BPF_DIR)/sprofil.skel.h
 $(SB_OBJS): CPPFLAGS += -I$(BPF_DIR) -Ilibsprofil/backends/bpf

@@ -233,34 +233,89 @@ static inline int spu_table_view(const struct spu_header *h, __u64 bytes,
 }
 
 /*
- * The rule covering @off (an address minus hdr.base) in a checked
- * table: its index, or -1.  One page's rows are searched, at most 17
- * halvings; an offset before its page's first row is covered by the
- * row before that, from an earlier page.
+ * How spu_find() reads a table's page index and rows: through the
+ * checked view's pointers, unless the includer defines both first (the
+ * BPF program reads them from a map, an element at a time).
  */
-static inline long spu_find(const struct spu_table *t, __u64 off)
-{
-	__u32 p, lo, hi, first, low;
-	int i;
+#ifndef SPU_PAGE_AT
+#define SPU_PAGE_AT(t, p)	(((const struct spu_table *)(t))->page[p])
+#define SPU_ROW_AT(t, i)	(((const struct spu_table *)(t))->row[i])
+#endif
 
-	if (off >= t->hdr->span)
+/* A search of spu_find_in(), carried from halving to halving. */
+struct spu_search {
+	__u32 lo, hi;		/* the rows left: [lo, hi) */
+	__u32 first;		/* the page's first row */
+	__u32 low;		/* the offset within its page */
+};
+
+/* Halvings of a page's rows: at most 2^16 of them. */
+#define SPU_FIND_HALVINGS	17
+
+/* The page of @off, its rows to search; 0, or -1 if @off is beyond. */
+static inline int spu_find_begin(const void *t, __u32 span, __u64 off,
+				 struct spu_search *s)
+{
+	__u32 p;
+
+	if (off >= span)
 		return -1;
 	p = (__u32)(off >> SPU_PAGE_SHIFT);
-	low = (__u32)off & ((1u << SPU_PAGE_SHIFT) - 1);
-	first = t->page[p];
-	lo = first;
-	hi = t->page[p + 1];
-	for (i = 0; i < 17 && lo < hi; i++) {
-		__u32 mid = lo + (hi - lo) / 2;
+	s->low = (__u32)off & ((1u << SPU_PAGE_SHIFT) - 1);
+	s->first = SPU_PAGE_AT(t, p);
+	s->lo = s->first;
+	s->hi = SPU_PAGE_AT(t, p + 1);
+	return 0;
+}
 
-		if (t->row[mid].low <= low)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo > first)
-		return t->row[lo - 1].rule;
-	return first ? t->row[first - 1].rule : -1;
+/* One halving; nothing once the search is done (lo == hi). */
+static inline void spu_find_step(const void *t, struct spu_search *s)
+{
+	__u32 mid;
+
+	if (s->lo >= s->hi)
+		return;
+	mid = s->lo + (s->hi - s->lo) / 2;
+	if (SPU_ROW_AT(t, mid).low <= s->low)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+}
+
+/*
+ * The rule of a finished search: its last row starting at or below the
+ * offset; before its page's first row, the row before that, from an
+ * earlier page; -1 if none.
+ */
+static inline long spu_find_end(const void *t, const struct spu_search *s)
+{
+	if (s->lo > s->first)
+		return SPU_ROW_AT(t, s->lo - 1).rule;
+	return s->first ? SPU_ROW_AT(t, s->first - 1).rule : -1;
+}
+
+/*
+ * The rule covering @off (an address minus hdr.base) in a checked
+ * table @t of @span bytes, read through SPU_PAGE_AT and SPU_ROW_AT: its
+ * index, or -1.  One page's rows are searched, at most 17 halvings (the
+ * BPF program runs the same three parts, its halvings in bpf_loop()).
+ */
+static inline long spu_find_in(const void *t, __u32 span, __u64 off)
+{
+	struct spu_search s;
+	int i;
+
+	if (spu_find_begin(t, span, off, &s))
+		return -1;
+	for (i = 0; i < SPU_FIND_HALVINGS && s.lo < s.hi; i++)
+		spu_find_step(t, &s);
+	return spu_find_end(t, &s);
+}
+
+/* spu_find_in() of a checked view. */
+static inline long spu_find(const struct spu_table *t, __u64 off)
+{
+	return spu_find_in(t, t->hdr->span, off);
 }
 
 static inline int spu_user_pc(__u64 pc)
@@ -357,6 +412,15 @@ static inline int spu_step(void *ctx, struct spu_regs *r)
 }
 
 /*
+ * A step as the walk below takes it: spu_step() unless the includer
+ * defines its own way to call it (BPF: a global function, verified once
+ * instead of once per frame of the walk).
+ */
+#ifndef SPU_STEP
+#define SPU_STEP(ctx, r)	spu_step((ctx), (r))
+#endif
+
+/*
  * The walk: from an interrupted thread's @pc, @sp and @fp, fills @chain
  * (room for @depth, 1 to SPU_MAX_DEPTH) with the pc and then one return
  * address (or signal-interrupted pc) per frame, innermost first, and
@@ -378,7 +442,7 @@ static inline int spu_walk(void *ctx, __u64 pc, __u64 sp, __u64 fp,
 
 	chain[0] = pc;
 	for (i = 0; i < SPU_MAX_DEPTH && n <= depth; i++) {
-		ret = spu_step(ctx, &r);
+		ret = SPU_STEP(ctx, &r);
 		if (ret != SPU_STEP_CALLER)
 			break;
 		ret = SPU_CUT_DEPTH;

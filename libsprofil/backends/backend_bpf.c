@@ -104,6 +104,7 @@ static void sb_free(struct sb_session *s)
 	for (i = 0; i < SPB_INNER_MAPS; i++)
 		if (s->inner_fd[i] >= 0)
 			close(s->inner_fd[i]);
+	sb_unwind_close(s);
 	/* Not in a fork child: the registration is the parent's. */
 	if (s->registered && s->tgid == (__u32)sb_tgid())
 		spb_proc_unregister(s->prog, s->tgid);
@@ -392,6 +393,7 @@ static int sb_session_new(uint64_t period, uint32_t event,
 	if (!s)
 		return -ENOMEM;
 	memset(s->inner_fd, -1, sizeof(s->inner_fd));
+	s->unwind_fd = -1;
 	s->period = period;
 	s->event = event;
 	s->percpu = sb_percpu();
@@ -457,6 +459,23 @@ static uint64_t sb_own_pc(const struct sb_set *set)
 	if (sp_target())
 		return 0;
 	return spm_lookup(&set->map, pc) < 0 ? 0 : pc;
+}
+
+/*
+ * The unwind tables for a start with chains; without them (a map the
+ * kernel refuses) the chains stop where frame pointers do, as before,
+ * which is said once.
+ */
+static void sb_unwind_start(struct sb_session *s)
+{
+	static bool said;
+	int err = sb_unwind_update(s);
+
+	if (err && !said) {
+		said = true;
+		fprintf(stderr, "libsprofil: bpf: the unwind tables cannot go into the program: %s; chains stop where frame pointers do\n",
+			strerror(-err));
+	}
 }
 
 /*
@@ -578,6 +597,8 @@ static int bpf_start(const struct sprofil_region *r, unsigned int n,
 	}
 	s->proc->quiet_tid = sb_folder_tid();
 	s->proc->own_pc = sb_own_pc(set);
+	if (set->callers.hdr)
+		sb_unwind_start(s);
 	sb_install(s, set);
 	sb_sess = s;
 	atomic_store(&sb_own_counters, s->own_counters);

@@ -101,6 +101,13 @@ struct sb_session {
 	size_t cdirty_bytes;
 	uint64_t clost_seen, cbusy_seen;
 	struct sb_set *set;		/* counting, or NULL when stopped */
+	/*
+	 * Its unwind tables in the program (backend_bpf_unwind.c): the
+	 * map registered, -1 for none; which tables it holds; its bytes.
+	 */
+	int unwind_fd;
+	uint64_t unwind_sig;
+	uint64_t unwind_bytes;
 	int *fd;			/* perf events, one per thread found */
 	pid_t *tid;
 	size_t nfd, capacity;
@@ -193,6 +200,16 @@ int sb_cover_thread(struct sb_session *s, pid_t tid, int prog_fd);
 void sb_uncover_thread(struct sb_session *s, pid_t tid);
 ssize_t sb_find_tid(const struct sb_session *s, pid_t tid);
 void sb_close_events(struct sb_session *s);
+
+/*
+ * backend_bpf_unwind.c: puts the unwind tables of the modules loaded now
+ * into the program as @s's (registered) process's, in place of its last
+ * set, unless the set is the same: 0 or a negative errno (the chains
+ * then stop where frame pointers do).  sb_unwind_close() closes @s's
+ * map, whose registration goes with the process's.
+ */
+int sb_unwind_update(struct sb_session *s);
+void sb_unwind_close(struct sb_session *s);
 
 /* sp_backend_bpf.probe (backend_bpf_probe.c). */
 int sb_probe(const char **why);

@@ -12,6 +12,8 @@
 #include <ucontext.h>
 #include <linux/types.h>
 
+struct spu_table;
+
 /*
  * A thread records its stack's bounds before its start routine runs
  * (the backend's thread_started op); the main thread's are read from
@@ -46,5 +48,17 @@ void sp_unwind_load(void);
 bool sp_unwind_covers(uintptr_t pc);
 int sp_unwind_walk(__u64 pc, uintptr_t sp, __u64 fp, uintptr_t stack_end,
 		   __u32 depth, __u64 *chain, __u32 *len);
+
+/*
+ * The tables of the modules loaded at the last sp_unwind_load(), for
+ * the bpf backend, which copies them into its program's maps
+ * (backend_bpf_unwind.c): at most @max into @out; their number.
+ */
+struct sp_unwind_table {
+	uintptr_t bias;			/* the module's load bias */
+	const struct spu_table *t;	/* checked, mapped for the process */
+};
+
+unsigned int sp_unwind_tables(struct sp_unwind_table *out, unsigned int max);
 
 #endif /* LIBSPROFIL_SIGNAL_INTERNAL_H */

@@ -303,6 +303,19 @@ void sp_unwind_load(void)
 			atomic_store(&sp_umod[i].hi, 0);
 }
 
+unsigned int sp_unwind_tables(struct sp_unwind_table *out, unsigned int max)
+{
+	unsigned int n = atomic_load(&sp_numod), i, k = 0;
+
+	for (i = 0; i < n && k < max; i++) {
+		if (!atomic_load(&sp_umod[i].hi))
+			continue;
+		out[k].bias = sp_umod[i].bias;
+		out[k++].t = &sp_umod[i].t;
+	}
+	return k;
+}
+
 /* The walk's hooks: rules from the entries, words inside the stack. */
 struct sp_unwind_ctx {
 	uintptr_t lo, hi;		/* the readable stack */

@@ -1,7 +1,8 @@
 # The bpf backend on the host (root): libsprofil's behavioural suite
 # (tests/lib) with SPROFIL_BACKEND=bpf, test_bpf (the bucket table
 # through the BPF program, privilege and map failures) and
-# test_bpf_callers (caller sampling), one TAP file.
+# test_bpf_callers (caller sampling), test_bpf_unwind (the program's walk
+# with unwind tables), one TAP file.
 # test_bpf also goes into the VM payload (tests/kmod/tests.mk).
 
 BT_DIR := $(BUILD)/tests/bpf
@@ -18,14 +19,16 @@ $(BT_DIR)/test_bpf: tests/bpf/test_bpf.c tests/bpf/bucket_table.h \
 		-L$(LT_DIR) -llt_spin $(BT_LIBS)
 
 .PHONY: bpf-tests check-bpf
-bpf-tests: $(BT_DIR)/test_bpf $(BT_DIR)/test_bpf_callers lib-tests
+bpf-tests: $(BT_DIR)/test_bpf $(BT_DIR)/test_bpf_callers \
+	$(BT_DIR)/test_bpf_unwind lib-tests
 
 check-bpf: bpf-tests
 	@mkdir -p $(BUILD)/results
 	@cd $(LT_DIR) && SPROFIL_BACKEND=bpf \
 		$(abspath scripts/run-tap) $(abspath $(BUILD)/results/bpf.tap) \
 		$(abspath $(BT_DIR)/test_bpf) \
-		$(abspath $(BT_DIR)/test_bpf_callers) $(notdir $(LT_TESTS))
+		$(abspath $(BT_DIR)/test_bpf_callers) \
+		$(abspath $(BT_DIR)/test_bpf_unwind) $(notdir $(LT_TESTS))
 
 # Caller sampling on bpf (docs/callers.md): frame pointers, set up on entry
 # (no shrink-wrapping), and no sibling
@@ -43,3 +46,18 @@ $(BT_DIR)/test_bpf_callers: tests/bpf/test_bpf_callers.c \
 		-fno-optimize-sibling-calls -rdynamic -o $@ $< \
 		libsprofil/backends/callers_merge.c tests/common/workload.c \
 		-L$(LT_DIR) -llt_spin $(BT_LIBS)
+
+# The program's unwind walk against the header's in userland, on
+# test_unwind_oracle's workload (built without frame pointers); the table
+# builder runs from the test, by its absolute path.
+$(BT_DIR)/test_bpf_unwind: tests/bpf/test_bpf_unwind.c \
+		tests/common/unwind_tables.c tests/common/unwind_tables.h \
+		tests/unit/unwind_work.h $(BUILD)/tests/unit/unwind_work.o \
+		include/sprofil/unwind_table.h $(BPF_DIR)/sprofil.skel.h \
+		$(UNWIND_TOOL)
+	@mkdir -p $(BT_DIR)
+	$(CC) $(CPPFLAGS) -Itests/common -Itests/unit -Ilibsprofil \
+		-Ilibsprofil/backends/bpf -I$(BPF_DIR) $(CFLAGS) \
+		-DUNWIND_TOOL='"$(abspath $(UNWIND_TOOL))"' -o $@ $< \
+		tests/common/unwind_tables.c $(BUILD)/tests/unit/unwind_work.o \
+		-lbpf -lelf -lz -lcmocka

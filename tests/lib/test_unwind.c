@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Caller chains without frame pointers on the signal backend, from the
- * unwind tables of SPROFIL_UNWIND_DIR (docs/callers.md "Unwind tables").
- * This program is built -O2 -fomit-frame-pointer
+ * Caller chains without frame pointers on the signal and bpf backends,
+ * from the unwind tables of SPROFIL_UNWIND_DIR (docs/callers.md "Unwind
+ * tables").  This program is built -O2 -fomit-frame-pointer
  * -fno-optimize-sibling-calls: four callers do 40/30/20/10 % of one
  * callee's work through a shared middle function, and the callee is a
  * frameless leaf.  Without tables every chain is cut; with the tables
@@ -13,13 +13,15 @@
  * its CPU time.  Tables that are not the program's, or writable by
  * others, are not used, and a hostile one that passes the checks cuts
  * chains without a fault.  Chains also cross modules (the program, libc's
- * qsort(), a callback into the program), and a module without frame
- * pointers loaded and unloaded in a loop gets its table back each time
- * without the tables mapped growing.  The tables are the signal
- * backend's only (kmod and bpf do not read them yet): elsewhere the
- * tests skip.
+ * qsort(), a callback into the program).  A module with a table loaded
+ * and unloaded in a loop leaves nothing behind (on bpf, no map
+ * descriptor more), and one without frame pointers gets its table back
+ * at each load without the tables mapped growing.  The tables are the
+ * signal and bpf backends' only (kmod does not read them yet):
+ * elsewhere the tests skip.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <link.h>
 #include <math.h>
 #include <setjmp.h>
@@ -43,11 +45,14 @@
 
 #include "callers_tree.h"
 #include "lib_test.h"
+#include "unwind_tables.h"
 #include "workload.h"
 
 #define TABLE_BYTES	(4u << 20)
 #define DEPTH		64
 #define NCALLERS	4
+/* A library the program does not link: loaded and unloaded in a loop. */
+#define DLOPEN_LIB	"/lib/x86_64-linux-gnu/libz.so.1"
 
 static uint64_t iters_per_sec;
 
@@ -96,11 +101,13 @@ static uint64_t (*const callers4[NCALLERS])(uint64_t) = {
 };
 static const double weight4[NCALLERS] = { 4, 3, 2, 1 };
 
-static int signal_backend(void)
+/* Whether the backend walks with the tables: signal and bpf. */
+static int unwind_backend(void)
 {
 	struct sprofil_info i;
 
-	return !sprofil_info(&i) && !strcmp(i.backend, "signal");
+	return !sprofil_info(&i) && (!strcmp(i.backend, "signal") ||
+				     !strcmp(i.backend, "bpf"));
 }
 
 static void say_tree(const struct ct_tree *tree)
@@ -177,7 +184,7 @@ static void without_tables_chains_are_cut(void **state)
 	void *table;
 
 	(void)state;
-	if (!signal_backend())
+	if (!unwind_backend())
 		skip();
 	profile(&tree, cpu, &table, 2000);
 	leaf = ct_leaf(&tree, lt_span_of((void *)uw_leaf), &cut);
@@ -310,6 +317,28 @@ static int tables_mapped(void)
 	return n;
 }
 
+/* Descriptors of BPF maps the process holds. */
+static int bpf_map_fds(void)
+{
+	char path[300], target[64];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	ssize_t len;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = 0;
+		n += !strcmp(target, "anon_inode:bpf-map");
+	}
+	closedir(d);
+	return n;
+}
+
 /*
  * A module without frame pointers (a copy of libm, so that it really
  * unloads) loaded and unloaded 300 times, each time sampled, and each
@@ -376,6 +405,57 @@ static void dlopen_loop_tables_come_and_go(void **state)
 }
 
 /*
+ * In the child, with SPROFIL_UNWIND_DIR holding DLOPEN_LIB's table too:
+ * a module with a table loaded and unloaded 100 times, sampling
+ * restarted after each (as the collector does): the tables go with it
+ * (on bpf each change is a new map in place of the last: the process
+ * holds no more map descriptors at the end than after the first
+ * round), and the chains of the program stay whole after.
+ */
+static void dlopen_loop_leaves_nothing(void **state)
+{
+	struct ct_span text = lt_text_of((void *)uw_leaf);
+	struct prof p = { .pr_off = text.start, .pr_scale = 0x10000 };
+	struct ct_tree tree;
+	double cpu[NCALLERS];
+	uint64_t cut, leaf;
+	void *table, *h;
+	int first = -1, last;
+
+	(void)state;
+	p.pr_size = (text.end - text.start + 3) & ~3ul;
+	p.pr_base = calloc(1, p.pr_size);
+	table = malloc(TABLE_BYTES);
+	assert_true(p.pr_base && table);
+	assert_int_equal(sprofil_callers(table, TABLE_BYTES, DEPTH), 0);
+	for (int i = 0; i < 100; i++) {
+		h = dlopen(DLOPEN_LIB, RTLD_NOW | RTLD_LOCAL);
+		assert_non_null(h);
+		assert_int_equal(sprofil(&p, 1, NULL, PROF_UINT | PROF_FAST), 0);
+		assert_int_equal(dlclose(h), 0);
+		assert_int_equal(sprofil(&p, 1, NULL, PROF_UINT | PROF_FAST), 0);
+		if (!i)
+			first = bpf_map_fds();
+	}
+	last = bpf_map_fds();
+	assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
+	sprofil_callers(NULL, 0, 0);
+	free(table);
+	free(p.pr_base);
+	print_message("# BPF map descriptors: %d after the first round, %d after the 100th\n",
+		      first, last);
+	assert_int_equal(last, first);
+	profile(&tree, cpu, &table, 500);
+	leaf = ct_leaf(&tree, lt_span_of((void *)uw_leaf), &cut);
+	print_message("# then %llu samples in the callee, %llu cut\n",
+		      (unsigned long long)leaf, (unsigned long long)cut);
+	assert_true(leaf >= 100);
+	assert_true(cut <= 0.02 * leaf);
+	ct_free(&tree);
+	free(table);
+}
+
+/*
  * In the child, with tables that must not be used, or a hostile one:
  * no fault, and the callee's chains cut.  Without a table the leaf's
  * samples are walked by frame records, whose leaf rule still finds its
@@ -420,53 +500,6 @@ static void hostile_table_cuts_without_fault(void **state)
 	bad_tables_cut_chains(true);
 }
 
-/*
- * Every module loaded: its file, and the executable's (by its path: the
- * builder runs under a shell, whose /proc/self/exe is the shell).
- */
-static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	static char exe[4096];
-	char *cmd = arg;
-	const char *name = info->dlpi_name;
-	ssize_t n;
-
-	(void)size;
-	if (!*name) {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n <= 0)
-			return 0;
-		exe[n] = 0;
-		name = exe;
-	}
-	if (strstr(name, "linux-vdso") || access(name, R_OK))
-		return 0;
-	if (strlen(cmd) + strlen(name) + 4 < 8192) {
-		strcat(cmd, " '");
-		strcat(cmd, name);
-		strcat(cmd, "'");
-	}
-	return 0;
-}
-
-static void remove_dir(const char *dir)
-{
-	char path[4096];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (d) {
-		while ((e = readdir(d)))
-			if (e->d_name[0] != '.') {
-				snprintf(path, sizeof(path), "%s/%s", dir,
-					 e->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 /* This program's build-id in hex, from its PT_NOTE. */
 static int exe_build_id(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -494,19 +527,10 @@ static int exe_build_id(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* The tables of every module loaded into @dir; 0 or the tool's status. */
+/* The tables of every module loaded, and DLOPEN_LIB's, into @dir. */
 static int build_tables(const char *dir)
 {
-	static char cmd[8192];
-	int status;
-
-	snprintf(cmd, sizeof(cmd), "%s -O %s", UNWIND_TOOL, dir);
-	dl_iterate_phdr(add_module, cmd);
-	strcat(cmd, " >&2");
-	status = system(cmd);
-	if (status)
-		print_message("# %s: status %d\n", cmd, status);
-	return status;
+	return ut_build_tables(UNWIND_TOOL, dir, DLOPEN_LIB, "&2");
 }
 
 /* Runs this program again as @role with the tables of @dir. */
@@ -519,19 +543,36 @@ static int run_with(const char *role, const char *dir)
 	return lt_run_self(role, envs);
 }
 
+static void dlopen_dlclose_loop(void **state)
+{
+	char dir[] = "/tmp/sprofil-unwind-XXXXXX";
+	int status;
+
+	(void)state;
+	if (!unwind_backend() || access(UNWIND_TOOL, X_OK) ||
+	    access(DLOPEN_LIB, R_OK))
+		skip();
+	assert_non_null(mkdtemp(dir));
+	status = build_tables(dir);
+	if (status == 0)
+		status = run_with("dlopen-loop", dir);
+	ut_remove_dir(dir);
+	assert_int_equal(status, 0);
+}
+
 static void tables_give_whole_chains(void **state)
 {
 	char dir[] = "/tmp/sprofil-unwind-XXXXXX";
 	int status;
 
 	(void)state;
-	if (!signal_backend() || access(UNWIND_TOOL, X_OK))
+	if (!unwind_backend() || access(UNWIND_TOOL, X_OK))
 		skip();
 	assert_non_null(mkdtemp(dir));
 	status = build_tables(dir);
 	if (status == 0)
 		status = run_with("with-tables", dir);
-	remove_dir(dir);
+	ut_remove_dir(dir);
 	assert_int_equal(status, 0);
 }
 
@@ -553,7 +594,7 @@ static void bad_tables_are_refused_or_harmless(void **state)
 	void *buf;
 
 	(void)state;
-	if (!signal_backend() || access(UNWIND_TOOL, X_OK))
+	if (!unwind_backend() || access(UNWIND_TOOL, X_OK))
 		skip();
 	assert_true(dl_iterate_phdr(exe_build_id, hex));
 	assert_non_null(mkdtemp(dir));
@@ -604,7 +645,7 @@ static void bad_tables_are_refused_or_harmless(void **state)
 	assert_int_equal(chmod(own, 0644), 0);
 	assert_int_equal(run_with("hostile-table", dir), 0);
 	free(buf);
-	remove_dir(dir);
+	ut_remove_dir(dir);
 }
 
 static int group_setup(void **state)
@@ -620,6 +661,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(without_tables_chains_are_cut),
 		cmocka_unit_test(tables_give_whole_chains),
 		cmocka_unit_test(bad_tables_are_refused_or_harmless),
+		cmocka_unit_test(dlopen_dlclose_loop),
+	};
+	const struct CMUnitTest dlopen_loop[] = {
+		cmocka_unit_test(dlopen_loop_leaves_nothing),
 	};
 	const struct CMUnitTest child[] = {
 		cmocka_unit_test(with_tables_chains_are_whole),
@@ -637,6 +682,8 @@ int main(int argc, char **argv)
 		return cmocka_run_group_tests(child, group_setup, NULL);
 	if (argc == 2 && !strcmp(argv[1], "bad-tables"))
 		return cmocka_run_group_tests(refused, group_setup, NULL);
+	if (argc == 2 && !strcmp(argv[1], "dlopen-loop"))
+		return cmocka_run_group_tests(dlopen_loop, group_setup, NULL);
 	if (argc == 2 && !strcmp(argv[1], "hostile-table"))
 		return cmocka_run_group_tests(hostile, group_setup, NULL);
 	return cmocka_run_group_tests(tests, group_setup, NULL);

@@ -50,8 +50,10 @@ check-lib: lib-tests lib
 # built without them, every call a frame; the table builder runs from the
 # test, by its absolute path (absent in the VM payload: skipped there).
 $(LT_DIR)/test_unwind: tests/lib/test_unwind.c $(LT_COMMON) \
-		$(LT_CALLERS_SRC) tests/common/callers_tree.h $(UNWIND_TOOL)
+		$(LT_CALLERS_SRC) tests/common/callers_tree.h \
+		tests/common/unwind_tables.c tests/common/unwind_tables.h \
+		$(UNWIND_TOOL)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) $(UNWIND_WORK_CFLAGS) \
 		-DUNWIND_TOOL='"$(abspath $(UNWIND_TOOL))"' \
 		-rdynamic -o $@ $< $(LT_COMMON_SRC) $(LT_CALLERS_SRC) \
-		$(LT_LIBS)
+		tests/common/unwind_tables.c $(LT_LIBS)

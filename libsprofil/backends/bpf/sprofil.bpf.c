@@ -53,6 +53,32 @@ __noinline long spb_find_add(__u32 parent, __u64 pc);
 #define SPC_COUNTED(t, i)	spb_cnode_counted(i)
 #define SPC_FIND_ADD(t, parent, pc)	spb_find_add((parent), (pc))
 
+/*
+ * The unwind walk's hooks (<sprofil/unwind_table.h>): the tables are the
+ * running process's, read from its inner map of sp_punwind an element at
+ * a time; a step is a global function (below).
+ */
+struct spb_utab;
+struct spu_row;
+struct spu_regs;
+struct spu_rule;
+static __always_inline __u32 spb_uword(void *map, __u32 w, __u32 bad);
+static __always_inline struct spu_row spb_urow(const struct spb_utab *t,
+					       __u32 i);
+static __always_inline __u32 spb_upage(const struct spb_utab *t, __u32 p);
+struct spb_ucache;
+static __always_inline int spb_urule(struct spb_ucache *uc, __u64 addr,
+				     struct spu_rule *rule);
+__noinline int spb_ustep(struct spu_regs *r, struct spb_ucache *uc);
+#define SPU_PAGE_AT(t, p)	spb_upage((const struct spb_utab *)(t), (p))
+#define SPU_ROW_AT(t, i)	spb_urow((const struct spb_utab *)(t), (i))
+#define SPU_FIND_RULE(ctx, addr, rule) \
+	spb_urule((struct spb_ucache *)(ctx), (addr), (rule))
+#define SPU_READ_WORD(ctx, addr, val) \
+	bpf_probe_read_user((val), 8, (const void *)(addr))
+#define SPU_STEP(ctx, r)	spb_ustep((r), (struct spb_ucache *)(ctx))
+#include <sprofil/unwind_table.h>
+
 #include "sprofil_bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -147,6 +173,21 @@ struct {
 } sp_pcdirty SEC(".maps");
 
 /*
+ * Each process's unwind tables (struct spb_uhdr, spb_umod and the
+ * tables' words, sprofil_bpf.h), by process id: an array of 64-byte
+ * elements, sized for the process's tables, that its library creates,
+ * fills from the tables it mapped (libsprofil/backends/signal_unwind.c)
+ * and replaces whole when its modules change.  A process without one
+ * is walked by its frame pointers alone.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__type(key, __u32);
+	__uint(max_entries, SPB_MAX_PROCS);
+	__type(value, __u32);		/* 64-byte elements */
+} sp_punwind SEC(".maps");
+
+/*
  * Task-clock count of each counter at its last counted period, by the
  * counter's id: not by thread, since perf swaps the inherited counters
  * of sibling threads between them at context switches (their contexts
@@ -188,6 +229,7 @@ struct {
 __u64 sp_test_pc[SPB_TEST_PCS];
 struct spb_test_result sp_test_out[SPB_TEST_PCS];
 struct spb_test_chain sp_test_chain[SPB_TEST_CHAINS];
+struct spb_test_unwind sp_test_unwind;
 __u64 sp_test_frame[SPB_TEST_FRAMES];
 
 /* The process the running task belongs to. */
@@ -443,6 +485,184 @@ __noinline int spb_walk(__u64 pc, __u64 fp, __u64 sp, __u32 k)
 	return 0;
 }
 
+/* Word @w of the tables in @map (an inner map of sp_punwind), or @bad. */
+static __always_inline __u32 spb_uword(void *map, __u32 w, __u32 bad)
+{
+	__u32 i = w / SPB_UWORDS;
+	__u32 *e = bpf_map_lookup_elem(map, &i);
+
+	return e ? e[w & (SPB_UWORDS - 1)] : bad;
+}
+
+/* Where spu_find_in() reads one module's page index and rows. */
+struct spb_utab {
+	void *map;
+	__u32 page, row;
+};
+
+static __always_inline __u32 spb_upage(const struct spb_utab *t, __u32 p)
+{
+	return spb_uword(t->map, t->page + p, 0);
+}
+
+static __always_inline struct spu_row spb_urow(const struct spb_utab *t,
+					       __u32 i)
+{
+	union {
+		__u32 w;
+		struct spu_row r;
+	} u;
+
+	/* A row that cannot be read names no rule: the search fails. */
+	u.w = spb_uword(t->map, t->row + i, 0xffffffffu);
+	return u.r;
+}
+
+/* The running process's tables: its inner map of sp_punwind, or NULL. */
+static __always_inline void *spb_umap(void)
+{
+	__u32 tgid = spb_tgid();
+
+	return bpf_map_lookup_elem(&sp_punwind, &tgid);
+}
+
+/*
+ * The element of the running process's module whose table covers
+ * @addr, or -1.  Global functions, verified once, return scalars: the
+ * verifier then goes on from one state, not from one per exit of their
+ * loops (which doubled the program's verified instructions).
+ */
+__noinline long spb_umod_find(__u64 addr)
+{
+	void *map = spb_umap();
+	struct spb_uhdr *h;
+	__u32 i, zero = 0, n;
+
+	if (!map)
+		return -1;
+	h = bpf_map_lookup_elem(map, &zero);
+	if (!h)
+		return -1;
+	n = h->nmods;
+	for (i = 1; i <= SPB_UMODS && i <= n; i++) {
+		/* Its address taken, the loop's count would lose its bound. */
+		__u32 key = i;
+		struct spb_umod *m = bpf_map_lookup_elem(map, &key);
+
+		if (m && addr >= m->lo && addr < m->hi)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * A row search's halvings: a bpf_loop() callback, verified once; as a
+ * bounded loop each halving's two outcomes made states of their own
+ * (135,000 more verified instructions).
+ */
+struct spb_usearch {
+	struct spb_utab t;
+	struct spu_search s;
+};
+
+static long spb_usearch_step(__u32 i, struct spb_usearch *c)
+{
+	spu_find_step(&c->t, &c->s);
+	return c->s.lo >= c->s.hi;
+}
+
+/*
+ * A walk's last module, whose span most return addresses of a chain
+ * fall in again: they cost no module search.  Empty (hi 0) at first.
+ */
+struct spb_ucache {
+	struct spb_umod m;
+};
+
+/* The rule (struct spu_rule's 4 bytes) of the tables at @addr, or -1. */
+__noinline long spb_urule_find(__u64 addr, struct spb_ucache *uc)
+{
+	void *map = spb_umap();
+	struct spb_usearch c;
+	struct spb_umod *m;
+	__u32 key;
+	long i, k;
+
+	if (!map || !uc)
+		return -1;
+	if (addr < uc->m.lo || addr >= uc->m.hi) {
+		i = spb_umod_find(addr);
+		if (i < 0)
+			return -1;
+		key = (__u32)i;
+		m = bpf_map_lookup_elem(map, &key);
+		if (!m)
+			return -1;
+		uc->m = *m;
+	}
+	c.t.map = map;
+	c.t.page = uc->m.page;
+	c.t.row = uc->m.row;
+	if (spu_find_begin(&c.t, uc->m.span, addr - uc->m.base, &c.s))
+		return -1;
+	bpf_loop(SPU_FIND_HALVINGS, spb_usearch_step, &c, 0);
+	k = spu_find_end(&c.t, &c.s);
+	if (k < 0 || k >= uc->m.nrules)
+		return -1;
+	return spb_uword(map, uc->m.rule + (__u32)k, 0);
+}
+
+/* SPU_FIND_RULE: the rule of the running process's table at @addr. */
+static __always_inline int spb_urule(struct spb_ucache *uc, __u64 addr,
+				     struct spu_rule *rule)
+{
+	long w = spb_urule_find(addr, uc);
+	__u32 v = (__u32)w;
+
+	if (w < 0)
+		return -1;
+	__builtin_memcpy(rule, &v, sizeof(v));
+	return 0;
+}
+
+/*
+ * One step of the unwind walk, <sprofil/unwind_table.h>'s: a global
+ * function, verified once rather than once per frame of spu_walk().
+ */
+__noinline int spb_ustep(struct spu_regs *r, struct spb_ucache *uc)
+{
+	if (!r)
+		return SPU_CUT_NOROW;
+	return spu_step(uc, r);
+}
+
+/* Whether @pc is in a module of the running process with a table. */
+static __always_inline int spb_ucovers(__u64 pc)
+{
+	return spb_umod_find(pc) >= 0;
+}
+
+/*
+ * Walks the interrupted thread's user frames with the unwind tables
+ * into its CPU's sp_chain, as the signal backend does: a sample in a
+ * module with a table is walked with the tables (which say where frame
+ * pointers are to be used), any other by its frame pointers.
+ */
+__noinline int spb_uwalk(__u64 pc, __u64 fp, __u64 sp)
+{
+	struct spb_ucache uc = { 0 };
+	struct spb_chain *c;
+	__u32 zero = 0, len = 0;
+
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (!c)
+		return -1;
+	c->truncated = spu_walk(&uc, pc, sp, fp, spb_depth(), c->pc,
+				&len) != 0;
+	c->len = len;
+	return 0;
+}
+
 /*
  * The same chain from the kernel's own user-stack walk, cut by the same
  * text rule: the perf unwinder applies none of the frame rules (above
@@ -564,6 +784,8 @@ int sp_sample(struct bpf_perf_event_data *ctx)
 	if (p->cdepth) {
 		int err = own ? spb_own_chain(pc) :
 			  p->cwalk ? spb_get_stack(ctx, cur) :
+			  spb_ucovers(pc) ?
+			  spb_uwalk(pc, regs.rbp, regs.rsp) :
 			  spb_walk(pc, regs.rbp, regs.rsp, cur);
 
 		if (!err)
@@ -668,5 +890,25 @@ int sp_file_test(__u32 *nchains)
 	if (n > SPB_TEST_CHAINS)
 		return -1;
 	bpf_loop(n, spb_test_file_one, NULL, 0);
+	return 0;
+}
+
+/*
+ * The unwind self-test: walks the calling process's stack from the
+ * registers in sp_test_unwind with the very code the sampler runs, so
+ * that tests/bpf can compare its chains with <sprofil/unwind_table.h>'s
+ * walk in userland over the same stack.
+ */
+SEC("syscall")
+int sp_unwind_test(void *unused)
+{
+	struct spb_test_unwind *u = &sp_test_unwind;
+	__u32 len = 0, depth = u->depth;
+	struct spb_ucache uc = { 0 };
+
+	if (depth < 1 || depth > SPROFIL_MAX_DEPTH)
+		return -1;
+	u->ret = spu_walk(&uc, u->pc, u->sp, u->fp, depth, u->chain, &len);
+	u->len = len;
 	return 0;
 }

@@ -137,6 +137,55 @@ struct spb_chain {
 	__u32 truncated;
 };
 
+/*
+ * A process's unwind tables (include/sprofil/unwind_table.h), as the
+ * program reads them: its inner map of sp_punwind, an array of 64-byte
+ * elements that the library fills (backend_bpf_unwind.c).  Element 0 is
+ * a struct spb_uhdr, elements 1 to nmods a struct spb_umod each, and the
+ * tables follow as 4-byte words, word w in element w / 16: each table's
+ * rules, page index and rows as its file has them.  A map replaces the
+ * process's last one whole when its set of modules changes.
+ */
+#define SPB_UELEM		64
+#define SPB_UWORDS		(SPB_UELEM / 4)	/* words per element */
+/* Modules with a table one process's walk knows: a power of two. */
+#define SPB_UMODS		64
+
+struct spb_uhdr {
+	__u32 nmods;
+	__u32 reserved[SPB_UWORDS - 1];
+};
+
+/* One mapped module with a table. */
+struct spb_umod {
+	__u64 lo, hi;		/* the runtime addresses its rows cover */
+	__u64 base;		/* the runtime address of row offset 0 */
+	__u32 rule;		/* word index of its first rule */
+	__u32 page;		/* of its page index */
+	__u32 row;		/* of its first row */
+	__u32 nrules;
+	__u32 npages;
+	__u32 span;
+	__u32 reserved[4];
+};
+
+_Static_assert(sizeof(struct spb_uhdr) == SPB_UELEM, "one element");
+_Static_assert(sizeof(struct spb_umod) == SPB_UELEM, "one element");
+
+/*
+ * The unwind self-test (tests/bpf/test_bpf_unwind.c): one walk of the
+ * calling process's stack with its tables in sp_punwind, from these
+ * registers, and what spu_walk() said.
+ */
+struct spb_test_unwind {
+	__u64 pc, sp, fp;
+	__u32 depth;
+	__s32 ret;
+	__u32 len;
+	__u32 reserved;
+	__u64 chain[SPROFIL_MAX_DEPTH];
+};
+
 /* Result of the lookup self-test for one PC. */
 struct spb_test_result {
 	__s32 entry;		/* caller's entry index of the region, -1 */

@@ -18,6 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <sprofil/unwind_table.h>
+
 #include "bpf_syscall.h"
 #include "sprofil_bpf.h"
 
@@ -32,6 +34,7 @@ enum spb_fd_index {
 	SPB_FD_PCNODES,
 	SPB_FD_PCDIRTY,
 	SPB_FD_OWNED,		/* sp_owned */
+	SPB_FD_PUNWIND,		/* sp_punwind */
 	SPB_NFDS
 };
 
@@ -96,6 +99,76 @@ static inline int spb_inner_map(enum spb_inner kind, __u64 n)
 	}
 	errno = EINVAL;
 	return -1;
+}
+
+/*
+ * A new inner map of sp_punwind for @n elements of SPB_UELEM bytes
+ * (struct spb_uhdr, the modules, the tables): its descriptor, or -1
+ * with errno set.  The loaders make the template with it (n = 1).
+ */
+static inline int spb_unwind_map(__u64 n)
+{
+	if (n > 0xffffffffull / SPB_UELEM || !n) {
+		errno = n ? ENOMEM : EINVAL;
+		return -1;
+	}
+	return spb_map_create(BPF_MAP_TYPE_ARRAY, sizeof(__u32), SPB_UELEM,
+			      (__u32)n, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+}
+
+/* One module's table for sp_punwind: checked, and the module's bias. */
+struct spb_utable {
+	__u64 bias;
+	const struct spu_table *t;
+};
+
+/* Elements of an inner map of sp_punwind holding @n tables. */
+static inline __u64 spb_unwind_elems(const struct spb_utable *tab,
+				     unsigned int n)
+{
+	__u64 words = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		words += (__u64)tab[i].t->hdr->nrules + tab[i].t->npages + 1 +
+			 tab[i].t->hdr->nrows;
+	return 1 + n + (words + SPB_UWORDS - 1) / SPB_UWORDS;
+}
+
+/*
+ * Writes @n (at most SPB_UMODS) tables into @mem, a mapped inner map of
+ * sp_punwind of spb_unwind_elems() elements (struct spb_uhdr, the
+ * modules, the tables' words: sprofil_bpf.h).
+ */
+static inline void spb_unwind_fill(void *mem, const struct spb_utable *tab,
+				   unsigned int n)
+{
+	struct spb_uhdr *h = mem;
+	struct spb_umod *m = (struct spb_umod *)(h + 1);
+	__u32 *word = mem;
+	__u64 w = (1 + (__u64)n) * SPB_UWORDS;
+	unsigned int i;
+
+	h->nmods = n;
+	for (i = 0; i < n; i++) {
+		const struct spu_table *t = tab[i].t;
+
+		m[i].lo = tab[i].bias + t->hdr->base;
+		m[i].hi = m[i].lo + t->hdr->span;
+		m[i].base = m[i].lo;
+		m[i].nrules = t->hdr->nrules;
+		m[i].npages = t->npages;
+		m[i].span = t->hdr->span;
+		m[i].rule = (__u32)w;
+		memcpy(word + w, t->rule, t->hdr->nrules * sizeof(*t->rule));
+		w += t->hdr->nrules;
+		m[i].page = (__u32)w;
+		memcpy(word + w, t->page, (t->npages + 1) * sizeof(*t->page));
+		w += t->npages + 1;
+		m[i].row = (__u32)w;
+		memcpy(word + w, t->row, t->hdr->nrows * sizeof(*t->row));
+		w += t->hdr->nrows;
+	}
 }
 
 /* Maps @bytes of inner map @fd shared, read-write: 0 or a negative errno. */
@@ -206,6 +279,7 @@ static inline void spb_proc_unregister(const struct spb_program *prog,
 {
 	int i, saved = errno;
 
+	spb_map_delete(prog->fd[SPB_FD_PUNWIND], &tgid);
 	for (i = SPB_INNER_MAPS - 1; i >= 0; i--)
 		spb_map_delete(prog->fd[spb_outer[i]], &tgid);
 	errno = saved;

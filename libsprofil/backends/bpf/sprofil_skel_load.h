@@ -20,16 +20,20 @@
 
 /*
  * Opens and loads the program: the sampler, or with @self_tests only the
- * self-tests (tests/bpf; they want 5.17).  The outer maps get their
- * inner maps' templates here, made as every process makes its own.
+ * self-tests (tests/bpf; they want 5.17), with @unwind_test the unwind
+ * walk's too (tests/bpf/test_bpf_unwind.c: a syscall program reading
+ * user memory, which only that test needs of the kernel).  The outer
+ * maps get their inner maps' templates here, made as every process
+ * makes its own.
  */
-static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
+static inline int spb_load_with(struct sprofil_bpf **out, bool self_tests,
+				bool unwind_test)
 {
 	struct sprofil_bpf *skel = sprofil_bpf__open();
 	int err;
 
 	struct bpf_map *outer[SPB_INNER_MAPS];
-	int inner[SPB_INNER_MAPS], i;
+	int inner[SPB_INNER_MAPS], unwind, i;
 
 	if (!skel)
 		return -errno;
@@ -40,6 +44,8 @@ static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
 	bpf_program__set_autoload(skel->progs.sp_sample, !self_tests);
 	bpf_program__set_autoload(skel->progs.sp_lookup_test, self_tests);
 	bpf_program__set_autoload(skel->progs.sp_file_test, self_tests);
+	bpf_program__set_autoload(skel->progs.sp_unwind_test,
+				  self_tests && unwind_test);
 	/* The outer maps' templates: the kernel keeps a copy of each. */
 	err = 0;
 	for (i = 0; i < SPB_INNER_MAPS; i++) {
@@ -49,17 +55,29 @@ static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
 		if (inner[i] >= 0 && !err)
 			err = bpf_map__set_inner_map_fd(outer[i], inner[i]);
 	}
+	unwind = spb_unwind_map(1);
+	if (unwind < 0 && !err)
+		err = -errno;
+	if (unwind >= 0 && !err)
+		err = bpf_map__set_inner_map_fd(skel->maps.sp_punwind, unwind);
 	if (!err)
 		err = sprofil_bpf__load(skel);
 	for (i = 0; i < SPB_INNER_MAPS; i++)
 		if (inner[i] >= 0)
 			close(inner[i]);
+	if (unwind >= 0)
+		close(unwind);
 	if (err) {
 		sprofil_bpf__destroy(skel);
 		return err;
 	}
 	*out = skel;
 	return 0;
+}
+
+static inline int spb_load(struct sprofil_bpf **out, bool self_tests)
+{
+	return spb_load_with(out, self_tests, false);
 }
 
 /* The descriptors of a loaded @skel (owned by it). */
@@ -72,6 +90,7 @@ static inline void spb_program_of(struct sprofil_bpf *skel,
 	p->fd[SPB_FD_PCNODES] = bpf_map__fd(skel->maps.sp_pcnodes);
 	p->fd[SPB_FD_PCDIRTY] = bpf_map__fd(skel->maps.sp_pcdirty);
 	p->fd[SPB_FD_OWNED] = bpf_map__fd(skel->maps.sp_owned);
+	p->fd[SPB_FD_PUNWIND] = bpf_map__fd(skel->maps.sp_punwind);
 }
 
 static inline int spb_no_print(enum libbpf_print_level level,
