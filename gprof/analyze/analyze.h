@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The analysis: histograms to symbols, the call graph (counted or
+ * measured), the symspecs, over what the reader read (read/read.h).
+ */
+#ifndef GPROF_ANALYZE_ANALYZE_H
+#define GPROF_ANALYZE_ANALYZE_H
+
+#include "model/model.h"
+#include "read/read.h"
+
+/* Adds @count calls from @parent to @child (merging an existing arc). */
+void arc_add(struct profile *prof, struct sym *parent, struct sym *child,
+	     uint64_t count);
+struct arc *arc_lookup(struct profile *prof, struct sym *parent,
+		       struct sym *child);
+/*
+ * Forgets every arc of the profile and every cycle (profile_reset(): the
+ * fuzz target); arcs sym_id_parse() made between symspec symbols stay.
+ */
+void arcs_reset(struct profile *prof);
+/* Called for each arc read: maps pcs to symbols and filters (-k). */
+void cg_tally(struct profile *prof, uint64_t from_pc, uint64_t self_pc,
+	      uint64_t count);
+/*
+ * Numbers, finds cycles, propagates time; returns syms by [index], an
+ * array the caller owns (cg_print() only reads it).
+ */
+struct sym **cg_assemble(struct profile *prof, const struct gprof_options *opt);
+
+/*
+ * The function of node @n's pc, or NULL: as a sampled pc when @leaf,
+ * else as a return address (the call before it).  cg_measured.c.
+ */
+struct sym *caller_node_function(struct profile *prof,
+				 const struct caller_node *n, bool leaf);
+/*
+ * What function @s (NULL: unknown) says of a cut chain it is the
+ * outermost frame of: 0, nothing (a library, the start code); 1, main,
+ * so that the chain lacks only the C library's start code and counts
+ * as complete; 2, another function of the program.  cg_measured.c.
+ */
+int caller_frame_entry(const struct sym *s);
+
+/*
+ * Before cg_assemble(): decides measured_times and adds the arcs the
+ * chains show that the call counts did not (count 0, uncounted);
+ * @has_counts: the profile had call counts (-pg's arcs).
+ */
+void cg_measured_arcs(struct profile *prof, const struct gprof_options *opt,
+		      bool has_counts);
+/*
+ * In cg_assemble(), after the cycles are known and the flags
+ * propagated: sets every time of the graph from the caller samples.
+ */
+void cg_measured_times(struct profile *prof);
+/* Whether @s's calls are unknown: all its callers are uncounted arcs. */
+bool sym_calls_unknown(struct profile *prof, const struct sym *s);
+
+void sym_id_add(const char *spec, enum table_id which);
+void sym_id_parse(struct profile *prof, const struct gprof_options *opt);
+bool sym_id_arc_is_present(struct profile *prof, struct sym_table *t,
+			   struct sym *from,
+			   struct sym *to);
+/* Forgets the symbols the symspecs matched in @prof (profile_free()). */
+void sym_id_reset(struct profile *prof);
+/* GNU's: the profiling runtime's functions excluded from every report. */
+void sym_id_add_defaults(void);
+/* Forgets the symspecs sym_id_add() took. */
+void sym_id_free(void);
+
+/* ---- histograms and the flat profile (hist.c) ---- */
+
+void hist_assign_samples(struct profile *prof);
+/*
+ * The last symbol at or below @addr (binary search; 0 when none is):
+ * the first whose range, up to the next symbol, could hold it.
+ */
+size_t hist_sym_at(struct profile *prof, uint64_t addr);
+/* The unified [lo, hi) that bin @i of @r counted (empty: none). */
+void hist_bin_bounds(struct profile *prof, const struct hist_record *r,
+		     uint64_t i, uint64_t *lo,
+		     uint64_t *hi);
+
+/*
+ * Files @count executions of the block at unified @addr into the symbol
+ * holding it (first NBBS blocks a symbol), as GNU's bb_read_rec does;
+ * without -l it only warns, once, that the counts are ignored.
+ */
+void bb_record(struct profile *prof, const struct gprof_options *opt,
+	       uint64_t addr, uint64_t count);
+/*
+ * Files the arcs (cg_tally()) and block counts (bb_record()) the reader
+ * kept, in the order read, and forgets them.
+ */
+void profile_tally(struct profile *prof, const struct gprof_options *opt);
+
+/* -c: adds count-0 arcs for the direct calls inside @parent. */
+void find_call(struct profile *prof, struct sym *parent, uint64_t lowpc,
+	       uint64_t highpc);
+/* True when @addr lies inside a histogram record (GNU's check for -c). */
+bool hist_check_address(struct profile *prof, uint64_t addr);
+
+/* The bin width of the first record, in 2-byte units (GNU's scale). */
+double hist_first_scale(struct profile *prof);
+/* GNU's -p/-P rule: whether @s's time is shown (and counted). */
+bool hist_flat_included(struct profile *prof, const struct sym *s);
+
+#endif /* GPROF_ANALYZE_ANALYZE_H */

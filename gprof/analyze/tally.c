@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What the reader read, filed into the symbols: call arcs (cg_tally())
+ * and basic-block counts (tag 2 records) as GNU's bb_read_rec files
+ * them.  The reader only keeps them (read/gmon_read.c), so that what
+ * the symspecs and -l make of them is the analysis's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analyze/analyze.h"
+
+/* ---- basic-block records ---- */
+
+void bb_record(struct profile *prof, const struct gprof_options *opt,
+	       uint64_t addr, uint64_t count)
+{
+	static bool warned;
+	struct sym *s;
+	int i;
+
+	/* Block counts only mean something per line (-l). */
+	if (!opt->line_granularity) {
+		if (!warned) {
+			warned = true;
+			fprintf(stderr,
+				"%s: warning: ignoring basic-block exec counts (use -l or --line)\n",
+				opt->whoami);
+		}
+		return;
+	}
+	s = sym_lookup(&prof->symtab, addr);
+	if (!s)
+		return;
+	/* A block already seen adds up; beyond NBBS blocks are dropped. */
+	if (!s->bb)
+		s->bb = xcalloc(1, sizeof(*s->bb));
+	for (i = 0; i < NBBS; i++) {
+		if (!s->bb->addr[i] || s->bb->addr[i] == addr) {
+			s->bb->addr[i] = addr;
+			s->bb->calls[i] += count;
+			return;
+		}
+	}
+}
+
+void profile_tally(struct profile *prof, const struct gprof_options *opt)
+{
+	size_t i;
+
+	for (i = 0; i < prof->nread_arcs; i++)
+		cg_tally(prof, prof->read_arcs[i].from_pc,
+			 prof->read_arcs[i].self_pc, prof->read_arcs[i].count);
+	prof->nread_arcs = 0;
+	for (i = 0; i < prof->nread_bbs; i++)
+		bb_record(prof, opt, prof->read_bbs[i].addr,
+			  prof->read_bbs[i].count);
+	prof->nread_bbs = 0;
+}
