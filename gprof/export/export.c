@@ -143,19 +143,19 @@ double share(struct profile *prof, const struct sym *s)
 		       0;
 }
 
-static void flamegraph(struct profile *prof, const struct gprof_options *opt)
+static int flamegraph(struct profile *prof, const struct gprof_options *opt)
 {
-	export_flamegraph(prof, opt, false);
+	return export_flamegraph(prof, opt, false);
 }
 
-static void icicle(struct profile *prof, const struct gprof_options *opt)
+static int icicle(struct profile *prof, const struct gprof_options *opt)
 {
-	export_flamegraph(prof, opt, true);
+	return export_flamegraph(prof, opt, true);
 }
 
 static const struct {
 	const char *name;
-	void (*write)(struct profile *prof, const struct gprof_options *opt);
+	int (*write)(struct profile *prof, const struct gprof_options *opt);
 } formats[] = {
 	{ "callgrind", export_callgrind },
 	{ "pprof", export_pprof },
@@ -166,13 +166,15 @@ static const struct {
 	{ "icicle", icicle },
 };
 
-void export_profile(struct profile *prof, const struct gprof_options *opt)
+int export_profile(struct profile *prof, const struct gprof_options *opt)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		if (!strcmp(opt->export_format, formats[i].name))
-			formats[i].write(prof, opt);
+			return formats[i].write(prof, opt);
+	return profile_error(prof, "--export: unknown format `%s'",
+			     opt->export_format);
 }
 
 bool export_format_known(const char *f)

@@ -53,30 +53,35 @@ void quoted(const char *s);
 /* @s's share of the call graph's time (self + children), in percent. */
 double share(struct profile *prof, const struct sym *s);
 
-void export_callgrind(struct profile *prof, const struct gprof_options *opt);
-void export_pprof(struct profile *prof, const struct gprof_options *opt);
+int export_callgrind(struct profile *prof, const struct gprof_options *opt);
+int export_pprof(struct profile *prof, const struct gprof_options *opt);
 /*
  * One pprof profile of several (the combined report): pprof_begin(),
  * then pprof_add() for each, whose samples are labelled with @program
  * and @pid unless NULL and 0, then pprof_end() writes it on stdout.
+ * pprof_begin() returns NULL when stdout is a terminal, pprof_end() -1
+ * when the writing failed, each with why in @err.
  */
 struct pp;
-struct pp *pprof_begin(void);
+struct pp *pprof_begin(char *err, size_t errlen);
 void pprof_add(struct pp *p, struct profile *prof,
 	       const struct gprof_options *opt, const char *program,
 	       uint32_t pid);
-void pprof_end(struct pp *p, const struct gprof_options *opt);
-void export_dot(struct profile *prof, const struct gprof_options *opt);
-void export_json(struct profile *prof, const struct gprof_options *opt);
-void export_folded(struct profile *prof, const struct gprof_options *opt);
+int pprof_end(struct pp *p, const struct gprof_options *opt, char *err,
+	      size_t errlen);
+/* Frees a profile pprof_begin() made, not written (an error came first). */
+void pprof_free(struct pp *p);
+int export_dot(struct profile *prof, const struct gprof_options *opt);
+int export_json(struct profile *prof, const struct gprof_options *opt);
+int export_folded(struct profile *prof, const struct gprof_options *opt);
 /*
  * The folded stacks with @root as every stack's outermost frame (the
  * combined report's program), or none when NULL.
  */
 void export_folded_rooted(struct profile *prof,
 			  const struct gprof_options *opt, const char *root);
-void export_flamegraph(struct profile *prof, const struct gprof_options *opt,
-		       bool icicle);
+int export_flamegraph(struct profile *prof, const struct gprof_options *opt,
+		      bool icicle);
 
 /*
  * The profile's stacks, merged by frame name (export_stacks.c): the
@@ -151,14 +156,17 @@ void export_apportion(const struct line_share *v, size_t n, long long total,
 		      long long *out);
 
 bool export_format_known(const char *format);
-/* Writes the analyzed profile in export_format on stdout. */
-void export_profile(struct profile *prof, const struct gprof_options *opt);
 /*
- * --render=FORMAT: render_start() sends stdout through `dot -TFORMAT`
- * (fatal, one line, when dot is not installed); render_finish() waits
- * for it and fails when it did.
+ * Writes the analyzed profile in export_format on stdout; 0, or -1 and
+ * @prof's error.
  */
-void render_start(const struct gprof_options *opt);
-void render_finish(const struct gprof_options *opt);
+int export_profile(struct profile *prof, const struct gprof_options *opt);
+/*
+ * --render=FORMAT: render_start() sends stdout through `dot -TFORMAT`;
+ * render_finish() waits for it.  Each returns 0, or -1 and why (one
+ * line) in @err: dot is not installed, or it failed.
+ */
+int render_start(const struct gprof_options *opt, char *err, size_t errlen);
+int render_finish(const struct gprof_options *opt, char *err, size_t errlen);
 
 #endif /* GPROF_EXPORT_H */

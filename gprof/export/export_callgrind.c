@@ -178,7 +178,7 @@ static void call_lines(struct profile *prof, const struct gprof_options *opt,
 	free(cost);
 }
 
-void export_callgrind(struct profile *prof, const struct gprof_options *opt)
+int export_callgrind(struct profile *prof, const struct gprof_options *opt)
 {
 	struct shares self = { 0 }, calls = { 0 };
 	uint64_t *self_ns = export_whole(prof, opt, self_ticks, shown,
@@ -217,4 +217,5 @@ void export_callgrind(struct profile *prof, const struct gprof_options *opt)
 	free(self_ns);
 	free(self.v);
 	free(calls.v);
+	return 0;
 }

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -157,7 +158,7 @@ static void title(struct profile *prof, const struct gprof_options *opt,
 	printf("\";\n\tlabelloc=t;\n\tfontname=\"Helvetica\";\n");
 }
 
-void export_dot(struct profile *prof, const struct gprof_options *opt)
+int export_dot(struct profile *prof, const struct gprof_options *opt)
 {
 	size_t i, hidden_nodes = 0, hidden_arcs = 0;
 	unsigned int m;
@@ -215,6 +216,7 @@ void export_dot(struct profile *prof, const struct gprof_options *opt)
 				arc(prof, i, a);
 	}
 	printf("}\n");
+	return 0;
 }
 
 static pid_t render_pid = -1;
@@ -235,28 +237,48 @@ static bool in_path(const char *prog)
 	return false;
 }
 
-void render_start(const struct gprof_options *opt)
+/* One line in @err; returns -1. */
+static int render_error(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int render_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int render_start(const struct gprof_options *opt, char *err, size_t errlen)
 {
 	int fd[2];
 
 	if (!opt->render_format)
-		return;
+		return 0;
 	/* One word of letters, digits and ':' (dot's -Tsvg:cairo). */
 	if (!*opt->render_format ||
 	    strspn(opt->render_format,
 		   "abcdefghijklmnopqrstuvwxyz0123456789:") !=
 	    strlen(opt->render_format))
-		fatal("--render: `%s' is not a Graphviz output format (svg, png, pdf...)",
-		      opt->render_format);
+		return render_error(err, errlen,
+				    "--render: `%s' is not a Graphviz output format (svg, png, pdf...)",
+				    opt->render_format);
 	if (!in_path("dot"))
-		fatal("--render=%s: Graphviz `dot' is not installed (not in PATH); install graphviz, or leave --render out for the dot source",
-		      opt->render_format);
+		return render_error(err, errlen,
+				    "--render=%s: Graphviz `dot' is not installed (not in PATH); install graphviz, or leave --render out for the dot source",
+				    opt->render_format);
 	fflush(stdout);
 	if (pipe(fd))
-		fatal("--render: pipe: %s", strerror(errno));
+		return render_error(err, errlen, "--render: pipe: %s",
+				    strerror(errno));
 	render_pid = fork();
-	if (render_pid < 0)
-		fatal("--render: fork: %s", strerror(errno));
+	if (render_pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return render_error(err, errlen, "--render: fork: %s",
+				    strerror(errno));
+	}
 	if (render_pid == 0) {
 		char format[64];
 
@@ -270,25 +292,43 @@ void render_start(const struct gprof_options *opt)
 		_exit(127);
 	}
 	close(fd[0]);
-	if (dup2(fd[1], 1) < 0)
-		fatal("--render: dup2: %s", strerror(errno));
+	if (dup2(fd[1], 1) < 0) {
+		/* dot reads nothing and ends; stdout is as it was. */
+		close(fd[1]);
+		waitpid(render_pid, NULL, 0);
+		render_pid = -1;
+		return render_error(err, errlen, "--render: dup2: %s",
+				    strerror(errno));
+	}
 	close(fd[1]);
+	return 0;
 }
 
-void render_finish(const struct gprof_options *opt)
+int render_finish(const struct gprof_options *opt, char *err, size_t errlen)
 {
-	int status;
+	int status, write_errno = 0;
 
 	if (render_pid < 0)
-		return;
+		return 0;
 	if (fflush(stdout) || ferror(stdout))
-		fatal("--render: writing to dot: %s", strerror(errno));
+		write_errno = errno ? errno : EIO;
+	/* dot sees the end of its input and finishes, even after an error. */
 	close(1);
-	if (waitpid(render_pid, &status, 0) < 0)
-		fatal("--render: waiting for dot: %s", strerror(errno));
+	if (waitpid(render_pid, &status, 0) < 0) {
+		render_pid = -1;
+		return render_error(err, errlen,
+				    "--render: waiting for dot: %s",
+				    strerror(errno));
+	}
 	render_pid = -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		fatal("--render=%s: dot failed (status %d); its message is above",
-		      opt->render_format, WIFEXITED(status) ?
-		      WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		return render_error(err, errlen,
+				    "--render=%s: dot failed (status %d); its message is above",
+				    opt->render_format, WIFEXITED(status) ?
+				    WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	if (write_errno)
+		return render_error(err, errlen,
+				    "--render: writing to dot: %s",
+				    strerror(write_errno));
+	return 0;
 }

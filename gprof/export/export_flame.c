@@ -349,8 +349,8 @@ static void empty_svg(const struct gprof_options *opt, bool icicle)
 	printf(": the profile has no samples</text></svg>\n");
 }
 
-void export_flamegraph(struct profile *prof, const struct gprof_options *opt,
-		       bool icicle)
+int export_flamegraph(struct profile *prof, const struct gprof_options *opt,
+		      bool icicle)
 {
 	const char *format = icicle ? "icicle" : "flamegraph";
 	struct stacks st;
@@ -359,7 +359,7 @@ void export_flamegraph(struct profile *prof, const struct gprof_options *opt,
 	if (!stacks_build(prof, opt, &st, format)) {
 		empty_svg(opt, icicle);
 		stacks_free(&st);
-		return;
+		return 0;
 	}
 	all_samples = st.node[0].total;
 	px_per_sample = (double)(WIDTH - 2 * PAD) / all_samples;
@@ -384,4 +384,5 @@ void export_flamegraph(struct profile *prof, const struct gprof_options *opt,
 	free(module_drawn);
 	module_drawn = NULL;
 	stacks_free(&st);
+	return 0;
 }

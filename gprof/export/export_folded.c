@@ -49,7 +49,8 @@ void export_folded_rooted(struct profile *prof,
 	stacks_free(&st);
 }
 
-void export_folded(struct profile *prof, const struct gprof_options *opt)
+int export_folded(struct profile *prof, const struct gprof_options *opt)
 {
 	export_folded_rooted(prof, opt, NULL);
+	return 0;
 }

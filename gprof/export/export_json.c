@@ -363,7 +363,7 @@ static void json_threads(struct profile *prof, const struct gprof_options *opt)
 	printf("]");
 }
 
-void export_json(struct profile *prof, const struct gprof_options *opt)
+int export_json(struct profile *prof, const struct gprof_options *opt)
 {
 	uint64_t p;
 
@@ -377,4 +377,5 @@ void export_json(struct profile *prof, const struct gprof_options *opt)
 	json_arcs(prof, opt);
 	json_lines(prof, opt);
 	printf("}\n");
+	return 0;
 }

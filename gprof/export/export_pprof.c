@@ -488,16 +488,23 @@ static void samples_from_histogram(struct profile *prof,
 	free(lines.v);
 }
 
-/* Writes the encoded profile gzipped on stdout (a file, not a tty). */
-static void write_gzip(const uint8_t *buf, size_t len)
+/*
+ * Writes the encoded profile gzipped on stdout (a file, not a tty);
+ * 0, or -1 and why in @err.
+ */
+static int write_gzip(const uint8_t *buf, size_t len, char *err,
+		      size_t errlen)
 {
 	unsigned char out[65536];
 	z_stream z = { 0 };
 	int ret;
 
 	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		fatal("--export=pprof: zlib: %s", z.msg ? z.msg : "init");
+			 Z_DEFAULT_STRATEGY) != Z_OK) {
+		snprintf(err, errlen, "--export=pprof: zlib: %s",
+			 z.msg ? z.msg : "init");
+		return -1;
+	}
 	z.next_in = (unsigned char *)buf;
 	z.avail_in = len;
 	do {
@@ -506,23 +513,33 @@ static void write_gzip(const uint8_t *buf, size_t len)
 		z.next_out = out;
 		z.avail_out = sizeof(out);
 		ret = deflate(&z, Z_FINISH);
-		if (ret == Z_STREAM_ERROR)
-			fatal("--export=pprof: zlib: %s",
-			      z.msg ? z.msg : "deflate");
+		if (ret == Z_STREAM_ERROR) {
+			snprintf(err, errlen, "--export=pprof: zlib: %s",
+				 z.msg ? z.msg : "deflate");
+			break;
+		}
 		n = sizeof(out) - z.avail_out;
-		if (fwrite(out, 1, n, stdout) != n)
-			fatal("standard output: %s", strerror(errno));
+		if (fwrite(out, 1, n, stdout) != n) {
+			snprintf(err, errlen, "standard output: %s",
+				 strerror(errno));
+			ret = Z_STREAM_ERROR;
+			break;
+		}
 	} while (ret != Z_STREAM_END);
 	deflateEnd(&z);
+	return ret == Z_STREAM_END ? 0 : -1;
 }
 
-struct pp *pprof_begin(void)
+struct pp *pprof_begin(char *err, size_t errlen)
 {
-	struct pp *p = xcalloc(1, sizeof(*p));
+	struct pp *p;
 
 	/* A gzipped protobuf on a terminal helps no one. */
-	if (isatty(STDOUT_FILENO))
-		fatal("--export=pprof writes a binary file: redirect standard output (> profile.pb.gz)");
+	if (isatty(STDOUT_FILENO)) {
+		snprintf(err, errlen, "--export=pprof writes a binary file: redirect standard output (> profile.pb.gz)");
+		return NULL;
+	}
+	p = xcalloc(1, sizeof(*p));
 	perftools__profiles__profile__init(&p->prof);
 	str(p, "");
 	return p;
@@ -550,21 +567,47 @@ void pprof_add(struct pp *p, struct profile *prof,
 		samples_from_histogram(prof, opt, p);
 }
 
-void export_pprof(struct profile *prof, const struct gprof_options *opt)
+int export_pprof(struct profile *prof, const struct gprof_options *opt)
 {
-	struct pp *p = pprof_begin();
+	struct pp *p = pprof_begin(prof->error, sizeof(prof->error));
 
+	if (!p)
+		return -1;
 	pprof_add(p, prof, opt, NULL, 0);
-	pprof_end(p, opt);
+	return pprof_end(p, opt, prof->error, sizeof(prof->error));
 }
 
-void pprof_end(struct pp *pp, const struct gprof_options *opt)
+/* Frees @p's profile, which every part of came from malloc. */
+static void pp_release(struct pp *p)
+{
+	Perftools__Profiles__Profile *out = xmalloc(sizeof(*out));
+
+	p->prof.n_string_table = p->nstr;
+	*out = p->prof;
+	/* protobuf-c frees the whole tree. */
+	perftools__profiles__profile__free_unpacked(out, NULL);
+	free(p->strs.slot);
+	free(p->func_of_sym);
+	free(p->map_of_module);
+	free(p->keys);
+	free(p->locs.slot);
+}
+
+void pprof_free(struct pp *pp)
+{
+	pp_release(pp);
+	free(pp);
+}
+
+int pprof_end(struct pp *pp, const struct gprof_options *opt, char *err,
+	      size_t errlen)
 {
 	struct pp p = *pp;
-	Perftools__Profiles__Profile *out = xmalloc(sizeof(*out));
+	Perftools__Profiles__Profile out;
 	uint64_t total = 0;
 	uint8_t *buf;
 	size_t len, i;
+	int ret;
 
 	free(pp);
 	p.prof.n_sample_type = 2;
@@ -579,17 +622,12 @@ void pprof_end(struct pp *pp, const struct gprof_options *opt)
 		fprintf(stderr, "%s: --export=pprof: the profile holds no samples; the pprof profile written is empty\n",
 			opt->whoami);
 	p.prof.n_string_table = p.nstr;
-	*out = p.prof;
-	len = perftools__profiles__profile__get_packed_size(out);
+	out = p.prof;
+	len = perftools__profiles__profile__get_packed_size(&out);
 	buf = xmalloc(len);
-	perftools__profiles__profile__pack(out, buf);
-	write_gzip(buf, len);
+	perftools__profiles__profile__pack(&out, buf);
+	ret = write_gzip(buf, len, err, errlen);
 	free(buf);
-	/* Every part came from malloc: protobuf-c frees the whole tree. */
-	perftools__profiles__profile__free_unpacked(out, NULL);
-	free(p.strs.slot);
-	free(p.func_of_sym);
-	free(p.map_of_module);
-	free(p.keys);
-	free(p.locs.slot);
+	pp_release(&p);
+	return ret;
 }

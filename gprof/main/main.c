@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty.h>
@@ -118,18 +119,32 @@ static void usage(const char *whoami, FILE *f, int status)
 	exit(status);
 }
 
-/* A percentage from 0 to 100, or a one-line error. */
-static double percent_arg(const char *option, const char *arg)
+/* A command line's error: one line in @err; returns -1. */
+static int opt_error(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int opt_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A percentage from 0 to 100 into *@v: 0, or -1 and why in @err. */
+static int percent_arg(const char *option, const char *arg, double *v,
+		       char *err, size_t errlen)
 {
 	char *end;
-	double v;
 
 	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v >= 0 && v <= 100))
-		fatal("%s: `%s' is not a percentage from 0 to 100", option,
-		      arg);
-	return v;
+	*v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*v >= 0 && *v <= 100))
+		return opt_error(err, errlen,
+				 "%s: `%s' is not a percentage from 0 to 100",
+				 option, arg);
+	return 0;
 }
 
 /*
@@ -150,9 +165,11 @@ static void style_option(struct gprof_options *opt, int style,
 
 /*
  * Fills @opt from the command line (@argc, @argv as expandargv() left
- * them); returns the index of the first operand.
+ * them); returns the index of the first operand, or -1 and why (one
+ * line) in @err.
  */
-static int parse_options(struct gprof_options *opt, int argc, char **argv)
+static int parse_options(struct gprof_options *opt, int argc, char **argv,
+			 char *err, size_t errlen)
 {
 	int ch;
 	const char *env;
@@ -250,9 +267,12 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 				opt->file_format = FF_BSD44;
 				break;
 			case 'p':
-				fatal("file format `prof' is not supported");
+				return opt_error(err, errlen,
+						 "file format `prof' is not supported");
 			default:
-				fatal("unknown file format %s", optarg);
+				return opt_error(err, errlen,
+						 "unknown file format %s",
+						 optarg);
 			}
 			break;
 		case 'p':
@@ -325,8 +345,9 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 					cplus_demangle_name_to_style(optarg);
 
 				if (style == unknown_demangling)
-					fatal("unknown demangling style `%s'",
-					      optarg);
+					return opt_error(err, errlen,
+							 "unknown demangling style `%s'",
+							 optarg);
 				cplus_demangle_set_style(style);
 			}
 			break;
@@ -344,8 +365,9 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 			break;
 		case OPTION_EXPORT:
 			if (!export_format_known(optarg))
-				fatal("--export: unknown format `%s' (callgrind, pprof, dot, json, folded, flamegraph or icicle)",
-				      optarg);
+				return opt_error(err, errlen,
+						 "--export: unknown format `%s' (callgrind, pprof, dot, json, folded, flamegraph or icicle)",
+						 optarg);
 			opt->export_format = optarg;
 			break;
 		case OPTION_ESTIMATED_TIMES:
@@ -359,16 +381,19 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 			break;
 		case OPTION_THREAD:
 			if (!*optarg)
-				fatal("--thread: give a thread id or name");
+				return opt_error(err, errlen,
+						 "--thread: give a thread id or name");
 			opt->thread_selection = optarg;
 			break;
 		case OPTION_NODE_THRESHOLD:
-			opt->node_threshold = percent_arg("--node-threshold",
-						     optarg);
+			if (percent_arg("--node-threshold", optarg,
+					&opt->node_threshold, err, errlen))
+				return -1;
 			break;
 		case OPTION_EDGE_THRESHOLD:
-			opt->edge_threshold = percent_arg("--edge-threshold",
-						     optarg);
+			if (percent_arg("--edge-threshold", optarg,
+					&opt->edge_threshold, err, errlen))
+				return -1;
 			break;
 		case OPTION_RENDER:
 			opt->render_format = optarg;
@@ -378,7 +403,8 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 			break;
 		case OPTION_PROGRAM:
 			if (!*optarg)
-				fatal("--program: give a program's name or a pid");
+				return opt_error(err, errlen,
+						 "--program: give a program's name or a pid");
 			opt->program = optarg;
 			opt->combined = true;
 			break;
@@ -395,12 +421,15 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 
 	if ((opt->user_specified & STYLE_FUNCTION_ORDER) &&
 	    (opt->user_specified & STYLE_FILE_ORDER))
-		fatal("only one of --function-ordering and --file-ordering may be specified");
+		return opt_error(err, errlen,
+				 "only one of --function-ordering and --file-ordering may be specified");
 	if (opt->extract_to && !opt->extract_module)
-		fatal("--extract-to needs --extract-module");
+		return opt_error(err, errlen,
+				 "--extract-to needs --extract-module");
 	if (opt->render_format &&
 	    (!opt->export_format || strcmp(opt->export_format, "dot")))
-		fatal("--render draws the call graph: it goes with --export=dot");
+		return opt_error(err, errlen,
+				 "--render draws the call graph: it goes with --export=dot");
 
 	/* gmon.sum keeps basic-block counts only per line symbol. */
 	if (opt->output_style & STYLE_SUMMARY_FILE)
@@ -411,23 +440,67 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv)
 		source_search_append(env);
 
 	if (opt->strict && !opt->combined)
-		fatal("--strict goes with --combined (several programs' profiles)");
+		return opt_error(err, errlen,
+				 "--strict goes with --combined (several programs' profiles)");
 	if (opt->per_process && (!opt->combined || opt->program ||
 				 !opt->export_format ||
 				 (strcmp(opt->export_format, "folded") &&
 				  strcmp(opt->export_format, "pprof"))))
-		fatal("--per-process goes with --combined and --export=folded or pprof");
+		return opt_error(err, errlen,
+				 "--per-process goes with --combined and --export=folded or pprof");
 	if (opt->combined && !opt->program &&
 	    ((opt->output_style & STYLE_SUMMARY_FILE) || opt->extract_module))
-		fatal("%s writes one program's profile: name it with --program=NAME",
-		      opt->extract_module ? "--extract-module" : "-s");
+		return opt_error(err, errlen,
+				 "%s writes one program's profile: name it with --program=NAME",
+				 opt->extract_module ? "--extract-module" : "-s");
 	if (opt->combined && !opt->program &&
 	    (opt->threads_report || opt->thread_selection))
-		fatal("--thread and --threads are one program's: name it with --program=NAME");
+		return opt_error(err, errlen,
+				 "--thread and --threads are one program's: name it with --program=NAME");
 	/* --combined: each profile names its program. */
 	if (optind < argc && !opt->combined)
 		opt->a_out_name = argv[optind++];
 	return optind;
+}
+
+/*
+ * An error returned up to here: its one line on stderr, after what
+ * stdout holds; returns the exit status.
+ */
+static int fail(const struct gprof_options *opt, const char *why)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: %s\n", opt->whoami, why);
+	return 1;
+}
+
+/* Whether stdout took everything; else the exit status, said. */
+static int stdout_status(const struct gprof_options *opt)
+{
+	char why[256];
+
+	if (!fflush(stdout) && !ferror(stdout))
+		return 0;
+	snprintf(why, sizeof(why), "standard output: %s", strerror(errno));
+	return fail(opt, why);
+}
+
+/* The export, through dot when --render asks; 0, or -1 and prof->error. */
+static int export_rendered(struct profile *prof,
+			   const struct gprof_options *opt)
+{
+	char why[sizeof(prof->error)];
+	int r;
+
+	if (render_start(opt, prof->error, sizeof(prof->error)))
+		return -1;
+	r = export_profile(prof, opt);
+	/* dot is waited for even when the export failed. */
+	if (render_finish(opt, why, sizeof(why)) && !r) {
+		memcpy(prof->error, why, sizeof(why));
+		r = -1;
+	}
+	return r;
 }
 
 /* The phases (pipeline.c) over the @n profile files @files. */
@@ -436,40 +509,39 @@ static int run(struct profile *prof, const struct gprof_options *opt,
 {
 	struct sym **cg;
 	bool counted;
-	int style;
+	int style, r;
 
 	if (profile_read(prof, opt, files, n))
-		fatal("%s", prof->error);
+		return fail(opt, prof->error);
 	if (opt->threads_report) {
 		threads_print(prof, opt);
-		if (fflush(stdout) || ferror(stdout))
-			fatal("standard output: %s", strerror(errno));
-		return 0;
+		return stdout_status(opt);
 	}
 
 	if (opt->extract_module) {
-		gmon_extract_module(prof, opt, opt->extract_module,
-				    opt->extract_to ? opt->extract_to : NULL);
+		if (gmon_extract_module(prof, opt, opt->extract_module,
+					opt->extract_to ? opt->extract_to :
+					NULL))
+			return fail(opt, prof->error);
 		return 0;
 	}
 
-	counted = profile_prepare(prof, opt);
+	if (profile_prepare(prof, opt, &counted))
+		return fail(opt, prof->error);
 	style = report_style(prof, opt);
-	if (style & STYLE_SUMMARY_FILE)
-		gmon_out_write(prof, opt, "gmon.sum");
+	if ((style & STYLE_SUMMARY_FILE) &&
+	    gmon_out_write(prof, opt, "gmon.sum"))
+		return fail(opt, prof->error);
 
 	cg = profile_analyze(prof, opt, counted);
-	if (opt->export_format) {
-		render_start(opt);
-		export_profile(prof, opt);
-		render_finish(opt);
-	} else {
-		report_print(prof, opt, style, cg);
-	}
+	if (opt->export_format)
+		r = export_rendered(prof, opt);
+	else
+		r = report_print(prof, opt, style, cg);
 	free(cg);
-	if (fflush(stdout) || ferror(stdout))
-		fatal("standard output: %s", strerror(errno));
-	return 0;
+	if (r)
+		return fail(opt, prof->error);
+	return stdout_status(opt);
 }
 
 int main(int argc, char **argv)
@@ -477,6 +549,7 @@ int main(int argc, char **argv)
 	struct gprof_options options;
 	struct profile profile;
 	char **given = argv;
+	char err[512];
 	int first, status;
 
 	gprof_options_init(&options);
@@ -487,10 +560,12 @@ int main(int argc, char **argv)
 	}
 	fatal_set_name(options.whoami);
 	expandargv(&argc, &argv);
-	first = parse_options(&options, argc, argv);
+	first = parse_options(&options, argc, argv, err, sizeof(err));
 	sym_id_add_defaults();
 	profile_init(&profile);
-	if (options.combined) {
+	if (first < 0) {
+		status = fail(&options, err);
+	} else if (options.combined) {
 		struct tree_selection sel;
 
 		/* --program: that program's files, reported as usual. */

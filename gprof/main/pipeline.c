@@ -53,21 +53,20 @@ int profile_read(struct profile *prof, const struct gprof_options *opt,
 	return 0;
 }
 
-bool profile_prepare(struct profile *prof, const struct gprof_options *opt)
+int profile_prepare(struct profile *prof, const struct gprof_options *opt,
+		    bool *counted)
 {
-	bool counted;
-
 	/*
 	 * Caller samples give a call graph of their own (measured), unless
 	 * GNU's estimate is asked for, which needs -pg's call counts.
 	 */
 	if ((prof->gmon_input & INPUT_CALLERS) && opt->estimated_times &&
 	    !(prof->gmon_input & INPUT_CALL_GRAPH))
-		fatal("--estimated-times: the profile has no call counts to estimate from (its program was not built with -pg); leave the option out for the call graph its caller samples measure");
-	counted = (prof->gmon_input & INPUT_CALL_GRAPH) != 0;
+		return profile_error(prof, "--estimated-times: the profile has no call counts to estimate from (its program was not built with -pg); leave the option out for the call graph its caller samples measure");
+	*counted = (prof->gmon_input & INPUT_CALL_GRAPH) != 0;
 	if ((prof->gmon_input & INPUT_CALLERS) && !opt->estimated_times)
 		prof->gmon_input |= INPUT_CALL_GRAPH;
-	return counted;
+	return 0;
 }
 
 int report_style(const struct profile *prof, const struct gprof_options *opt)
@@ -100,15 +99,16 @@ struct sym **profile_analyze(struct profile *prof,
 	return NULL;
 }
 
-void report_print(struct profile *prof, const struct gprof_options *opt,
-		  int style, struct sym **cg)
+int report_print(struct profile *prof, const struct gprof_options *opt,
+		 int style, struct sym **cg)
 {
 	if ((style & STYLE_FLAT_PROFILE) &&
 	    !(prof->gmon_input & INPUT_HISTOGRAM))
-		fatal("gmon.out file is missing histogram");
+		return profile_error(prof, "gmon.out file is missing histogram");
 	if ((style & STYLE_CALL_GRAPH) &&
 	    !(prof->gmon_input & INPUT_CALL_GRAPH))
-		fatal("gmon.out file is missing call-graph data");
+		return profile_error(prof,
+				     "gmon.out file is missing call-graph data");
 
 	if (cg && (style & STYLE_CALL_GRAPH) && opt->bsd_style_output)
 		cg_print(prof, opt, cg);
@@ -130,6 +130,7 @@ void report_print(struct profile *prof, const struct gprof_options *opt,
 	if (prof->multi_module &&
 	    (style & (STYLE_FLAT_PROFILE | STYLE_CALL_GRAPH)))
 		modules_print(prof, opt);
+	return 0;
 }
 
 void profile_reset(struct profile *prof)

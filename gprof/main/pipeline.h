@@ -26,9 +26,11 @@ int profile_read(struct profile *prof, const struct gprof_options *opt,
 		 const char *const *files, int n);
 /*
  * Decides whether the call graph is measured from caller samples or
- * estimated from call counts; returns whether the files had call counts.
+ * estimated from call counts; sets *@counted to whether the files had
+ * call counts.  0, or -1 and prof->error (the graph asked for cannot be).
  */
-bool profile_prepare(struct profile *prof, const struct gprof_options *opt);
+int profile_prepare(struct profile *prof, const struct gprof_options *opt,
+		    bool *counted);
 /* The STYLE_* reports to print: the options', else what the files hold. */
 int report_style(const struct profile *prof, const struct gprof_options *opt);
 /*
@@ -37,9 +39,12 @@ int report_style(const struct profile *prof, const struct gprof_options *opt);
  */
 struct sym **profile_analyze(struct profile *prof,
 			     const struct gprof_options *opt, bool counted);
-/* Prints the @style reports of @prof on stdout, in GNU's order. */
-void report_print(struct profile *prof, const struct gprof_options *opt,
-		  int style, struct sym **cg);
+/*
+ * Prints the @style reports of @prof on stdout, in GNU's order; 0, or
+ * -1 and prof->error when the files lack what a report needs.
+ */
+int report_print(struct profile *prof, const struct gprof_options *opt,
+		 int style, struct sym **cg);
 
 /* Forgets every profile read so far (the fuzz target parses many). */
 void profile_reset(struct profile *prof);

@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,23 +59,61 @@ struct tree {
 	size_t nfns, fns_cap;
 	unsigned int nbad;
 	struct pp *pprof;	/* --export=pprof: the one being made */
+	/* Why the report stops (one line), which tree_report() prints. */
+	char error[512];
+	bool failed;
 };
+
+/* A report that cannot start: one line on stderr; the exit status. */
+static int tree_error(const struct gprof_options *opt, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int tree_error(const struct gprof_options *opt, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", opt->whoami);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+/* Stops the report for the reason @fmt says; returns -1. */
+static int tree_fail(struct tree *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int tree_fail(struct tree *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->failed)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(t->error, sizeof(t->error), fmt, ap);
+	va_end(ap);
+	t->failed = true;
+	return -1;
+}
 
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The *.gmon files of directory @dir, sorted, appended to *@list. */
-static void add_dir(const struct gprof_options *opt, const char *dir,
-		    char ***list, size_t *n, size_t *cap)
+/*
+ * The *.gmon files of directory @dir, sorted, appended to *@list; 0, or
+ * -1 when it cannot be read.
+ */
+static int add_dir(struct tree *t, const char *dir, char ***list, size_t *n,
+		   size_t *cap)
 {
 	DIR *d = opendir(dir);
 	size_t first = *n, len;
 	struct dirent *de;
 
 	if (!d)
-		fatal("%s: %s", dir, strerror(errno));
+		return tree_fail(t, "%s: %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
 		len = strlen(de->d_name);
 		if (len <= 5 || strcmp(de->d_name + len - 5, ".gmon"))
@@ -92,13 +131,14 @@ static void add_dir(const struct gprof_options *opt, const char *dir,
 	closedir(d);
 	if (*n == first)
 		fprintf(stderr, "%s: %s: no *.gmon profile in it\n",
-			opt->whoami, dir);
+			t->opt->whoami, dir);
 	qsort(*list + first, *n - first, sizeof(**list), by_name);
+	return 0;
 }
 
 /* Every operand's files: a directory's *.gmon, else the file. */
-static char **expand(const struct gprof_options *opt, char *const *operands,
-		     int n, size_t *count)
+static char **expand(struct tree *t, char *const *operands, int n,
+		     size_t *count)
 {
 	char **list = NULL;
 	size_t len = 0, cap = 0;
@@ -107,7 +147,8 @@ static char **expand(const struct gprof_options *opt, char *const *operands,
 
 	for (i = 0; i < n; i++) {
 		if (!stat(operands[i], &st) && S_ISDIR(st.st_mode)) {
-			add_dir(opt, operands[i], &list, &len, &cap);
+			if (add_dir(t, operands[i], &list, &len, &cap))
+				break;
 			continue;
 		}
 		if (len == cap) {
@@ -230,12 +271,15 @@ static void link_parents(struct tree *t)
 	}
 }
 
-static void bad_file(struct tree *t, const char *path, const char *why)
+/* A file that does not read: skipped, or with --strict the end (-1). */
+static int bad_file(struct tree *t, const char *path, const char *why)
 {
 	t->nbad++;
 	if (t->opt->strict)
-		fatal("%s: %s (--strict: no report)", path, why);
+		return tree_fail(t, "%s: %s (--strict: no report)", path,
+				 why);
 	fprintf(stderr, "%s: %s: %s; skipped\n", t->opt->whoami, path, why);
+	return 0;
 }
 
 static bool flat_fn(struct profile *prof, const struct gprof_options *opt,
@@ -333,9 +377,9 @@ static int read_program(struct tree *t, unsigned int g, struct profile *prof,
 	o.a_out_name = t->progs[g].path;
 	o.program = NULL;
 	profile_init(prof);
-	if (profile_read(prof, &o, (const char *const *)files, n))
+	if (profile_read(prof, &o, (const char *const *)files, n) ||
+	    profile_prepare(prof, &o, &counted))
 		return -1;
-	counted = profile_prepare(prof, &o);
 	/* The folded stacks want the call graph's chains; else the flat. */
 	if ((prof->gmon_input & INPUT_HISTOGRAM) && !o.export_format)
 		hist_assign_samples(prof);
@@ -375,8 +419,8 @@ static void analyze_program(struct tree *t, unsigned int g)
 				if (!strncmp(why, p->path, l) &&
 				    !strncmp(why + l, ": ", 2))
 					why += l + 2;
-				bad_file(t, p->path, why);
 				p->bad = xstrdup(why);
+				bad_file(t, p->path, why);
 			} else {
 				rows[m] = rows[k];
 				files[m++] = files[k];
@@ -384,12 +428,16 @@ static void analyze_program(struct tree *t, unsigned int g)
 			profile_free(&prof);
 		}
 		n = m;
+		if (t->failed)
+			n = 0;
 		if (n && read_program(t, g, &prof, files, n)) {
 			if (t->opt->strict)
-				fatal("%s: its %d profiles do not read together: %s (--strict: no report)",
-				      pg->label, n, prof.error);
-			fprintf(stderr, "%s: %s: its %d profiles do not read together: %s; skipped\n",
-				t->opt->whoami, pg->label, n, prof.error);
+				tree_fail(t, "%s: its %d profiles do not read together: %s (--strict: no report)",
+					  pg->label, n, prof.error);
+			else
+				fprintf(stderr, "%s: %s: its %d profiles do not read together: %s; skipped\n",
+					t->opt->whoami, pg->label, n,
+					prof.error);
 			for (k = 0; k < (unsigned int)n; k++)
 				t->procs[rows[k]].bad = xstrdup(prof.error);
 			n = 0;
@@ -674,7 +722,8 @@ static int select_program(struct tree *t, struct tree_selection *sel)
 	size_t i;
 
 	if (at && !by_pid)
-		fatal("--program=%s: NAME@PID wants a pid after the @", want);
+		return tree_fail(t, "--program=%s: NAME@PID wants a pid after the @",
+				 want);
 	if (!at && by_pid)
 		name_len = 0;
 	for (g = 0; g < t->nprogs; g++)
@@ -693,8 +742,9 @@ static int select_program(struct tree *t, struct tree_selection *sel)
 			}
 	}
 	if (!matches)
-		fatal("--program=%s: no %s among the profiles", want,
-		      by_pid ? "process of that pid" : "program of that name");
+		return tree_fail(t, "--program=%s: no %s among the profiles",
+				 want, by_pid ? "process of that pid" :
+				 "program of that name");
 	if (matches > 1) {
 		fprintf(stderr, "%s: --program=%s is %u programs%s; name one by path or build-id%s:\n",
 			t->opt->whoami, want, matches,
@@ -731,46 +781,66 @@ int tree_report(const struct gprof_options *opt, char *const *operands,
 
 	memset(sel, 0, sizeof(*sel));
 	if (!n)
-		fatal("--combined: name the profiles, or their directory");
+		return tree_error(opt, "--combined: name the profiles, or their directory");
 	if (opt->export_format && !opt->program &&
 	    strcmp(opt->export_format, "folded") &&
 	    strcmp(opt->export_format, "json") &&
 	    strcmp(opt->export_format, "pprof"))
-		fatal("--export=%s of several programs: folded, json or pprof (one program's in any format: --program=NAME)",
-		      opt->export_format);
-	files = expand(opt, operands, n, &t.nprocs);
+		return tree_error(opt, "--export=%s of several programs: folded, json or pprof (one program's in any format: --program=NAME)",
+				  opt->export_format);
+	files = expand(&t, operands, n, &t.nprocs);
 	t.procs = xcalloc(t.nprocs + 1, sizeof(*t.procs));
 	for (i = 0; i < t.nprocs; i++) {
-		tree_scan(&t.procs[i], files[i]);
-		if (t.procs[i].bad)
-			bad_file(&t, files[i], t.procs[i].bad);
+		if (!t.failed) {
+			tree_scan(&t.procs[i], files[i]);
+			if (t.procs[i].bad)
+				bad_file(&t, files[i], t.procs[i].bad);
+		}
 		free(files[i]);
 	}
 	free(files);
-	qsort(t.procs, t.nprocs, sizeof(*t.procs), by_start);
-	group(&t);
-	if (!t.nprogs)
-		fatal("no profile of the %zu named could be read", t.nprocs);
-	if (opt->program) {
+	if (!t.failed) {
+		qsort(t.procs, t.nprocs, sizeof(*t.procs), by_start);
+		group(&t);
+		if (!t.nprogs)
+			tree_fail(&t, "no profile of the %zu named could be read",
+				  t.nprocs);
+	}
+	if (t.failed) {
+		/* Said below. */
+	} else if (opt->program) {
 		status = select_program(&t, sel);
 	} else {
-		if (opt->export_format && !strcmp(opt->export_format, "pprof"))
-			t.pprof = pprof_begin();
-		for (g = 0; g < t.nprogs; g++)
+		if (opt->export_format && !strcmp(opt->export_format, "pprof") &&
+		    !(t.pprof = pprof_begin(t.error, sizeof(t.error))))
+			t.failed = true;
+		for (g = 0; g < t.nprogs && !t.failed; g++)
 			analyze_program(&t, g);
-		if (t.pprof)
-			pprof_end(t.pprof, opt);
-		link_parents(&t);
-		if (!opt->export_format) {
-			print_tree(&t);
-			print_programs(&t);
-			print_flat(&t);
-		} else if (!strcmp(opt->export_format, "json")) {
-			qsort(t.fns, t.nfns, sizeof(*t.fns), by_samples);
-			print_json(&t);
+		if (t.pprof && t.failed)
+			pprof_free(t.pprof);
+		else if (t.pprof && pprof_end(t.pprof, opt, t.error,
+					      sizeof(t.error)))
+			t.failed = true;
+		if (!t.failed) {
+			link_parents(&t);
+			if (!opt->export_format) {
+				print_tree(&t);
+				print_programs(&t);
+				print_flat(&t);
+			} else if (!strcmp(opt->export_format, "json")) {
+				qsort(t.fns, t.nfns, sizeof(*t.fns),
+				      by_samples);
+				print_json(&t);
+			}
+			if (fflush(stdout) || ferror(stdout))
+				tree_fail(&t, "standard output: %s",
+					  strerror(errno));
 		}
-		if (fflush(stdout) || ferror(stdout))
-			fatal("standard output: %s", strerror(errno));
+	}
+	if (t.failed) {
+		fflush(stdout);
+		fprintf(stderr, "%s: %s\n", opt->whoami, t.error);
+		status = 1;
 	}
 	for (i = 0; i < t.nfns; i++)
 		free(t.fns[i].name);

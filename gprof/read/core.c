@@ -341,8 +341,9 @@ int core_init(struct profile *prof, const struct gprof_options *opt,
 
 	elf_version(EV_CURRENT);
 	modules_init(prof);
-	if (opt->function_mapping_file)
-		read_function_mappings(prof, opt->function_mapping_file);
+	if (opt->function_mapping_file &&
+	    read_function_mappings(prof, opt->function_mapping_file))
+		return -1;
 	prof->core = xcalloc(prof->nmodules, sizeof(*prof->core));
 	prof->ncore = prof->nmodules;
 	for (m = 0; m < prof->nmodules; m++) {

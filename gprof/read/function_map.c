@@ -88,34 +88,35 @@ static int cmp_map_file_p(const void *l, const void *r)
 
 /*
  * Reads one "FILE:...FUNCTION" entry the way GNU's two fscanf calls do;
- * returns 0 for a "No symbols in" line, 1 for an entry, exits on junk.
+ * returns 0 for a "No symbols in" line, 1 for an entry, -1 on junk.
  */
-static int read_map_entry(FILE *f, const char *path, char *file, char *rest)
+static int read_map_entry(FILE *f, char *file, char *rest)
 {
 	if (!fscanf(f, "%1023[^\n:]", file))
-		fatal("unable to parse mapping file %s.", path);
-	if (!strncmp(file, "No symbols in ", 14)) {
-		if (fscanf(f, "\n") == EOF)
-			fatal("unable to parse mapping file %s.", path);
-		return 0;
-	}
+		return -1;
+	if (!strncmp(file, "No symbols in ", 14))
+		return fscanf(f, "\n") == EOF ? -1 : 0;
 	if (!fscanf(f, "%1023[^\n]\n", rest))
-		fatal("unable to parse mapping file %s.", path);
+		return -1;
 	return 1;
 }
 
-void read_function_mappings(struct profile *prof, const char *path)
+int read_function_mappings(struct profile *prof, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char file[MAP_LINE] = "", rest[MAP_LINE] = "";
 	size_t count = 0, names = 0, off = 0, i;
+	int r;
 
 	if (!f)
-		fatal("could not open %s.", path);
+		return profile_error(prof, "could not open %s.", path);
 
 	/* First pass: how many entries, and room for their file names. */
 	while (!feof(f)) {
-		if (read_map_entry(f, path, file, rest)) {
+		r = read_map_entry(f, file, rest);
+		if (r < 0)
+			goto bad;
+		if (r) {
 			count++;
 			names += strlen(file) + 1;
 		}
@@ -123,16 +124,26 @@ void read_function_mappings(struct profile *prof, const char *path)
 	prof->symbol_map = xcalloc(count + 1, sizeof(*prof->symbol_map));
 	prof->map_names = xmalloc(names + 1);
 	prof->map_names_len = names + 1;
+	/* The room: a second pass that finds more is an error. */
+	prof->symbol_map_count = (unsigned int)count;
 	rewind(f);
 
 	count = 0;
 	while (!feof(f)) {
 		const char *fn;
 
-		if (!read_map_entry(f, path, file, rest))
+		r = read_map_entry(f, file, rest);
+		if (r < 0)
+			goto bad;
+		if (!r)
 			continue;
-		if (off + strlen(file) + 1 > prof->map_names_len)
-			fatal("mapping file %s changed while read", path);
+		if (off + strlen(file) + 1 > prof->map_names_len ||
+		    count == prof->symbol_map_count) {
+			fclose(f);
+			return profile_error(prof,
+					     "mapping file %s changed while read",
+					     path);
+		}
 		prof->symbol_map[count].file_name =
 			strcpy(prof->map_names + off, file);
 		off += strlen(file) + 1;
@@ -142,6 +153,7 @@ void read_function_mappings(struct profile *prof, const char *path)
 		count++;
 	}
 	fclose(f);
+	/* Every name made so far is in the map: function_map_reset frees. */
 	prof->symbol_map_count = (unsigned int)count;
 
 	for (i = 0; i < count; i++)
@@ -149,7 +161,12 @@ void read_function_mappings(struct profile *prof, const char *path)
 			strcmp(prof->symbol_map[i].file_name,
 			       prof->symbol_map[i - 1].file_name) != 0;
 	sort_map(prof, cmp_map_function_p);
+	return 0;
+bad:
+	fclose(f);
+	return profile_error(prof, "unable to parse mapping file %s.", path);
 }
+
 void function_map_reset(struct profile *prof)
 {
 	unsigned int i;

@@ -13,7 +13,8 @@
 /* Sorts, drops duplicates as GNU does and sets end_addr. */
 void symtab_finalize(struct profile *prof, struct sym_table *t);
 
-void read_function_mappings(struct profile *prof, const char *path);
+/* -R: reads map file @path; 0, or -1 and @prof's error. */
+int read_function_mappings(struct profile *prof, const char *path);
 /* The map line of function @name, or NULL (GNU's bsearch). */
 struct function_map *symbol_map_find(struct profile *prof, const char *name);
 bool sym_is_mapped(struct profile *prof, const struct sym *s);

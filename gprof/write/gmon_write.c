@@ -15,6 +15,8 @@
  * extension, or beside a GNU gmon.sum in gmon.sum.callers.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,16 +27,37 @@
 #include "write/write.h"
 #include "read/threads.h"
 
+/*
+ * A file being written.  Its first error sticks (later writes do
+ * nothing) and close_out() returns it, so that the writers need not
+ * check each write.
+ */
 struct out {
 	FILE *f;
 	const char *name;
+	bool failed;
+	char error[512];
 };
+
+static void out_fail(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void out_fail(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->failed)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->error, sizeof(o->error), fmt, ap);
+	va_end(ap);
+	o->failed = true;
+}
 
 /* @n bytes at @p (none, and @p may be NULL, when @n is 0). */
 static void put_bytes(struct out *o, const void *p, size_t n)
 {
-	if (n && fwrite(p, 1, n, o->f) != n)
-		fatal("%s: %s", o->name, strerror(errno));
+	if (!o->failed && n && fwrite(p, 1, n, o->f) != n)
+		out_fail(o, "%s: %s", o->name, strerror(errno));
 }
 
 /* GNU's records in the order -b names; the extension's: gmon_codec.h. */
@@ -46,18 +69,32 @@ static void put(struct profile *prof, struct out *o, uint64_t v, unsigned int n)
 	put_bytes(o, b, n);
 }
 
-static void open_out(struct out *o, const char *name)
+/* 0, or -1 and @prof's error. */
+static int open_out(struct profile *prof, struct out *o, const char *name)
 {
-	o->name = name;
+	*o = (struct out){ .name = name };
 	o->f = fopen(name, "wb");
 	if (!o->f)
-		fatal("%s: %s", name, strerror(errno));
+		return profile_error(prof, "%s: %s", name, strerror(errno));
+	return 0;
 }
 
-static void close_out(struct out *o)
+/*
+ * 0, or -1 and @prof's error when a write failed; a file not written
+ * whole is removed, so that no cut profile is read for a whole one.
+ */
+static int close_out(struct profile *prof, struct out *o)
 {
-	if (fflush(o->f) || ferror(o->f) || fclose(o->f))
-		fatal("%s: %s", o->name, strerror(errno));
+	errno = 0;
+	if (!o->failed && (fflush(o->f) || ferror(o->f)))
+		out_fail(o, "%s: %s", o->name,
+			 strerror(errno ? errno : EIO));
+	if (fclose(o->f) && !o->failed)
+		out_fail(o, "%s: %s", o->name, strerror(errno));
+	if (!o->failed)
+		return 0;
+	unlink(o->name);
+	return profile_error(prof, "%s", o->error);
 }
 
 static uint64_t max_bin(const struct hist_record *r)
@@ -160,9 +197,11 @@ static void put_bsd(struct profile *prof, const struct gprof_options *opt,
 	uint64_t i;
 	size_t j;
 
-	if (prof->num_hist_records != 1)
-		fatal("%s: the BSD formats hold one histogram, not %u",
-		      o->name, prof->num_hist_records);
+	if (prof->num_hist_records != 1) {
+		out_fail(o, "%s: the BSD formats hold one histogram, not %u",
+			 o->name, prof->num_hist_records);
+		return;
+	}
 	put(prof, o, r->lowpc, prof->gmon_ptr_size);
 	put(prof, o, r->highpc, prof->gmon_ptr_size);
 	put(prof, o, r->num_bins * 2 + header, 4);
@@ -174,9 +213,11 @@ static void put_bsd(struct profile *prof, const struct gprof_options *opt,
 		put(prof, o, 0, 4);
 	}
 	for (i = 0; i < r->num_bins; i++) {
-		if (r->sample[i] > 65535)
-			fatal("%s: a bin holds %llu counts, more than the BSD format's 16 bits; use the default format",
-			      o->name, (unsigned long long)r->sample[i]);
+		if (r->sample[i] > 65535) {
+			out_fail(o, "%s: a bin holds %llu counts, more than the BSD format's 16 bits; use the default format",
+				 o->name, (unsigned long long)r->sample[i]);
+			return;
+		}
 		put(prof, o, r->sample[i], 2);
 	}
 	for (j = 0; j < prof->symtab.len; j++) {
@@ -352,30 +393,36 @@ static void put_all_callers(struct profile *prof, struct out *o)
  * the file is in the extension, which holds its own).  @t is the tree
  * to write, NULL for none; @module the one module extracted, or -1.
  */
-static void put_sidecar(struct profile *prof, const char *path,
-			const struct caller_tree *t,
-			int module)
+static int put_sidecar(struct profile *prof, const char *path,
+		       const struct caller_tree *t,
+		       int module)
 {
 	size_t n = strlen(path);
 	char *side = xmalloc(n + sizeof(GMF_CALLERS_SUFFIX));
 	struct out o;
+	int r = 0;
 
 	memcpy(side, path, n);
 	memcpy(side + n, GMF_CALLERS_SUFFIX, sizeof(GMF_CALLERS_SUFFIX));
 	if (!t) {
 		if (unlink(side) && errno != ENOENT)
-			fatal("%s: %s", side, strerror(errno));
+			r = profile_error(prof, "%s: %s", side,
+					  strerror(errno));
 		free(side);
-		return;
+		return r;
 	}
-	open_out(&o, side);
+	if (open_out(prof, &o, side)) {
+		free(side);
+		return -1;
+	}
 	put_ext_modules(prof, &o, module);
 	if (t == &prof->callers)
 		put_all_callers(prof, &o);
 	else
 		put_callers(prof, &o, t, module >= 0);
-	close_out(&o);
+	r = close_out(prof, &o);
 	free(side);
+	return r;
 }
 
 /*
@@ -478,8 +525,8 @@ static void put_extension(struct profile *prof, struct out *o)
 	}
 }
 
-void gmon_out_write(struct profile *prof, const struct gprof_options *opt,
-		    const char *path)
+int gmon_out_write(struct profile *prof, const struct gprof_options *opt,
+		   const char *path)
 {
 	bool gnu = !prof->multi_module;
 	struct out o;
@@ -489,7 +536,8 @@ void gmon_out_write(struct profile *prof, const struct gprof_options *opt,
 	for (i = 0; i < prof->num_hist_records; i++)
 		if (prof->hist_records[i].scale)
 			gnu = false;
-	open_out(&o, path);
+	if (open_out(prof, &o, path))
+		return -1;
 	if (!gnu) {
 		put_extension(prof, &o);
 	} else if (opt->file_format == FF_BSD || opt->file_format == FF_BSD44) {
@@ -508,11 +556,14 @@ void gmon_out_write(struct profile *prof, const struct gprof_options *opt,
 		if (prof->gmon_input & INPUT_BB_COUNTS)
 			bb_write(prof, o.f);
 	}
-	close_out(&o);
-	put_sidecar(prof, path,
-		    gnu && prof->callers.records ? &prof->callers : NULL, -1);
+	if (close_out(prof, &o))
+		return -1;
+	return put_sidecar(prof, path,
+			   gnu && prof->callers.records ? &prof->callers :
+			   NULL, -1);
 }
 
+/* The module @spec names, or UINT_MAX and @prof's error. */
 static unsigned int find_module(struct profile *prof, const char *spec)
 {
 	unsigned int m;
@@ -520,9 +571,11 @@ static unsigned int find_module(struct profile *prof, const char *spec)
 	unsigned long n = strtoul(spec, &end, 10);
 
 	if (*spec && !*end) {
-		if (n >= prof->nmodules)
-			fatal("--extract-module: no module %lu (the profile has %u)",
-			      n, prof->nmodules);
+		if (n >= prof->nmodules) {
+			profile_error(prof, "--extract-module: no module %lu (the profile has %u)",
+				      n, prof->nmodules);
+			return UINT_MAX;
+		}
 		return n;
 	}
 	for (m = 0; m < prof->nmodules; m++) {
@@ -537,22 +590,29 @@ static unsigned int find_module(struct profile *prof, const char *spec)
 		if (!strcmp(spec, name) || !strcmp(spec, base))
 			return m;
 	}
-	fatal("--extract-module: no module named %s in the profile", spec);
+	profile_error(prof, "--extract-module: no module named %s in the profile",
+		      spec);
+	return UINT_MAX;
 }
 
-void gmon_extract_module(struct profile *prof, const struct gprof_options *opt,
-			 const char *spec,
-			 const char *to)
+int gmon_extract_module(struct profile *prof, const struct gprof_options *opt,
+			const char *spec,
+			const char *to)
 {
 	unsigned int m = find_module(prof, spec), i, nhist = 0;
-	const struct module *mod = &prof->modules[m];
-	const char *name = mod->path ? mod->path : mod->recorded;
-	const char *base = strrchr(name, '/');
+	const struct module *mod;
+	const char *name, *base;
 	char *path = NULL;
 	size_t dropped = 0;
 	uint64_t kept = 0, cut, callers_left_out = 0;
 	struct out o;
+	int r;
 
+	if (m == UINT_MAX)
+		return -1;
+	mod = &prof->modules[m];
+	name = mod->path ? mod->path : mod->recorded;
+	base = strrchr(name, '/');
 	if (!to) {
 		size_t n;
 
@@ -562,7 +622,10 @@ void gmon_extract_module(struct profile *prof, const struct gprof_options *opt,
 		snprintf(path, n, "gmon.%s.out", base);
 		to = path;
 	}
-	open_out(&o, to);
+	if (open_out(prof, &o, to)) {
+		free(path);
+		return -1;
+	}
 	put_gnu_header(prof, &o);
 	for (i = 0; i < prof->num_hist_records; i++) {
 		const struct hist_record *r = &prof->hist_records[i];
@@ -578,7 +641,10 @@ void gmon_extract_module(struct profile *prof, const struct gprof_options *opt,
 		nhist++;
 	}
 	put_gnu_arcs(prof, &o, m, &dropped);
-	close_out(&o);
+	if (close_out(prof, &o)) {
+		free(path);
+		return -1;
+	}
 	/*
 	 * The chains through the module go to the extracted file's
 	 * sidecar, so that its call graph is still measured.
@@ -588,10 +654,14 @@ void gmon_extract_module(struct profile *prof, const struct gprof_options *opt,
 
 		callers_left_out = callers_of_module(prof, m, &t);
 		callers_totals(&t, &kept, &cut);
-		put_sidecar(prof, to, &t, (int)m);
+		r = put_sidecar(prof, to, &t, (int)m);
 		free(t.node);
 	} else {
-		put_sidecar(prof, to, NULL, -1);
+		r = put_sidecar(prof, to, NULL, -1);
+	}
+	if (r) {
+		free(path);
+		return -1;
 	}
 	fprintf(stderr, "%s: module %u (%s) written to %s: %u histogram record%s",
 		opt->whoami, m, name, to, nhist, nhist == 1 ? "" : "s");
@@ -604,6 +674,7 @@ void gmon_extract_module(struct profile *prof, const struct gprof_options *opt,
 			(unsigned long long)callers_left_out);
 	fputc('\n', stderr);
 	free(path);
+	return 0;
 }
 /* An address-sized field in the executable's byte order, as GNU's. */
 static void put_uint(struct profile *prof, FILE *f, uint64_t v,

@@ -13,13 +13,16 @@
 /* gmon.sum: writes the tag-2 record of every block with a count. */
 void bb_write(struct profile *prof, FILE *f);
 
-/* --extract-module: writes one module's data as GNU gmon.out. */
-void gmon_extract_module(struct profile *prof, const struct gprof_options *opt,
-			 const char *module,
-			 const char *to);
+/*
+ * --extract-module: writes one module's data as GNU gmon.out.  These two
+ * return 0, or -1 and @prof's error; a file not written whole is removed.
+ */
+int gmon_extract_module(struct profile *prof, const struct gprof_options *opt,
+			const char *module,
+			const char *to);
 
 /* -s: writes gmon.sum. */
-void gmon_out_write(struct profile *prof, const struct gprof_options *opt,
-		    const char *path);
+int gmon_out_write(struct profile *prof, const struct gprof_options *opt,
+		   const char *path);
 
 #endif /* GPROF_WRITE_WRITE_H */
