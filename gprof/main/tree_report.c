@@ -786,8 +786,12 @@ int tree_report(const struct gprof_options *opt, char *const *operands,
 	    strcmp(opt->export_format, "folded") &&
 	    strcmp(opt->export_format, "json") &&
 	    strcmp(opt->export_format, "pprof"))
-		return tree_error(opt, "--export=%s of several programs: folded, json or pprof (one program's in any format: --program=NAME)",
-				  opt->export_format);
+		return tree_error(opt, "--export=%s of several programs is not made: %s; one program's: add --program=NAME|PID, the whole tree's samples: --export=folded, json or pprof",
+				  opt->export_format,
+				  !strcmp(opt->export_format, "callgrind") ||
+				  !strcmp(opt->export_format, "dot") ?
+				  "it is one program's call graph" :
+				  "the flame graph of a tree is drawn from --export=folded (rooted per program) by flamegraph.pl");
 	files = expand(&t, operands, n, &t.nprocs);
 	t.procs = xcalloc(t.nprocs + 1, sizeof(*t.procs));
 	for (i = 0; i < t.nprocs; i++) {
