@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -237,19 +236,6 @@ static bool in_path(const char *prog)
 	return false;
 }
 
-/* One line in @err; returns -1. */
-static int render_error(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int render_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 int render_start(const struct gprof_options *opt, char *err, size_t errlen)
 {
 	int fd[2];
@@ -261,23 +247,23 @@ int render_start(const struct gprof_options *opt, char *err, size_t errlen)
 	    strspn(opt->render_format,
 		   "abcdefghijklmnopqrstuvwxyz0123456789:") !=
 	    strlen(opt->render_format))
-		return render_error(err, errlen,
-				    "--render: `%s' is not a Graphviz output format (svg, png, pdf...)",
-				    opt->render_format);
+		return errorf(err, errlen,
+			      "--render: `%s' is not a Graphviz output format (svg, png, pdf...)",
+			      opt->render_format);
 	if (!in_path("dot"))
-		return render_error(err, errlen,
-				    "--render=%s: Graphviz `dot' is not installed (not in PATH); install graphviz, or leave --render out for the dot source",
-				    opt->render_format);
+		return errorf(err, errlen,
+			      "--render=%s: Graphviz `dot' is not installed (not in PATH); install graphviz, or leave --render out for the dot source",
+			      opt->render_format);
 	fflush(stdout);
 	if (pipe(fd))
-		return render_error(err, errlen, "--render: pipe: %s",
-				    strerror(errno));
+		return errorf(err, errlen, "--render: pipe: %s",
+			      strerror(errno));
 	render_pid = fork();
 	if (render_pid < 0) {
 		close(fd[0]);
 		close(fd[1]);
-		return render_error(err, errlen, "--render: fork: %s",
-				    strerror(errno));
+		return errorf(err, errlen, "--render: fork: %s",
+			      strerror(errno));
 	}
 	if (render_pid == 0) {
 		char format[64];
@@ -297,8 +283,8 @@ int render_start(const struct gprof_options *opt, char *err, size_t errlen)
 		close(fd[1]);
 		waitpid(render_pid, NULL, 0);
 		render_pid = -1;
-		return render_error(err, errlen, "--render: dup2: %s",
-				    strerror(errno));
+		return errorf(err, errlen, "--render: dup2: %s",
+			      strerror(errno));
 	}
 	close(fd[1]);
 	return 0;
@@ -316,19 +302,19 @@ int render_finish(const struct gprof_options *opt, char *err, size_t errlen)
 	close(1);
 	if (waitpid(render_pid, &status, 0) < 0) {
 		render_pid = -1;
-		return render_error(err, errlen,
-				    "--render: waiting for dot: %s",
-				    strerror(errno));
+		return errorf(err, errlen,
+			      "--render: waiting for dot: %s",
+			      strerror(errno));
 	}
 	render_pid = -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return render_error(err, errlen,
-				    "--render=%s: dot failed (status %d); its message is above",
-				    opt->render_format, WIFEXITED(status) ?
-				    WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		return errorf(err, errlen,
+			      "--render=%s: dot failed (status %d); its message is above",
+			      opt->render_format, WIFEXITED(status) ?
+			      WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	if (write_errno)
-		return render_error(err, errlen,
-				    "--render: writing to dot: %s",
-				    strerror(write_errno));
+		return errorf(err, errlen,
+			      "--render: writing to dot: %s",
+			      strerror(write_errno));
 	return 0;
 }

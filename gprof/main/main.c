@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <libiberty.h>
@@ -119,19 +118,6 @@ static void usage(const char *whoami, FILE *f, int status)
 	exit(status);
 }
 
-/* A command line's error: one line in @err; returns -1. */
-static int opt_error(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int opt_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* A percentage from 0 to 100 into *@v: 0, or -1 and why in @err. */
 static int percent_arg(const char *option, const char *arg, double *v,
 		       char *err, size_t errlen)
@@ -141,9 +127,9 @@ static int percent_arg(const char *option, const char *arg, double *v,
 	errno = 0;
 	*v = strtod(arg, &end);
 	if (errno || end == arg || *end || !(*v >= 0 && *v <= 100))
-		return opt_error(err, errlen,
-				 "%s: `%s' is not a percentage from 0 to 100",
-				 option, arg);
+		return errorf(err, errlen,
+			      "%s: `%s' is not a percentage from 0 to 100",
+			      option, arg);
 	return 0;
 }
 
@@ -267,12 +253,12 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv,
 				opt->file_format = FF_BSD44;
 				break;
 			case 'p':
-				return opt_error(err, errlen,
-						 "file format `prof' is not supported");
+				return errorf(err, errlen,
+					      "file format `prof' is not supported");
 			default:
-				return opt_error(err, errlen,
-						 "unknown file format %s",
-						 optarg);
+				return errorf(err, errlen,
+					      "unknown file format %s",
+					      optarg);
 			}
 			break;
 		case 'p':
@@ -345,9 +331,9 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv,
 					cplus_demangle_name_to_style(optarg);
 
 				if (style == unknown_demangling)
-					return opt_error(err, errlen,
-							 "unknown demangling style `%s'",
-							 optarg);
+					return errorf(err, errlen,
+						      "unknown demangling style `%s'",
+						      optarg);
 				cplus_demangle_set_style(style);
 			}
 			break;
@@ -365,9 +351,9 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv,
 			break;
 		case OPTION_EXPORT:
 			if (!export_format_known(optarg))
-				return opt_error(err, errlen,
-						 "--export: unknown format `%s' (callgrind, pprof, dot, json, folded, flamegraph or icicle)",
-						 optarg);
+				return errorf(err, errlen,
+					      "--export: unknown format `%s' (callgrind, pprof, dot, json, folded, flamegraph or icicle)",
+					      optarg);
 			opt->export_format = optarg;
 			break;
 		case OPTION_ESTIMATED_TIMES:
@@ -381,8 +367,8 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv,
 			break;
 		case OPTION_THREAD:
 			if (!*optarg)
-				return opt_error(err, errlen,
-						 "--thread: give a thread id or name");
+				return errorf(err, errlen,
+					      "--thread: give a thread id or name");
 			opt->thread_selection = optarg;
 			break;
 		case OPTION_NODE_THRESHOLD:
@@ -403,8 +389,8 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv,
 			break;
 		case OPTION_PROGRAM:
 			if (!*optarg)
-				return opt_error(err, errlen,
-						 "--program: give a program's name or a pid");
+				return errorf(err, errlen,
+					      "--program: give a program's name or a pid");
 			opt->program = optarg;
 			opt->combined = true;
 			break;
@@ -421,15 +407,15 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv,
 
 	if ((opt->user_specified & STYLE_FUNCTION_ORDER) &&
 	    (opt->user_specified & STYLE_FILE_ORDER))
-		return opt_error(err, errlen,
-				 "only one of --function-ordering and --file-ordering may be specified");
+		return errorf(err, errlen,
+			      "only one of --function-ordering and --file-ordering may be specified");
 	if (opt->extract_to && !opt->extract_module)
-		return opt_error(err, errlen,
-				 "--extract-to needs --extract-module");
+		return errorf(err, errlen,
+			      "--extract-to needs --extract-module");
 	if (opt->render_format &&
 	    (!opt->export_format || strcmp(opt->export_format, "dot")))
-		return opt_error(err, errlen,
-				 "--render draws the call graph: it goes with --export=dot");
+		return errorf(err, errlen,
+			      "--render draws the call graph: it goes with --export=dot");
 
 	/* gmon.sum keeps basic-block counts only per line symbol. */
 	if (opt->output_style & STYLE_SUMMARY_FILE)
@@ -440,23 +426,23 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv,
 		source_search_append(env);
 
 	if (opt->strict && !opt->combined)
-		return opt_error(err, errlen,
-				 "--strict goes with --combined (several programs' profiles)");
+		return errorf(err, errlen,
+			      "--strict goes with --combined (several programs' profiles)");
 	if (opt->per_process && (!opt->combined || opt->program ||
 				 !opt->export_format ||
 				 (strcmp(opt->export_format, "folded") &&
 				  strcmp(opt->export_format, "pprof"))))
-		return opt_error(err, errlen,
-				 "--per-process goes with --combined and --export=folded or pprof");
+		return errorf(err, errlen,
+			      "--per-process goes with --combined and --export=folded or pprof");
 	if (opt->combined && !opt->program &&
 	    ((opt->output_style & STYLE_SUMMARY_FILE) || opt->extract_module))
-		return opt_error(err, errlen,
-				 "%s writes one program's profile: name it with --program=NAME",
-				 opt->extract_module ? "--extract-module" : "-s");
+		return errorf(err, errlen,
+			      "%s writes one program's profile: name it with --program=NAME",
+			      opt->extract_module ? "--extract-module" : "-s");
 	if (opt->combined && !opt->program &&
 	    (opt->threads_report || opt->thread_selection))
-		return opt_error(err, errlen,
-				 "--thread and --threads are one program's: name it with --program=NAME");
+		return errorf(err, errlen,
+			      "--thread and --threads are one program's: name it with --program=NAME");
 	/* --combined: each profile names its program. */
 	if (optind < argc && !opt->combined)
 		opt->a_out_name = argv[optind++];

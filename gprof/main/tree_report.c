@@ -90,7 +90,7 @@ static int tree_fail(struct tree *t, const char *fmt, ...)
 	if (t->failed)
 		return -1;
 	va_start(ap, fmt);
-	vsnprintf(t->error, sizeof(t->error), fmt, ap);
+	verrorf(t->error, sizeof(t->error), fmt, ap);
 	va_end(ap);
 	t->failed = true;
 	return -1;

@@ -26,7 +26,7 @@ int profile_error(struct profile *prof, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(prof->error, sizeof(prof->error), fmt, ap);
+	verrorf(prof->error, sizeof(prof->error), fmt, ap);
 	va_end(ap);
 	return -1;
 }

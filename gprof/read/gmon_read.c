@@ -447,13 +447,9 @@ static void gnu_hist_record(struct profile *prof,
 static void read_arc_add(struct profile *prof, uint64_t from_pc,
 			 uint64_t self_pc, uint64_t count)
 {
-	if (prof->nread_arcs == prof->read_arcs_cap) {
-		prof->read_arcs_cap = prof->read_arcs_cap ?
-				      2 * prof->read_arcs_cap : 256;
-		prof->read_arcs = xreallocarray(prof->read_arcs,
-						prof->read_arcs_cap,
-						sizeof(*prof->read_arcs));
-	}
+	prof->read_arcs = xgrowarray(prof->read_arcs, prof->nread_arcs,
+				     &prof->read_arcs_cap,
+				     sizeof(*prof->read_arcs));
 	prof->read_arcs[prof->nread_arcs++] = (struct read_arc){
 		.from_pc = from_pc, .self_pc = self_pc, .count = count,
 	};
@@ -461,13 +457,9 @@ static void read_arc_add(struct profile *prof, uint64_t from_pc,
 
 static void read_bb_add(struct profile *prof, uint64_t addr, uint64_t count)
 {
-	if (prof->nread_bbs == prof->read_bbs_cap) {
-		prof->read_bbs_cap = prof->read_bbs_cap ?
-				     2 * prof->read_bbs_cap : 256;
-		prof->read_bbs = xreallocarray(prof->read_bbs,
-					       prof->read_bbs_cap,
-					       sizeof(*prof->read_bbs));
-	}
+	prof->read_bbs = xgrowarray(prof->read_bbs, prof->nread_bbs,
+				    &prof->read_bbs_cap,
+				    sizeof(*prof->read_bbs));
 	prof->read_bbs[prof->nread_bbs++] = (struct read_bb){
 		.addr = addr, .count = count,
 	};

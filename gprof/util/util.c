@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What every part of the analyzer uses: fatal() for the errors it
- * cannot go on from, and allocation that never returns NULL.
+ * cannot go on from, errorf() for the one-line messages of those it
+ * returns, and allocation that never returns NULL.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,6 +72,30 @@ void *xreallocarray(void *p, size_t n, size_t size)
 void *xmallocarray(size_t n, size_t size)
 {
 	return xreallocarray(NULL, n, size);
+}
+
+void *xgrowarray(void *p, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 16;
+	return xreallocarray(p, *cap, size);
+}
+
+int verrorf(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	vsnprintf(buf, len, fmt, ap);
+	return -1;
+}
+
+int errorf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verrorf(buf, len, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
 char *xstrdup(const char *s)

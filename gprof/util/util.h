@@ -6,6 +6,7 @@
 #ifndef GPROF_UTIL_UTIL_H
 #define GPROF_UTIL_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /*
@@ -28,5 +29,18 @@ void *xrealloc(void *p, size_t n);
 void *xmallocarray(size_t n, size_t size);
 void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
+/*
+ * Room for element @n of the array @p (*@cap elements of @size bytes):
+ * @p, or the array grown to twice its room (16 at first).
+ */
+void *xgrowarray(void *p, size_t n, size_t *cap, size_t size);
+/*
+ * An error returned up to main(): the message @fmt says, one line, into
+ * @buf (@len bytes).  Both return -1, for "return errorf(...);".
+ */
+int errorf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int verrorf(char *buf, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 #endif /* GPROF_UTIL_UTIL_H */

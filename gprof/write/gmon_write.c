@@ -48,7 +48,7 @@ static void out_fail(struct out *o, const char *fmt, ...)
 	if (o->failed)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(o->error, sizeof(o->error), fmt, ap);
+	verrorf(o->error, sizeof(o->error), fmt, ap);
 	va_end(ap);
 	o->failed = true;
 }
