@@ -90,10 +90,12 @@ void hist_bin_bounds(struct profile *prof, const struct hist_record *r,
 void bb_record(struct profile *prof, const struct gprof_options *opt,
 	       uint64_t addr, uint64_t count);
 /*
- * Files the arcs (cg_tally()) and block counts (bb_record()) the reader
- * kept, in the order read, and forgets them.
+ * Files the arcs (cg_tally()), block counts (bb_record()) and callers
+ * records (callers_parse(), which chooses --thread's threads) the
+ * reader kept, in the order read, and forgets them; 0, or -1 and
+ * @prof's error (a malformed callers record, named with its file).
  */
-void profile_tally(struct profile *prof, const struct gprof_options *opt);
+int profile_tally(struct profile *prof, const struct gprof_options *opt);
 
 /* -c: adds count-0 arcs for the direct calls inside @parent. */
 void find_call(struct profile *prof, struct sym *parent, uint64_t lowpc,
@@ -105,5 +107,64 @@ bool hist_check_address(struct profile *prof, uint64_t addr);
 double hist_first_scale(struct profile *prof);
 /* GNU's -p/-P rule: whether @s's time is shown (and counted). */
 bool hist_flat_included(struct profile *prof, const struct sym *s);
+
+
+/* ---- caller samples merged (caller_tree.c) and threads chosen ---- */
+
+struct gmf_cursor;
+/*
+ * Merges the tag-4 record under @c into the tree (profile_tally(), for
+ * the records the reader kept); @map gives the analyzer's module of each
+ * module record of the file.  A problem fails @c with one line.
+ */
+void callers_parse(struct profile *prof, const struct gprof_options *opt,
+		   struct gmf_cursor *c,
+		   const unsigned int *map,
+		   unsigned int nmap);
+void callers_reset(struct profile *prof);
+/* The top node of cut chains (module absolute, pc 1, no parent). */
+bool caller_node_truncated(const struct caller_node *n);
+
+/*
+ * --extract-module: the chains through module @m, into @t (its nodes'
+ * module 0 for @m, absolute for the rest): their frames in @m at their
+ * link-time pcs, each run of frames elsewhere as one frame in no module
+ * at pc 0 (passed over by the analysis, as code without symbols), the
+ * truncated top kept.  Returns the samples left out: no frame in @m.
+ */
+uint64_t callers_of_module(struct profile *prof, unsigned int m,
+			   struct caller_tree *t);
+/*
+ * What a tree built apart from @from (the profile's) says of the
+ * recording: its lost, busy and dropped samples, period, depth, records.
+ */
+void caller_tree_counts_copy(struct caller_tree *to,
+			     const struct caller_tree *from);
+/* A node of a tree built apart, added at its end (its parent before it). */
+uint32_t caller_tree_add(struct caller_tree *t, uint32_t parent,
+			 uint32_t module, uint64_t pc);
+/* The samples of tree @t, and of them those of cut chains (-s). */
+void callers_totals(const struct caller_tree *t, uint64_t *samples,
+		    uint64_t *truncated);
+
+/* Whether thread @t is one --thread names (every one without it). */
+bool thread_is_selected(struct profile *prof, const struct gprof_options *opt,
+			uint32_t t);
+
+/*
+ * After every file is read: with --thread, the histograms are rebuilt
+ * from the selected threads' chains (the flat profile is then theirs);
+ * fails when a per-thread option meets a profile without threads, or
+ * the selection names none of them: -1 and @prof's error, else 0.
+ */
+int threads_apply_selection(struct profile *prof,
+			    const struct gprof_options *opt);
+
+/*
+ * The merged tree with each selected thread's chains below a top node of
+ * its own again (pc SPC_PC_THREAD + tid), for -s to write a per-thread
+ * profile; false, @t untouched, when the profile has no threads.
+ */
+bool threads_tree(struct profile *prof, struct caller_tree *t);
 
 #endif /* GPROF_ANALYZE_ANALYZE_H */

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * What the reader read, filed into the symbols: call arcs (cg_tally())
- * and basic-block counts (tag 2 records) as GNU's bb_read_rec files
- * them.  The reader only keeps them (read/gmon_read.c), so that what
- * the symspecs and -l make of them is the analysis's.
+ * What the reader read, filed into the symbols: call arcs (cg_tally()),
+ * basic-block counts (tag 2 records) as GNU's bb_read_rec files them,
+ * and callers records merged into the caller tree (callers_parse(),
+ * which also chooses --thread's threads).  The reader only keeps them
+ * (read/gmon_read.c), so that what the symspecs, -l and --thread make
+ * of them is the analysis's.
  */
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <sprofil/gmon_codec.h>
 
 #include "analyze/analyze.h"
 
@@ -44,7 +48,17 @@ void bb_record(struct profile *prof, const struct gprof_options *opt,
 	}
 }
 
-void profile_tally(struct profile *prof, const struct gprof_options *opt)
+/* Forgets the callers records kept, from @i on. */
+static void read_callers_free(struct profile *prof, size_t i)
+{
+	for (; i < prof->nread_callers; i++) {
+		free(prof->read_callers[i].rec);
+		free(prof->read_callers[i].map);
+	}
+	prof->nread_callers = 0;
+}
+
+int profile_tally(struct profile *prof, const struct gprof_options *opt)
 {
 	size_t i;
 
@@ -56,4 +70,24 @@ void profile_tally(struct profile *prof, const struct gprof_options *opt)
 		bb_record(prof, opt, prof->read_bbs[i].addr,
 			  prof->read_bbs[i].count);
 	prof->nread_bbs = 0;
+	for (i = 0; i < prof->nread_callers; i++) {
+		struct read_callers *r = &prof->read_callers[i];
+		char err[512] = "";
+		struct gmf_cursor c = {
+			.p = r->rec, .end = r->rec + r->len, .swap = r->swap,
+			.err = err, .errlen = sizeof(err),
+		};
+
+		callers_parse(prof, opt, &c, r->map, r->nmap);
+		free(r->rec);
+		free(r->map);
+		if (c.failed) {
+			const char *file = r->file;
+
+			read_callers_free(prof, i + 1);
+			return profile_error(prof, "%s: %s", file, err);
+		}
+	}
+	prof->nread_callers = 0;
+	return 0;
 }

@@ -44,8 +44,16 @@ int profile_read(struct profile *prof, const struct gprof_options *opt,
 	for (i = 0; i < prof->nfiles; i++) {
 		int r = gmon_parse_file(prof, opt, i);
 
-		profile_tally(prof, opt);
-		if (r)
+		/* The file's own error first; the tally's is one without. */
+		if (r) {
+			char why[sizeof(prof->error)];
+
+			memcpy(why, prof->error, sizeof(why));
+			profile_tally(prof, opt);
+			memcpy(prof->error, why, sizeof(why));
+			return -1;
+		}
+		if (profile_tally(prof, opt))
 			return -1;
 	}
 	if (threads_apply_selection(prof, opt))
@@ -160,6 +168,13 @@ void profile_reset(struct profile *prof)
 	arcs_reset(prof);
 	free(prof->read_arcs);
 	free(prof->read_bbs);
+	for (s = 0; s < prof->nread_callers; s++) {
+		free(prof->read_callers[s].rec);
+		free(prof->read_callers[s].map);
+	}
+	free(prof->read_callers);
+	prof->read_callers = NULL;
+	prof->nread_callers = prof->read_callers_cap = 0;
 	prof->read_arcs = NULL;
 	prof->read_bbs = NULL;
 	prof->nread_arcs = prof->read_arcs_cap = 0;

@@ -190,6 +190,21 @@ struct read_bb {
 	uint64_t addr, count;
 };
 
+/*
+ * A callers (tag-4) record as read, for the analysis to merge into the
+ * caller tree (and to choose the threads of): its bytes, its file's
+ * module map (the analyzer's module of each module record) and byte
+ * order, and the file it came from.
+ */
+struct read_callers {
+	unsigned char *rec;
+	size_t len;
+	unsigned int *map;
+	unsigned int nmap;
+	bool swap;
+	const char *file;
+};
+
 /* ---- call graph ---- */
 
 struct arc {
@@ -337,6 +352,8 @@ struct profile {
 	size_t nread_arcs, read_arcs_cap;
 	struct read_bb *read_bbs;
 	size_t nread_bbs, read_bbs_cap;
+	struct read_callers *read_callers;
+	size_t nread_callers, read_callers_cap;
 	/* A file's GNU call arcs, and those whose callee is in no symbol. */
 	uint64_t file_arcs, file_stray_arcs;
 	double gnu_hist_scale;	/* the GNU records' common bin width */

@@ -465,6 +465,27 @@ static void read_bb_add(struct profile *prof, uint64_t addr, uint64_t count)
 	};
 }
 
+/* The callers record under @c, kept whole for profile_tally(). */
+static void read_callers_add(struct profile *prof, const struct gmf_cursor *c,
+			     const unsigned int *map, unsigned int nmap)
+{
+	struct read_callers *r;
+	size_t len = (size_t)(c->end - c->p);
+
+	prof->read_callers = xgrowarray(prof->read_callers,
+					prof->nread_callers,
+					&prof->read_callers_cap,
+					sizeof(*prof->read_callers));
+	r = &prof->read_callers[prof->nread_callers++];
+	r->rec = memcpy(xmalloc(len), c->p, len);
+	r->len = len;
+	r->map = xmallocarray(nmap ? nmap : 1, sizeof(*map));
+	memcpy(r->map, map, nmap * sizeof(*map));
+	r->nmap = nmap;
+	r->swap = c->swap;
+	r->file = prof->module_profile;
+}
+
 static void gnu_bb_record(struct profile *prof, struct gmf_cursor *c)
 {
 	uint32_t n = gmf_get(c, 4), i;
@@ -833,7 +854,7 @@ static void parse_extension(struct profile *prof,
 			break;
 		case GMF_TAG_CALLERS:
 			fc->ncallers++;
-			callers_parse(prof, opt, &b, map, nmap);
+			read_callers_add(prof, &b, map, nmap);
 			break;
 		default:
 			/* Modules were mapped; newer records are skipped. */

@@ -23,41 +23,6 @@ void function_map_reset(struct profile *prof);
 /* Sorts the map by file name (-R's file ordering prints it so). */
 void function_map_sort_by_file(struct profile *prof);
 
-struct gmf_cursor;
-/*
- * Merges the tag-4 record under @c into the tree; @map gives the
- * analyzer's module of each module record of the file.  A problem
- * fails @c with one line.
- */
-void callers_parse(struct profile *prof, const struct gprof_options *opt,
-		   struct gmf_cursor *c,
-		   const unsigned int *map,
-		   unsigned int nmap);
-void callers_reset(struct profile *prof);
-/* The top node of cut chains (module absolute, pc 1, no parent). */
-bool caller_node_truncated(const struct caller_node *n);
-
-/*
- * --extract-module: the chains through module @m, into @t (its nodes'
- * module 0 for @m, absolute for the rest): their frames in @m at their
- * link-time pcs, each run of frames elsewhere as one frame in no module
- * at pc 0 (passed over by the analysis, as code without symbols), the
- * truncated top kept.  Returns the samples left out: no frame in @m.
- */
-uint64_t callers_of_module(struct profile *prof, unsigned int m,
-			   struct caller_tree *t);
-/*
- * What a tree built apart from @from (the profile's) says of the
- * recording: its lost, busy and dropped samples, period, depth, records.
- */
-void caller_tree_counts_copy(struct caller_tree *to,
-			     const struct caller_tree *from);
-/* A node of a tree built apart, added at its end (its parent before it). */
-uint32_t caller_tree_add(struct caller_tree *t, uint32_t parent,
-			 uint32_t module, uint64_t pc);
-/* The samples of tree @t, and of them those of cut chains (-s). */
-void callers_totals(const struct caller_tree *t, uint64_t *samples,
-		    uint64_t *truncated);
 
 /* Fills s->file and s->line_num on first use (lazily; cheap after). */
 void sym_source(struct profile *prof, const struct gprof_options *opt,

@@ -48,9 +48,6 @@ void threads_parse(struct profile *prof, struct gmf_cursor *c);
 /* The thread of id @tid, added (with no name) if new. */
 uint32_t thread_find_add(struct profile *prof, uint32_t tid);
 
-/* Whether thread @t is one --thread names (every one without it). */
-bool thread_is_selected(struct profile *prof, const struct gprof_options *opt,
-			uint32_t t);
 
 /*
  * Notes @count samples whose chain ends at (@module, @pc) in thread @t,
@@ -69,21 +66,7 @@ size_t thread_leaves(struct profile *prof);
 void thread_leaf_at(struct profile *prof, size_t k, uint32_t *node, uint32_t *t,
 		    uint64_t *count);
 
-/*
- * After every file is read: with --thread, the histograms are rebuilt
- * from the selected threads' chains (the flat profile is then theirs);
- * fails when a per-thread option meets a profile without threads, or
- * the selection names none of them: -1 and @prof's error, else 0.
- */
-int threads_apply_selection(struct profile *prof,
-			    const struct gprof_options *opt);
 
-/*
- * The merged tree with each selected thread's chains below a top node of
- * its own again (pc SPC_PC_THREAD + tid), for -s to write a per-thread
- * profile; false, @t untouched, when the profile has no threads.
- */
-bool threads_tree(struct profile *prof, struct caller_tree *t);
 
 /* Forgets the threads of @prof (profile_free()). */
 void threads_reset(struct profile *prof);

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "read/read.h"
+#include "analyze/analyze.h"
 
 /* gmon.sum: writes the tag-2 record of every block with a count. */
 void bb_write(struct profile *prof, FILE *f);

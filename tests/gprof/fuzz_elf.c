@@ -247,7 +247,8 @@ static void analyze(struct profile *p, const struct gprof_options *opt,
 		gnu_profile(&o);
 	if (gmon_parse(p, opt, o.b, o.n, "fuzz.out", err, sizeof(err)))
 		return;
-	profile_tally(p, opt);
+	if (profile_tally(p, opt))
+		return;
 	if (!as_library && gmon_check_match(p, opt, elf_path)) {
 		check_named(p);
 		return;

@@ -72,8 +72,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	tree_scan_input(data, size);
-	/* What was read is filed into the symbols, as profile_read() does. */
-	profile_tally(&prof, &opt);
+	/*
+	 * What was read is filed into the symbols and the caller tree, as
+	 * profile_read() does; a malformed callers record fails here.
+	 */
+	prof.error[0] = '\0';
+	if (profile_tally(&prof, &opt)) {
+		if (!prof.error[0])
+			abort();	/* a failure must say why */
+		return 0;
+	}
 	/* Caller samples that were read are analyzed too. */
 	if (prof.gmon_input & INPUT_CALLERS) {
 		cg_measured_arcs(&prof, &opt,

@@ -2,7 +2,9 @@
 /*
  * Caller samples: the calling context trees of the profile files' tag-4
  * records (docs/gmon-format.md, include/sprofil/gmon_format.h), merged
- * into one tree (gmon_write.c writes it back for -s).
+ * into one tree (gmon_write.c writes it back for -s).  The reader keeps
+ * each record as read; profile_tally() merges them here, file by file,
+ * in the order read.
  *
  * A file's record is a tree whose nodes come after their parents; each
  * node is (parent, module, link-time pc, count).  Merging keys a node by
@@ -20,10 +22,10 @@
  * counted in callers.dropped (said on stderr once per record and in the
  * reports' headers), and the rest of the record is read.
  *
- * A per-thread record's top nodes are its threads' (threads.c): they are
- * no frames; each chain below one is counted for its thread, and merged
- * as if it began at the top when the thread is selected (all are
- * without --thread), left out when not.
+ * A per-thread record's top nodes are its threads' (read/threads.c):
+ * they are no frames; each chain below one is counted for its thread,
+ * and merged as if it began at the top when --thread chooses the thread
+ * (threads_select.c; all are chosen without it), left out when not.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +36,7 @@
 #include <sprofil/gmon_codec.h>
 #include <sprofil/gmon_format.h>
 
-#include "read/read.h"
+#include "analyze/analyze.h"
 #include "read/threads.h"
 
 /* The pc of the top node holding the chains that were cut short. */
