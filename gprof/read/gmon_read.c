@@ -477,10 +477,14 @@ static void read_callers_add(struct profile *prof, const struct gmf_cursor *c,
 					&prof->read_callers_cap,
 					sizeof(*prof->read_callers));
 	r = &prof->read_callers[prof->nread_callers++];
-	r->rec = memcpy(xmalloc(len), c->p, len);
+	/* A file without module records has no map (NULL, 0). */
+	r->rec = xmalloc(len);
+	if (len)
+		memcpy(r->rec, c->p, len);
 	r->len = len;
 	r->map = xmallocarray(nmap ? nmap : 1, sizeof(*map));
-	memcpy(r->map, map, nmap * sizeof(*map));
+	if (nmap)
+		memcpy(r->map, map, nmap * sizeof(*map));
 	r->nmap = nmap;
 	r->swap = c->swap;
 	r->file = prof->module_profile;
