@@ -96,6 +96,8 @@ void bb_record(struct profile *prof, const struct gprof_options *opt,
  * @prof's error (a malformed callers record, named with its file).
  */
 int profile_tally(struct profile *prof, const struct gprof_options *opt);
+/* Frees what the reader kept, tallied or not (profile_reset()). */
+void profile_tally_forget(struct profile *prof);
 
 /* -c: adds count-0 arcs for the direct calls inside @parent. */
 void find_call(struct profile *prof, struct sym *parent, uint64_t lowpc,

@@ -91,3 +91,17 @@ int profile_tally(struct profile *prof, const struct gprof_options *opt)
 	prof->nread_callers = 0;
 	return 0;
 }
+
+void profile_tally_forget(struct profile *prof)
+{
+	read_callers_free(prof, 0);
+	free(prof->read_callers);
+	free(prof->read_arcs);
+	free(prof->read_bbs);
+	prof->read_callers = NULL;
+	prof->read_arcs = NULL;
+	prof->read_bbs = NULL;
+	prof->read_callers_cap = 0;
+	prof->nread_arcs = prof->read_arcs_cap = 0;
+	prof->nread_bbs = prof->read_bbs_cap = 0;
+}

@@ -166,19 +166,7 @@ void profile_reset(struct profile *prof)
 		memset(&sym->cg, 0, sizeof(sym->cg));
 	}
 	arcs_reset(prof);
-	free(prof->read_arcs);
-	free(prof->read_bbs);
-	for (s = 0; s < prof->nread_callers; s++) {
-		free(prof->read_callers[s].rec);
-		free(prof->read_callers[s].map);
-	}
-	free(prof->read_callers);
-	prof->read_callers = NULL;
-	prof->nread_callers = prof->read_callers_cap = 0;
-	prof->read_arcs = NULL;
-	prof->read_bbs = NULL;
-	prof->nread_arcs = prof->read_arcs_cap = 0;
-	prof->nread_bbs = prof->read_bbs_cap = 0;
+	profile_tally_forget(prof);
 }
 
 void profile_free(struct profile *prof)
