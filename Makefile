@@ -83,7 +83,8 @@ include tests/install/tests.mk
 check-unit: unit
 	@mkdir -p $(BUILD)/results
 	@scripts/run-tap $(BUILD)/results/unit.tap $(UNIT_BINS) \
-		$(abspath tests/scripts/test_tap_summary)
+		$(abspath tests/scripts/test_tap_summary) \
+		$(abspath tests/scripts/test_gprof_layers)
 
 check-mcount: lib
 	@mkdir -p $(BUILD)/results

@@ -30,8 +30,8 @@
 #include <demangle.h>
 
 #include "diff.h"
-#include "export.h"
-#include "tree_report.h"
+#include "export/export.h"
+#include "main/tree_report.h"
 
 static const char *const clone_suffixes[] = {
 	".constprop", ".isra", ".part", ".cold", NULL
@@ -352,7 +352,10 @@ static int read_group(struct dside *s, unsigned int run, char **files, int n,
 			opt->g.whoami, files[0]);
 		goto out;
 	}
-	counted = profile_prepare(&prof, &o);
+	if (profile_prepare(&prof, &o, &counted)) {
+		fprintf(stderr, "%s: %s\n", opt->g.whoami, prof.error);
+		goto out;
+	}
 	p = side_prog(s, base_of(proc->main_path), s->nruns);
 	sample_s = prof.hz > 0 ? 1.0 / prof.hz : 0;
 	if (p->sample_s && sample_s != p->sample_s) {
@@ -453,6 +456,7 @@ static int pprof_open(struct dside *side, const struct diff_options *opt,
 		      const char *which)
 {
 	char *path = xmalloc(strlen(opt->pprof) + strlen(which) + 8);
+	char err[256];
 	int fd, saved;
 
 	sprintf(path, "%s.%s.pb.gz", opt->pprof, which);
@@ -471,16 +475,26 @@ static int pprof_open(struct dside *side, const struct diff_options *opt,
 	}
 	close(fd);
 	free(path);
-	side->pp = pprof_begin();
+	side->pp = pprof_begin(err, sizeof(err));
+	if (!side->pp) {
+		fprintf(stderr, "%s: --pprof: %s\n", opt->g.whoami, err);
+		dup2(saved, STDOUT_FILENO);
+		close(saved);
+		return -1;
+	}
 	return saved;
 }
 
 static int pprof_close(struct dside *side, const struct diff_options *opt,
 		       int saved)
 {
+	char err[256];
 	int ret = 0;
 
-	pprof_end(side->pp, &opt->g);
+	if (pprof_end(side->pp, &opt->g, err, sizeof(err))) {
+		fprintf(stderr, "%s: --pprof: %s\n", opt->g.whoami, err);
+		ret = -1;
+	}
 	side->pp = NULL;
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "%s: --pprof: %s\n", opt->g.whoami,

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "diff.h"
-#include "export.h"
+#include "export/export.h"
 
 static const char *unit(const struct diff *d)
 {

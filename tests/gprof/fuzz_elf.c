@@ -30,7 +30,7 @@
 
 #include <sprofil/gmon_codec.h>
 
-#include "gprof.h"
+#include "main/pipeline.h"
 
 #ifndef FUZZ_EXE
 #define FUZZ_EXE "build/tests/gprof/recur"
@@ -246,6 +246,8 @@ static void analyze(struct profile *p, const struct gprof_options *opt,
 	else
 		gnu_profile(&o);
 	if (gmon_parse(p, opt, o.b, o.n, "fuzz.out", err, sizeof(err)))
+		return;
+	if (profile_tally(p, opt))
 		return;
 	if (!as_library && gmon_check_match(p, opt, elf_path)) {
 		check_named(p);

@@ -18,8 +18,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gprof.h"
-#include "tree_report.h"
+#include "main/pipeline.h"
+#include "main/tree_report.h"
 
 #ifndef FUZZ_EXE
 #define FUZZ_EXE "build/tests/gprof/recur"
@@ -72,6 +72,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	tree_scan_input(data, size);
+	/*
+	 * What was read is filed into the symbols and the caller tree, as
+	 * profile_read() does; a malformed callers record fails here.
+	 */
+	prof.error[0] = '\0';
+	if (profile_tally(&prof, &opt)) {
+		if (!prof.error[0])
+			abort();	/* a failure must say why */
+		return 0;
+	}
 	/* Caller samples that were read are analyzed too. */
 	if (prof.gmon_input & INPUT_CALLERS) {
 		cg_measured_arcs(&prof, &opt,

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gprof.h"
+#include "model/model.h"
 
 static unsigned char *read_file(const char *path, size_t *len)
 {

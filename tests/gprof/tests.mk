@@ -158,7 +158,7 @@ $(GPT_DIR)/callers_roundtrip: $(GPT_RT_SRCS) tests/common/callers_file.h \
 		$(GPT_RT_SRCS) $(LIB_DIR)/libsprofil.a $(LIB_LDLIBS)
 
 # Corrupt copies of the corpus ELF files (needs sizeof(struct sym)).
-$(GPT_DIR)/mkbadelf: $(GPT_SRC)/mkbadelf.c gprof/gprof.h
+$(GPT_DIR)/mkbadelf: $(GPT_SRC)/mkbadelf.c $(GPROF_HDRS)
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(CPPFLAGS) -Igprof $(CFLAGS) -o $@ $<
 
@@ -178,7 +178,7 @@ $(GPROF_ASAN_DIR)/pprof.pb-c.o: $(GPROF_PB_C)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CPPFLAGS_PB) $(CFLAGS) $(GPROF_ASAN_FLAGS) -c -o $@ $<
 
-$(GPROF_ASAN_DIR)/export_pprof.o: $(GPROF_PB_H)
+$(GPROF_ASAN_DIR)/export/export_pprof.o: $(GPROF_PB_H)
 
 $(GPROF_ASAN_DIR)/gprof: $(GPROF_ASAN_OBJS)
 	$(CC) $(CFLAGS) $(GPROF_ASAN_FLAGS) -o $@ $(GPROF_ASAN_OBJS) $(GPROF_LIBS)
@@ -225,7 +225,7 @@ $(GPT_FUZZ_DIR)/pprof.pb-c.o: $(GPROF_PB_C)
 	@mkdir -p $(dir $@)
 	clang $(CPPFLAGS) $(CPPFLAGS_PB) $(GPT_FUZZ_FLAGS) -c -o $@ $<
 
-$(GPT_FUZZ_DIR)/export_pprof.o: $(GPROF_PB_H)
+$(GPT_FUZZ_DIR)/export/export_pprof.o: $(GPROF_PB_H)
 
 $(GPT_FUZZ_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 	@mkdir -p $(dir $@)
@@ -235,7 +235,7 @@ $(GPT_FUZZ_DIR)/%.o: gprof/%.c $(GPROF_HDRS)
 # fuzz_gmon: the profile reader; fuzz_elf: the ELF and DWARF readers
 # and the multi-module reader (run-fuzz runs both).
 $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
-		$(GPT_SRC)/fuzz_%.c $(GPT_FUZZ_OBJS) gprof/gprof.h \
+		$(GPT_SRC)/fuzz_%.c $(GPT_FUZZ_OBJS) $(GPROF_HDRS) \
 		include/sprofil/gmon_codec.h
 	clang $(CPPFLAGS) -Igprof -std=gnu11 -D_GNU_SOURCE \
 		-DFUZZ_EXE='"$(abspath $(GPT_DIR)/recur)"' \

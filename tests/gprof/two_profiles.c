@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gprof.h"
+#include "main/pipeline.h"
 
 struct one {
 	struct gprof_options opt;
@@ -43,14 +43,24 @@ int main(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		bool counted = profile_prepare(&p[i].prof, &p[i].opt);
+		bool counted;
 
+		if (profile_prepare(&p[i].prof, &p[i].opt, &counted)) {
+			fprintf(stderr, "%s: %s\n", argv[0], p[i].prof.error);
+			return 1;
+		}
 		p[i].style = report_style(&p[i].prof, &p[i].opt);
 		p[i].cg = profile_analyze(&p[i].prof, &p[i].opt, counted);
 	}
 	for (i = 0; i < n; i++) {
-		report_print(&p[i].prof, &p[i].opt, p[i].style, p[i].cg);
+		int r = report_print(&p[i].prof, &p[i].opt, p[i].style,
+				     p[i].cg);
+
 		free(p[i].cg);
+		if (r) {
+			fprintf(stderr, "%s: %s\n", argv[0], p[i].prof.error);
+			return 1;
+		}
 	}
 	for (i = 0; i < n; i++)
 		profile_free(&p[i].prof);
