@@ -6,9 +6,8 @@
 # the top of gprof/, is a program apart.
 
 GPROF_DIR := $(BUILD)/gprof
-# The layers, bottom to top (docs/gprof.md), and diff/ (`sprofil diff`,
-# docs/diff.md), which sits with main.
-GPROF_LAYERS := util model read analyze report export write main diff
+# The layers, bottom to top (docs/gprof.md; tests/scripts/gprof-layers).
+GPROF_LAYERS := util model read analyze report export write pipeline diff main
 GPROF_SRCS := $(foreach l,$(GPROF_LAYERS),$(sort $(wildcard gprof/$(l)/*.c)))
 GPROF_OBJS := $(GPROF_SRCS:gprof/%.c=$(GPROF_DIR)/%.o)
 GPROF_LIBS := -ldw -lelf -l:libiberty.a -lm \

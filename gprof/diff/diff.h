@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "main/pipeline.h"
+#include "pipeline/pipeline.h"
 
 /* Exit statuses: the gate passed, it failed, bad input. */
 enum { DIFF_OK = 0, DIFF_GATE = 1, DIFF_BAD = 2 };

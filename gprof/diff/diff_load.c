@@ -31,7 +31,7 @@
 
 #include "diff.h"
 #include "export/export.h"
-#include "main/tree_report.h"
+#include "pipeline/tree_report.h"
 
 static const char *const clone_suffixes[] = {
 	".constprop", ".isra", ".part", ".cold", NULL

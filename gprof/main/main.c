@@ -10,9 +10,9 @@
 #include <libiberty.h>
 #include <demangle.h>
 
-#include "main/pipeline.h"
+#include "pipeline/pipeline.h"
 #include "read/threads.h"
-#include "main/tree_report.h"
+#include "pipeline/tree_report.h"
 #include "diff/diff.h"
 
 enum {

@@ -30,7 +30,7 @@
 
 #include <sprofil/gmon_codec.h>
 
-#include "main/pipeline.h"
+#include "pipeline/pipeline.h"
 
 #ifndef FUZZ_EXE
 #define FUZZ_EXE "build/tests/gprof/recur"

@@ -18,8 +18,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "main/pipeline.h"
-#include "main/tree_report.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/tree_report.h"
 
 #ifndef FUZZ_EXE
 #define FUZZ_EXE "build/tests/gprof/recur"

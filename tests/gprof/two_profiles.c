@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "main/pipeline.h"
+#include "pipeline/pipeline.h"
 
 struct one {
 	struct gprof_options opt;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "main/pipeline.h"
+#include "pipeline/pipeline.h"
 
 /* One profile file: its process, its program, its samples. */
 struct tree_proc {

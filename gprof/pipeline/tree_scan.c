@@ -20,7 +20,7 @@
 #include <sprofil/gmon_format.h>
 
 #include "export/export.h"
-#include "main/tree_report.h"
+#include "pipeline/tree_report.h"
 
 /* The whole file at @path into *@buf (to free); 0, or -1 and *@why. */
 static int read_all(const char *path, unsigned char **buf, size_t *len,

@@ -29,7 +29,7 @@
 #include <sprofil/events.h>
 
 #include "export/export.h"
-#include "main/tree_report.h"
+#include "pipeline/tree_report.h"
 
 /* One program: the files of one build of one executable. */
 struct tree_prog {

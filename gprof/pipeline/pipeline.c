@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "main/pipeline.h"
+#include "pipeline/pipeline.h"
 #include "read/threads.h"
 
 int profile_read(struct profile *prof, const struct gprof_options *opt,
