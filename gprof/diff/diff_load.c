@@ -29,6 +29,8 @@
 #include <unistd.h>
 #include <demangle.h>
 
+#include <sprofil/events.h>
+
 #include "diff.h"
 #include "export/export.h"
 #include "pipeline/tree_report.h"
@@ -354,6 +356,17 @@ static int read_group(struct dside *s, unsigned int run, char **files, int n,
 	}
 	if (profile_prepare(&prof, &o, &counted)) {
 		fprintf(stderr, "%s: %s\n", opt->g.whoami, prof.error);
+		goto out;
+	}
+	/*
+	 * Its rows are seconds: a profile of another event (page faults,
+	 * context switches) is refused rather than shown in the wrong unit.
+	 */
+	if (prof.event_type) {
+		const struct spe_event *e = spe_event(prof.event_type);
+
+		fprintf(stderr, "%s: %s: sampled on %s, not CPU time: sprofil diff compares CPU-time profiles only\n",
+			opt->g.whoami, files[0], e ? e->name : "another event");
 		goto out;
 	}
 	p = side_prog(s, base_of(proc->main_path), s->nruns);
