@@ -6,9 +6,9 @@
  * that no path needs typing.  Without a profile it reads the newest
  * "*.gmon" in the current directory: what record wrote last there.
  * A directory (what record -o DIR/ wrote), profiles of more than one
- * program, or --program/--strict ask for the combined report of a
- * process tree: the analyzer's --combined, each profile naming its
- * program (docs/gprof.md).
+ * program, or --program/--strict/--output-dir ask for the combined
+ * report of a process tree: the analyzer's --combined, each profile
+ * naming its program (docs/gprof.md).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -65,6 +65,7 @@ static bool combined(int argc, char **argv)
 
 	for (i = 1; i < argc; i++) {
 		if (!strncmp(argv[i], "--program", 9) ||
+		    !strncmp(argv[i], "--output-dir", 12) ||
 		    !strcmp(argv[i], "--strict") ||
 		    !strcmp(argv[i], "--combined"))
 			return true;
@@ -147,7 +148,8 @@ int cli_report(int argc, char **argv)
 		      "--estimated-times, --export=FORMAT.\n"
 		      "A directory (record -o DIR/) or several programs' profiles: the\n"
 		      "process tree, each program's totals and one flat profile across\n"
-		      "them; --program=NAME|PID|NAME@PID: that one's full report.\n"
+		      "them; --program=NAME|PID|NAME@PID: that one's full report;\n"
+		      "--export=callgrind|dot --output-dir=DIR: a file per program.\n"
 		      "sprofil " SPROFIL_VERSION "; see sprofil(1) and sprofil-gprof(1).\n",
 		      stdout);
 		return 0;

@@ -180,6 +180,22 @@ int export_profile(struct profile *prof, const struct gprof_options *opt)
 			     opt->export_format);
 }
 
+int export_rendered(struct profile *prof, const struct gprof_options *opt)
+{
+	char why[sizeof(prof->error)];
+	int r;
+
+	if (render_start(opt, prof->error, sizeof(prof->error)))
+		return -1;
+	r = export_profile(prof, opt);
+	/* dot is waited for even when the export failed. */
+	if (render_finish(opt, why, sizeof(why)) && !r) {
+		memcpy(prof->error, why, sizeof(why));
+		r = -1;
+	}
+	return r;
+}
+
 bool export_format_known(const char *f)
 {
 	size_t i;

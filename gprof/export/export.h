@@ -172,5 +172,10 @@ int export_profile(struct profile *prof, const struct gprof_options *opt);
  */
 int render_start(const struct gprof_options *opt, char *err, size_t errlen);
 int render_finish(const struct gprof_options *opt, char *err, size_t errlen);
+/*
+ * The export on stdout, through dot when --render asks; 0, or -1 and
+ * @prof's error.
+ */
+int export_rendered(struct profile *prof, const struct gprof_options *opt);
 
 #endif /* GPROF_EXPORT_H */

@@ -33,6 +33,7 @@ enum {
 	OPTION_PROGRAM,
 	OPTION_STRICT,
 	OPTION_PER_PROCESS,
+	OPTION_OUTPUT_DIR,
 };
 
 static const struct option long_options[] = {
@@ -87,6 +88,7 @@ static const struct option long_options[] = {
 	{ "program", required_argument, NULL, OPTION_PROGRAM },
 	{ "strict", no_argument, NULL, OPTION_STRICT },
 	{ "per-process", no_argument, NULL, OPTION_PER_PROCESS },
+	{ "output-dir", required_argument, NULL, OPTION_OUTPUT_DIR },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -111,8 +113,8 @@ static void usage(const char *whoami, FILE *f, int status)
 "\t[--estimated-times] [@FILE]\n"
 "\t[--debug-file-directory=DIR] [--threads] [--thread=TID|NAME]\n"
 "\t[image-file] [profile-file...]\n"
-"   or: %s --combined [--program=NAME|PID] [--strict] [--per-process] [options]\n"
-"\tprofile-or-directory...\n"
+"   or: %s --combined [--program=NAME|PID] [--strict] [--per-process]\n"
+"\t[--export=callgrind|dot --output-dir=DIR] [options] profile-or-directory...\n"
 "Reads GNU gmon.out (also the BSD formats) and sprofil's multi-module\n"
 "profiles, and several programs' at once (--combined: a process tree's\n"
 "report); see sprofil-gprof(1).\n", whoami, whoami);
@@ -401,6 +403,12 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv,
 		case OPTION_PER_PROCESS:
 			opt->per_process = true;
 			break;
+		case OPTION_OUTPUT_DIR:
+			if (!*optarg)
+				return errorf(err, errlen,
+					      "--output-dir: give a directory");
+			opt->output_dir = optarg;
+			break;
 		default:
 			usage(opt->whoami, stderr, 1);
 		}
@@ -435,6 +443,12 @@ static int parse_options(struct gprof_options *opt, int argc, char **argv,
 				  strcmp(opt->export_format, "pprof"))))
 		return errorf(err, errlen,
 			      "--per-process goes with --combined and --export=folded or pprof");
+	if (opt->output_dir && (!opt->combined || opt->program ||
+				!opt->export_format ||
+				(strcmp(opt->export_format, "callgrind") &&
+				 strcmp(opt->export_format, "dot"))))
+		return errorf(err, errlen,
+			      "--output-dir goes with --combined and --export=callgrind or dot (a file per program)");
 	if (opt->combined && !opt->program &&
 	    ((opt->output_style & STYLE_SUMMARY_FILE) || opt->extract_module))
 		return errorf(err, errlen,
@@ -470,24 +484,6 @@ static int stdout_status(const struct gprof_options *opt)
 		return 0;
 	snprintf(why, sizeof(why), "standard output: %s", strerror(errno));
 	return fail(opt, why);
-}
-
-/* The export, through dot when --render asks; 0, or -1 and prof->error. */
-static int export_rendered(struct profile *prof,
-			   const struct gprof_options *opt)
-{
-	char why[sizeof(prof->error)];
-	int r;
-
-	if (render_start(opt, prof->error, sizeof(prof->error)))
-		return -1;
-	r = export_profile(prof, opt);
-	/* dot is waited for even when the export failed. */
-	if (render_finish(opt, why, sizeof(why)) && !r) {
-		memcpy(prof->error, why, sizeof(why));
-		r = -1;
-	}
-	return r;
 }
 
 /* The phases (pipeline.c) over the @n profile files @files. */

@@ -80,6 +80,11 @@ struct gprof_options {
 	 * each file read alone, not by program.
 	 */
 	bool per_process;
+	/*
+	 * --output-dir=DIR: the combined --export=callgrind or dot, one
+	 * file per program in DIR (tree_files.c), or NULL.
+	 */
+	const char *output_dir;
 };
 
 /* GNU's defaults: what an empty command line asks for. */

@@ -61,6 +61,7 @@ struct tree {
 	size_t nfns, fns_cap;
 	unsigned int nbad;
 	struct pp *pprof;	/* --export=pprof: the one being made */
+	struct tree_files *files;	/* --export=callgrind, dot */
 	/* The first program's event (gprof.h): every other's must match. */
 	int event_progs;
 	uint32_t event_type;
@@ -371,6 +372,15 @@ static void export_program(struct tree *t, unsigned int g,
 	/* A program of several processes has their sum: no pid. */
 	if (t->pprof)
 		pprof_add(t->pprof, prof, t->opt, label, p ? p->pid : 0);
+	if (t->files) {
+		struct gprof_options o = *t->opt;
+
+		/* callgrind's "cmd:" */
+		o.a_out_name = t->progs[g].path;
+		if (tree_files_write(t->files, label, prof, &o, t->error,
+				     sizeof(t->error)))
+			t->failed = true;
+	}
 }
 
 /* Reads @files (@n) of program @g into @prof: 0, or -1 and prof->error. */
@@ -795,6 +805,7 @@ int tree_report(const struct gprof_options *opt, char *const *operands,
 		int n, struct tree_selection *sel)
 {
 	struct tree t = { .opt = opt };
+	struct tree_files files_out;
 	char **files;
 	size_t i;
 	unsigned int g;
@@ -803,16 +814,16 @@ int tree_report(const struct gprof_options *opt, char *const *operands,
 	memset(sel, 0, sizeof(*sel));
 	if (!n)
 		return tree_error(opt, "--combined: name the profiles, or their directory");
-	if (opt->export_format && !opt->program &&
+	if (opt->export_format && !opt->program && !opt->output_dir &&
 	    strcmp(opt->export_format, "folded") &&
 	    strcmp(opt->export_format, "json") &&
 	    strcmp(opt->export_format, "pprof"))
-		return tree_error(opt, "--export=%s of several programs is not made: %s; one program's: add --program=NAME|PID, the whole tree's samples: --export=folded, json or pprof",
+		return tree_error(opt, "--export=%s of several programs is %s",
 				  opt->export_format,
 				  !strcmp(opt->export_format, "callgrind") ||
 				  !strcmp(opt->export_format, "dot") ?
-				  "it is one program's call graph" :
-				  "the flame graph of a tree is drawn from --export=folded (rooted per program) by flamegraph.pl");
+				  "a file per program: add --output-dir=DIR (one program's on stdout: --program=NAME|PID)" :
+				  "not made: the flame graph of a tree is drawn from --export=folded (rooted per program) by flamegraph.pl; one program's: add --program=NAME|PID");
 	files = expand(&t, operands, n, &t.nprocs);
 	t.procs = xcalloc(t.nprocs + 1, sizeof(*t.procs));
 	for (i = 0; i < t.nprocs; i++) {
@@ -839,8 +850,18 @@ int tree_report(const struct gprof_options *opt, char *const *operands,
 		if (opt->export_format && !strcmp(opt->export_format, "pprof") &&
 		    !(t.pprof = pprof_begin(t.error, sizeof(t.error))))
 			t.failed = true;
+		if (opt->output_dir && !t.failed) {
+			if (tree_files_begin(&files_out, opt, t.error,
+					     sizeof(t.error)))
+				t.failed = true;
+			else
+				t.files = &files_out;
+		}
 		for (g = 0; g < t.nprogs && !t.failed; g++)
 			analyze_program(&t, g);
+		if (t.files && tree_files_end(t.files, !t.failed, t.error,
+					      sizeof(t.error)))
+			t.failed = true;
 		if (t.pprof && t.failed)
 			pprof_free(t.pprof);
 		else if (t.pprof && pprof_end(t.pprof, opt, t.error,

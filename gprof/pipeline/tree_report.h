@@ -81,4 +81,33 @@ int tree_report(const struct gprof_options *opt, char *const *operands,
 		int n, struct tree_selection *sel);
 void tree_selection_free(struct tree_selection *sel);
 
+/*
+ * --export=callgrind or dot of the tree (tree_files.c): a file per
+ * program in --output-dir, renamed into place only when all are whole.
+ */
+struct tree_files {
+	const struct gprof_options *opt;
+	bool made_dir;		/* the directory is ours, to take back */
+	char *ext;		/* the files' extension */
+	char **tmp, **final;	/* each file's temporary and final names */
+	size_t n, cap;
+};
+
+/* The directory checked (made when missing); 0, or -1 and why in @err. */
+int tree_files_begin(struct tree_files *tf, const struct gprof_options *opt,
+		     char *err, size_t errlen);
+/*
+ * @prof (the program @label's, analyzed with @opt) exported into its
+ * file, under a temporary name; 0, or -1 and why in @err.
+ */
+int tree_files_write(struct tree_files *tf, const char *label,
+		     struct profile *prof, const struct gprof_options *opt,
+		     char *err, size_t errlen);
+/*
+ * With @keep, every file renamed to its name, the names listed on
+ * stdout; else (or when a rename fails: -1 and why in @err) none left.
+ */
+int tree_files_end(struct tree_files *tf, bool keep, char *err,
+		   size_t errlen);
+
 #endif /* GPROF_TREE_REPORT_H */
