@@ -84,7 +84,8 @@ check-unit: unit
 	@mkdir -p $(BUILD)/results
 	@scripts/run-tap $(BUILD)/results/unit.tap $(UNIT_BINS) \
 		$(abspath tests/scripts/test_tap_summary) \
-		$(abspath tests/scripts/test_gprof_layers)
+		$(abspath tests/scripts/test_gprof_layers) \
+		$(abspath tests/scripts/test_shell_syntax)
 
 check-mcount: lib
 	@mkdir -p $(BUILD)/results
