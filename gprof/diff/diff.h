@@ -8,7 +8,7 @@
  * without GCC's clone suffixes, module without its version, source file
  * of a static function); then the profiles are freed and only these
  * counts are compared (diff_stats.c), reported (diff_report.c) and
- * exported (diff_export.c).
+ * exported (diff_report.c, diff_flame.c).
  */
 #ifndef GPROF_DIFF_DIFF_H
 #define GPROF_DIFF_DIFF_H
@@ -22,7 +22,7 @@
 /* Exit statuses: the gate passed, it failed, bad input. */
 enum { DIFF_OK = 0, DIFF_GATE = 1, DIFF_BAD = 2 };
 
-enum diff_format { DF_TEXT, DF_JSON, DF_MARKDOWN, DF_FOLDED };
+enum diff_format { DF_TEXT, DF_JSON, DF_MARKDOWN, DF_FOLDED, DF_FLAME };
 
 struct diff_options {
 	struct gprof_options g;	/* the reader's (demangling, debug dirs) */
@@ -51,7 +51,7 @@ struct draw {
 	uint64_t samples;
 };
 
-/* A folded stack of one side and its samples (--format=folded). */
+/* A folded stack of one side and its samples (--format=folded, flamegraph). */
 struct dstack {
 	char *stack;
 	uint64_t samples;
@@ -171,6 +171,17 @@ void diff_print_text(const struct diff *d);
 void diff_print_json(const struct diff *d);
 void diff_print_markdown(const struct diff *d);
 void diff_print_folded(const struct diff *d);
+/*
+ * Calls @fn for each stack of @pr (frames joined by ';', not rooted at
+ * the program) with its base and new samples, in strcmp order, each
+ * stack once (a side's equal stacks merged, its clones folded).
+ */
+void diff_pair_stacks(const struct dpair *pr,
+		      void (*fn)(void *ctx, const char *stack, uint64_t b,
+				 uint64_t n),
+		      void *ctx);
+/* --format=flamegraph: the differential flame graph (diff_flame.c). */
+void diff_print_flame(const struct diff *d);
 
 /* The analyzer's --diff mode: argv[0] is "--diff". */
 int diff_main(int argc, char **argv);

@@ -188,7 +188,7 @@ static void add_stack(struct dprog *p, const char *stack, uint64_t n)
 }
 
 /*
- * --format=folded: the profile's stacks (export_stacks.c, the folded
+ * --format=folded and flamegraph: the profile's stacks (export_stacks.c, the folded
  * export's), each frame's clone suffix stripped, as "frame;frame" lines.
  */
 static void take_stacks(struct dprog *p, struct profile *prof,
@@ -199,7 +199,8 @@ static void take_stacks(struct dprog *p, struct profile *prof,
 	char *buf = xmalloc(cap);
 	uint32_t *path = NULL;
 
-	if (!stacks_build(prof, &opt->g, &st, "folded")) {
+	if (!stacks_build(prof, &opt->g, &st,
+			  opt->format == DF_FLAME ? "flamegraph" : "folded")) {
 		free(buf);
 		return;
 	}
@@ -390,12 +391,12 @@ static int read_group(struct dside *s, unsigned int run, char **files, int n,
 	 * The stacks and pprof want the call graph (which assigns the
 	 * histogram too).
 	 */
-	if (opt->format == DF_FOLDED || s->pp)
+	if (opt->format == DF_FOLDED || opt->format == DF_FLAME || s->pp)
 		free(profile_analyze(&prof, &o, counted));
 	else
 		hist_assign_samples(&prof);
 	take_functions(p, run, &prof, opt);
-	if (opt->format == DF_FOLDED)
+	if (opt->format == DF_FOLDED || opt->format == DF_FLAME)
 		take_stacks(p, &prof, opt);
 	if (s->pp)
 		pprof_add(s->pp, &prof, &o, NULL, 0);

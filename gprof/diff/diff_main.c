@@ -55,7 +55,7 @@ static const struct option long_options[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: sprofil diff [--fail-above=PCT] [--confidence=PCT] [--min-samples=N]\n"
-	      "\t[--normalize] [--force] [--format=text|json|markdown|folded]\n"
+	      "\t[--normalize] [--force] [--format=text|json|markdown|folded|flamegraph]\n"
 	      "\t[--top=N] [--pprof=PREFIX] [--no-demangle] BASE NEW\n"
 	      "BASE and NEW: a profile, a directory of a recorded tree, or several\n"
 	      "runs of one workload as RUN,RUN,...; functions matched by name.\n"
@@ -126,6 +126,8 @@ static int parse(struct diff_options *opt, int argc, char **argv)
 				opt->format = DF_MARKDOWN;
 			else if (!strcmp(optarg, "folded"))
 				opt->format = DF_FOLDED;
+			else if (!strcmp(optarg, "flamegraph"))
+				opt->format = DF_FLAME;
 			else
 				return bad_number(opt->g.whoami, "--format",
 						  optarg);
@@ -179,8 +181,8 @@ int diff_main(int argc, char **argv)
 	status = parse(&opt, argc, argv);
 	if (status >= 0)
 		return status;
-	/* JSON and folded stacks are for programs: every row. */
-	if (opt.format == DF_JSON || opt.format == DF_FOLDED)
+	/* JSON, folded stacks and flame graphs are for programs: every row. */
+	if (opt.format != DF_TEXT && opt.format != DF_MARKDOWN)
 		opt.top = 0;
 	atexit(exit_bad);
 	sym_id_add_defaults();
@@ -203,6 +205,9 @@ int diff_main(int argc, char **argv)
 		break;
 	case DF_FOLDED:
 		diff_print_folded(&d);
+		break;
+	case DF_FLAME:
+		diff_print_flame(&d);
 		break;
 	}
 	status = d.failed ? DIFF_GATE : DIFF_OK;

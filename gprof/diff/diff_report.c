@@ -295,35 +295,47 @@ static void merge_stacks(struct dprog *p)
 	p->nstacks = n;
 }
 
+void diff_pair_stacks(const struct dpair *pr,
+		      void (*fn)(void *ctx, const char *stack, uint64_t b,
+				 uint64_t n),
+		      void *ctx)
+{
+	struct dprog *bp = (struct dprog *)pr->bp;
+	struct dprog *np = (struct dprog *)pr->np;
+	size_t a = 0, b = 0;
+	int c;
+
+	if (bp)
+		merge_stacks(bp);
+	if (np)
+		merge_stacks(np);
+	while ((bp && a < bp->nstacks) || (np && b < np->nstacks)) {
+		if (!bp || a == bp->nstacks)
+			c = 1;
+		else if (!np || b == np->nstacks)
+			c = -1;
+		else
+			c = strcmp(bp->stacks[a].stack, np->stacks[b].stack);
+		fn(ctx, c <= 0 ? bp->stacks[a].stack : np->stacks[b].stack,
+		   c <= 0 ? bp->stacks[a].samples : 0,
+		   c >= 0 ? np->stacks[b].samples : 0);
+		a += c <= 0;
+		b += c >= 0;
+	}
+}
+
+static void folded_line(void *ctx, const char *stack, uint64_t b,
+			uint64_t n)
+{
+	printf("%s;%s %llu %llu\n", (const char *)ctx, stack,
+	       (unsigned long long)b, (unsigned long long)n);
+}
+
 void diff_print_folded(const struct diff *d)
 {
 	unsigned int i;
 
-	for (i = 0; i < d->npairs; i++) {
-		struct dprog *bp = (struct dprog *)d->pairs[i].bp;
-		struct dprog *np = (struct dprog *)d->pairs[i].np;
-		size_t a = 0, b = 0;
-		int c;
-
-		if (bp)
-			merge_stacks(bp);
-		if (np)
-			merge_stacks(np);
-		while ((bp && a < bp->nstacks) || (np && b < np->nstacks)) {
-			if (!bp || a == bp->nstacks)
-				c = 1;
-			else if (!np || b == np->nstacks)
-				c = -1;
-			else
-				c = strcmp(bp->stacks[a].stack,
-					   np->stacks[b].stack);
-			printf("%s;%s %llu %llu\n", d->pairs[i].name,
-			       c <= 0 ? bp->stacks[a].stack :
-					np->stacks[b].stack,
-			       c <= 0 ? (unsigned long long)bp->stacks[a].samples : 0ULL,
-			       c >= 0 ? (unsigned long long)np->stacks[b].samples : 0ULL);
-			a += c <= 0;
-			b += c >= 0;
-		}
-	}
+	for (i = 0; i < d->npairs; i++)
+		diff_pair_stacks(&d->pairs[i], folded_line,
+				 (void *)d->pairs[i].name);
 }

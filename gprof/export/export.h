@@ -86,6 +86,8 @@ void export_folded_rooted(struct profile *prof,
 			  const struct gprof_options *opt, const char *root);
 int export_flamegraph(struct profile *prof, const struct gprof_options *opt,
 		      bool icicle);
+/* Writes @s on stdout escaped for XML text or an attribute's value. */
+void export_xml_text(const char *s);
 
 /*
  * The profile's stacks, merged by frame name (export_stacks.c): the
@@ -113,6 +115,35 @@ bool stacks_build(struct profile *prof, const struct gprof_options *opt,
 		  struct stacks *st,
 		  const char *format);
 void stacks_free(struct stacks *st);
+
+/*
+ * The flame graph's SVG (export_flame.c) of a tree of stacks, each box
+ * as wide as its node's total: the layout, the zoom, the search and
+ * where the tooltips go are the writer's, what a box means (its colour,
+ * its tooltip, the title) the caller's, so that the flame graph and the
+ * differential one of sprofil diff draw alike.
+ */
+struct flame_svg {
+	const struct stacks *st;	/* [0] the root, total > 0 */
+	bool icicle;			/* hangs down from the root */
+	void *data;			/* the callbacks' */
+	/* Node @i's fill, "rgb(R,G,B)". */
+	void (*fill)(const struct flame_svg *f, uint32_t i, char out[24]);
+	/* Writes node @i's tooltip, escaped (export_xml_text()). */
+	void (*tip)(const struct flame_svg *f, uint32_t i);
+	/* The text in node @i's box. */
+	const char *(*label)(const struct flame_svg *f, uint32_t i);
+	/* Told of each node wide enough to draw, first; or NULL. */
+	void (*drawn)(const struct flame_svg *f, uint32_t i);
+	/* Writes the title and the subtitle (<text>s at y 22 and 40). */
+	void (*title)(const struct flame_svg *f);
+	/* Writes a legend under them (y 46 to 56), or NULL. */
+	void (*legend)(const struct flame_svg *f);
+};
+
+void flame_svg_write(const struct flame_svg *f);
+/* A picture of one line instead: @title@name: @why (nothing to draw). */
+void flame_svg_empty(const char *title, const char *name, const char *why);
 
 /*
  * Costs by source line (export_lines.c), for callgrind's cost lines and

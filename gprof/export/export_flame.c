@@ -47,7 +47,7 @@ static bool *module_drawn;	/* [nmodules]: a box of it is drawn */
 static unsigned int max_depth;
 static uint64_t all_samples;
 
-static void xml_text(const char *s)
+void export_xml_text(const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = *s;
@@ -105,9 +105,16 @@ static void hsl(int h, double s, double l, char out[24])
 		 (int)((g + m) * 255), (int)((b + m) * 255));
 }
 
-static void fill_of(struct profile *prof, const struct stack_node *n,
-		    char out[24])
+/* The ordinary flame graph's callbacks: struct flame_svg's data. */
+struct plain {
+	struct profile *prof;
+	const struct gprof_options *opt;
+};
+
+static void fill_of(const struct flame_svg *f, uint32_t i, char out[24])
 {
+	struct profile *prof = ((const struct plain *)f->data)->prof;
+	const struct stack_node *n = &f->st->node[i];
 	uint32_t h = name_hash(n->name);
 
 	if (n->name[0] == '[' || n->module == UINT_MAX) {
@@ -126,8 +133,10 @@ static void fill_of(struct profile *prof, const struct stack_node *n,
  * The box's text: in a multi-module profile the name without its
  * "module`" (the colour and the tooltip say the module).
  */
-static const char *label_of(struct profile *prof, const struct stack_node *n)
+static const char *label_of(const struct flame_svg *f, uint32_t i)
 {
+	struct profile *prof = ((const struct plain *)f->data)->prof;
+	const struct stack_node *n = &f->st->node[i];
 	const char *mod;
 	size_t len;
 
@@ -140,16 +149,43 @@ static const char *label_of(struct profile *prof, const struct stack_node *n)
 	return n->name;
 }
 
+static void tip_of(const struct flame_svg *f, uint32_t i)
+{
+	struct profile *prof = ((const struct plain *)f->data)->prof;
+	const struct stack_node *n = &f->st->node[i];
+
+	export_xml_text(n->name);
+	if (prof->event_type)
+		printf(" (%llu %s, %.2f%%)",
+		       (unsigned long long)(n->total * prof->event_period),
+		       n->total * prof->event_period == 1 ?
+		       spe_event(prof->event_type)->unit :
+		       spe_event(prof->event_type)->units,
+		       100.0 * n->total / all_samples);
+	else
+		printf(" (%llu sample%s, %.2f%%)",
+		       (unsigned long long)n->total, n->total == 1 ? "" : "s",
+		       100.0 * n->total / all_samples);
+}
+
+static void drawn(const struct flame_svg *f, uint32_t i)
+{
+	struct profile *prof = ((const struct plain *)f->data)->prof;
+
+	if (f->st->node[i].module < prof->nmodules)
+		module_drawn[f->st->node[i].module] = true;
+}
+
 static double y_of(unsigned int depth, bool icicle)
 {
 	return icicle ? TOP + depth * FRAME_H :
 	       TOP + (max_depth - depth) * FRAME_H;
 }
 
-static unsigned int depth_of(struct profile *prof, const struct stacks *st,
-			     uint32_t i,
+static unsigned int depth_of(const struct flame_svg *f, uint32_t i,
 			     unsigned int depth)
 {
+	const struct stacks *st = f->st;
 	unsigned int d = depth, k;
 	uint32_t c;
 
@@ -157,61 +193,52 @@ static unsigned int depth_of(struct profile *prof, const struct stacks *st,
 	     c = st->node[c].next_sibling) {
 		if (st->node[c].total * px_per_sample < MIN_WIDTH)
 			continue;
-		if (st->node[c].module < prof->nmodules)
-			module_drawn[st->node[c].module] = true;
-		k = depth_of(prof, st, c, depth + 1);
+		if (f->drawn)
+			f->drawn(f, c);
+		k = depth_of(f, c, depth + 1);
 		if (k > d)
 			d = k;
 	}
 	return d;
 }
 
-static void frame(struct profile *prof, const struct stacks *st, uint32_t i,
-		  uint64_t x,
-		  unsigned int depth, bool icicle)
+static void frame(const struct flame_svg *f, uint32_t i, uint64_t x,
+		  unsigned int depth)
 {
+	const struct stacks *st = f->st;
 	const struct stack_node *n = &st->node[i];
 	double w = n->total * px_per_sample;
-	const char *label = label_of(prof, n);
+	const char *label = f->label(f, i);
 	size_t fit = w > 6 ? (size_t)((w - 6) / CHAR_W) : 0;
 	size_t len = strlen(label);
+	bool icicle = f->icicle;
 	char fill[24];
 	uint32_t c;
 
 	if (w < MIN_WIDTH)
 		return;
-	fill_of(prof, n, fill);
+	f->fill(f, i, fill);
 	printf("<g class=\"f\"><title>");
-	xml_text(n->name);
-	if (prof->event_type)
-		printf(" (%llu %s, %.2f%%)</title>",
-		       (unsigned long long)(n->total * prof->event_period),
-		       n->total * prof->event_period == 1 ?
-		       spe_event(prof->event_type)->unit :
-		       spe_event(prof->event_type)->units,
-		       100.0 * n->total / all_samples);
-	else
-		printf(" (%llu sample%s, %.2f%%)</title>",
-		       (unsigned long long)n->total, n->total == 1 ? "" : "s",
-		       100.0 * n->total / all_samples);
+	f->tip(f, i);
+	printf("</title>");
 	printf("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" rx=\"2\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%u\" data-name=\"",
 	       PAD + x * px_per_sample, y_of(depth, icicle), w, FRAME_H - 1,
 	       fill, (unsigned long long)x, (unsigned long long)n->total,
 	       depth);
-	xml_text(n->name);
+	export_xml_text(n->name);
 	printf("\" data-label=\"");
-	xml_text(label);
+	export_xml_text(label);
 	printf("\"/><text x=\"%.1f\" y=\"%.1f\">", PAD + x * px_per_sample + 3,
 	       y_of(depth, icicle) + FRAME_H - 4.5);
 	/* What fits; the script redoes it on zoom. */
 	if (fit >= 3) {
 		if (len <= fit) {
-			xml_text(label);
+			export_xml_text(label);
 		} else {
 			char *cut = xstrdup(label);
 
 			cut[fit - 2] = 0;
-			xml_text(cut);
+			export_xml_text(cut);
 			printf("..");
 			free(cut);
 		}
@@ -219,7 +246,7 @@ static void frame(struct profile *prof, const struct stacks *st, uint32_t i,
 	printf("</text></g>\n");
 	for (c = n->first_child; c != CALLER_NONE;
 	     c = st->node[c].next_sibling) {
-		frame(prof, st, c, x, depth + 1, icicle);
+		frame(f, c, x, depth + 1);
 		x += st->node[c].total;
 	}
 }
@@ -298,14 +325,17 @@ static const char script[] =
 "  matched.textContent = re ? 'Matched: ' + (100 * sum / total).toFixed(2) + '%% of samples' : ' ';\n"
 "}\n";
 
-static void controls(struct profile *prof, const struct gprof_options *opt,
-		     const struct stacks *st,
-		     bool icicle)
+/* The title and the subtitle: what the graph is of, in what units. */
+static void title_of(const struct flame_svg *f)
 {
+	const struct plain *pl = f->data;
+	struct profile *prof = pl->prof;
+	const struct stacks *st = f->st;
 	double seconds = prof->callers.period_ns && st->from_chains ?
 			 all_samples * prof->callers.period_ns * 1e-9 :
 			 prof->hz > 0 ? all_samples / prof->hz : 0;
 	const struct spe_event *e = spe_event(prof->event_type);
+	bool icicle = f->icicle;
 	char total[64];
 
 	/* What the samples count: seconds of CPU time, or events. */
@@ -321,13 +351,18 @@ static void controls(struct profile *prof, const struct gprof_options *opt,
 	       WIDTH / 2, icicle ? "Icicle" : "Flame",
 	       prof->event_type ? e->units : "",
 	       prof->event_type ? " in " : "");
-	xml_text(opt->a_out_name);
+	export_xml_text(pl->opt->a_out_name);
 	printf("</text>\n<text x=\"%d\" y=\"40\" class=\"sub\">%llu samples (%s); %s. Width = share of the samples; %s. Click a box to zoom.</text>\n",
 	       WIDTH / 2, (unsigned long long)all_samples, total,
 	       st->from_chains ? "stacks from the recorded call chains" :
 	       "no call chains in the profile: one frame per function",
 	       icicle ? "callers above their callees" :
 	       "callers below their callees");
+}
+
+/* The buttons and the lines the script writes, under the title. */
+static void controls(void)
+{
 	printf("<text id=\"unzoom\" x=\"%d\" y=\"22\" class=\"button\" style=\"opacity:0.3\" onclick=\"unzoom()\">Reset zoom</text>\n",
 	       PAD);
 	printf("<text x=\"%d\" y=\"22\" class=\"button\" text-anchor=\"end\" onclick=\"search()\">Search</text>\n",
@@ -339,8 +374,9 @@ static void controls(struct profile *prof, const struct gprof_options *opt,
 }
 
 /* Multi-module profiles: which colour is which module, under the title. */
-static void legend(struct profile *prof)
+static void legend(const struct flame_svg *f)
 {
+	struct profile *prof = ((const struct plain *)f->data)->prof;
 	unsigned int m;
 	double x = PAD;
 	char fill[24];
@@ -358,37 +394,28 @@ static void legend(struct profile *prof)
 		hsl(module_hue[m % NHUES], 0.65, 0.6, fill);
 		printf("<rect x=\"%.1f\" y=\"46\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%.1f\" y=\"55\" font-size=\"11\">",
 		       x, fill, x + 14);
-		xml_text(name);
+		export_xml_text(name);
 		printf("</text>\n");
 		x += 24 + CHAR_W * strlen(name);
 	}
 }
 
-static void empty_svg(const struct gprof_options *opt, bool icicle)
+void flame_svg_empty(const char *title, const char *name, const char *why)
 {
-	printf("<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\" width=\"%d\" height=\"60\" viewBox=\"0 0 %d 60\" xmlns=\"http://www.w3.org/2000/svg\"><text x=\"%d\" y=\"30\" font-family=\"Verdana, sans-serif\">%s graph of ",
-	       WIDTH, WIDTH, PAD, icicle ? "Icicle" : "Flame");
-	xml_text(opt->a_out_name);
-	printf(": the profile has no samples</text></svg>\n");
+	printf("<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\" width=\"%d\" height=\"60\" viewBox=\"0 0 %d 60\" xmlns=\"http://www.w3.org/2000/svg\"><text x=\"%d\" y=\"30\" font-family=\"Verdana, sans-serif\">",
+	       WIDTH, WIDTH, PAD);
+	export_xml_text(title);
+	export_xml_text(name);
+	printf(": %s</text></svg>\n", why);
 }
 
-int export_flamegraph(struct profile *prof, const struct gprof_options *opt,
-		      bool icicle)
+void flame_svg_write(const struct flame_svg *f)
 {
-	const char *format = icicle ? "icicle" : "flamegraph";
-	struct stacks st;
 	int height;
 
-	if (!stacks_build(prof, opt, &st, format)) {
-		empty_svg(opt, icicle);
-		stacks_free(&st);
-		return 0;
-	}
-	all_samples = st.node[0].total;
+	all_samples = f->st->node[0].total;
 	px_per_sample = (double)(WIDTH - 2 * PAD) / all_samples;
-	module_drawn = xcalloc(prof->nmodules ? prof->nmodules : 1,
-			       sizeof(*module_drawn));
-	max_depth = depth_of(prof, &st, 0, 0);
+	max_depth = depth_of(f, 0, 0);
 	height = TOP + (max_depth + 1) * FRAME_H + BOTTOM;
 	printf("<?xml version=\"1.0\" standalone=\"no\"?>\n");
 	printf("<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" onload=\"init()\">\n",
@@ -400,10 +427,37 @@ int export_flamegraph(struct profile *prof, const struct gprof_options *opt,
 	printf("]]></script>\n");
 	printf("<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f0\"/>\n",
 	       WIDTH, height);
-	controls(prof, opt, &st, icicle);
-	legend(prof);
-	frame(prof, &st, 0, 0, 0, icicle);
+	f->title(f);
+	controls();
+	if (f->legend)
+		f->legend(f);
+	frame(f, 0, 0, 0);
 	printf("</svg>\n");
+}
+
+int export_flamegraph(struct profile *prof, const struct gprof_options *opt,
+		      bool icicle)
+{
+	const char *format = icicle ? "icicle" : "flamegraph";
+	struct plain pl = { .prof = prof, .opt = opt };
+	struct flame_svg f = {
+		.icicle = icicle, .data = &pl, .fill = fill_of,
+		.tip = tip_of, .label = label_of, .drawn = drawn,
+		.title = title_of, .legend = legend,
+	};
+	struct stacks st;
+
+	if (!stacks_build(prof, opt, &st, format)) {
+		flame_svg_empty(icicle ? "Icicle graph of " :
+				"Flame graph of ", opt->a_out_name,
+				"the profile has no samples");
+		stacks_free(&st);
+		return 0;
+	}
+	f.st = &st;
+	module_drawn = xcalloc(prof->nmodules ? prof->nmodules : 1,
+			       sizeof(*module_drawn));
+	flame_svg_write(&f);
 	free(module_drawn);
 	module_drawn = NULL;
 	stacks_free(&st);
