@@ -10,13 +10,19 @@ PG_DIR := $(BUILD)/tests/pg
 PG_STATIC_NAMES := pg-shape-static pg-shape-static-pie pg-threads-static \
 	pg-tburn-static pg-fork-static pg-exec-static pg-sigdump-static
 PG_STATIC_DRIVER := $(PG_DIR)/pg-test_pg_static
+PG_STATIC_ALL := $(PG_STATIC_NAMES) pg-test_pg_static
+# A sanitizer's runtime cannot be linked statically: the sanitized builds
+# (tests/stress/run-sanitized, CFLAGS with -fsanitize) leave them out.
+ifneq ($(findstring -fsanitize,$(CFLAGS)),)
+PG_STATIC_ALL :=
+endif
 # Every program the driver runs; they sit next to it, here and in the VM.
 PG_PROGS := $(addprefix $(PG_DIR)/,pg-shape pg-shape-fentry pg-shape-glibc \
 	pg-threads pg-threads-glibc pg-fork pg-exec pg-exec-glibc pg-cpu \
 	pg-sigdump pg-smonitor pg-modmain pg-modmain-glibc pg-dlmod libpgmod.so \
 	pg-manyarcs pg-manyarcs-glibc pg-sigfork libpgearly.so pg-dlloop \
 	pg-arclib libpgarcs.so pg-callers pg-callers-mod pg-callers-fp pg-test_pg_callers \
-	$(PG_STATIC_NAMES) pg-test_pg_static) \
+	$(PG_STATIC_ALL)) \
 	$(BUILD)/gprof/gmon-dump $(BUILD)/gprof/gprof
 PG_DRIVER := $(PG_DIR)/test_pg
 PG_HDRS := tests/pg/pg_burn.h tests/pg/pg_manyarcs.h
