@@ -468,8 +468,9 @@ static void analyze_program(struct tree *t, unsigned int g)
 			     prof.event_period);
 		spe_describe(was, sizeof(was), t->event_type,
 			     t->event_period);
-		fatal("%s: sampled on %s, not on %s as the programs before it: samples of different events cannot be summed",
-		      pg->label, is, was);
+		tree_fail(t, "%s: sampled on %s, not on %s as the programs before it: samples of different events cannot be summed",
+			  pg->label, is, was);
+		n = 0;
 	}
 	if (n) {
 		t->event_type = prof.event_type;
