@@ -12,8 +12,8 @@ PG_STATIC_NAMES := pg-shape-static pg-shape-static-pie pg-threads-static \
 PG_STATIC_DRIVER := $(PG_DIR)/pg-test_pg_static
 PG_STATIC_ALL := $(PG_STATIC_NAMES) pg-test_pg_static
 # A sanitizer's runtime cannot be linked statically: the sanitized builds
-# (tests/stress/run-sanitized, CFLAGS with -fsanitize) leave them out.
-ifneq ($(findstring -fsanitize,$(CFLAGS)),)
+# (tests/stress/run-sanitized: -fsanitize in CC) leave them out.
+ifneq ($(findstring -fsanitize,$(CC) $(CFLAGS)),)
 PG_STATIC_ALL :=
 endif
 # Every program the driver runs; they sit next to it, here and in the VM.
