@@ -24,6 +24,7 @@
  * raises the signal again in itself, so the process still dies of it,
  * with the status its parent expects.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -37,7 +38,6 @@
 #include "pg/gmon.h"
 #include "common/settings.h"
 #include "common/own_threads.h"
-#include "interpose/libc_next.h"
 
 static int sd_signal;			/* 0: SPROFIL_SIGDUMP unset or bad */
 static int sd_pipe[2] = { -1, -1 };	/* the handler writes to [1] */
@@ -133,11 +133,16 @@ static void sd_fatal_handler(int sig)
  */
 #define SD_NO_TSAN __attribute__((no_sanitize("thread")))
 
+/*
+ * libc_next.h's rule, written out: its inline function would be
+ * instrumented, and ThreadSanitizer's initializer calls this.
+ */
 SD_NO_TSAN static sd_sigaction_fn sd_real_sigaction(void)
 {
 	if (!real_sigaction)
-		real_sigaction = (sd_sigaction_fn)sp_libc_next("sigaction",
-							       __sigaction);
+		real_sigaction = (sd_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	if (!real_sigaction)
+		real_sigaction = __sigaction;
 	return real_sigaction;
 }
 
