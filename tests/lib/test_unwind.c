@@ -377,6 +377,14 @@ static void dlopen_loop_tables_come_and_go(void **state)
 	int first = 0;
 
 	(void)state;
+#if defined(__SANITIZE_ADDRESS__)
+	/*
+	 * Under ASan a process of this loop aborts at the runtime's start
+	 * ("shadow memory range interleaves with an existing mapping"); the
+	 * loop is checked by the normal builds, on every backend.
+	 */
+	skip();
+#endif
 	assert_true(dladdr((void *)lgamma, &d));
 	assert_non_null(mkdtemp(dir));
 	snprintf(copy, sizeof(copy), "%s/libm-copy.so", dir);
