@@ -36,6 +36,31 @@ bool thread_is_selected(struct profile *prof, const struct gprof_options *opt,
 }
 
 /*
+ * Copies merged node @node's path into @t below @root (CALLER_NONE: at
+ * the top), reusing the copies @out already maps; returns @node's copy.
+ * @path: room for a path, as deep as the merged tree.
+ */
+static uint32_t copy_path(const struct profile *prof, struct caller_tree *t,
+			  uint32_t *out, uint32_t *path, uint32_t node,
+			  uint32_t root)
+{
+	uint32_t j, n = 0, parent = root;
+
+	for (j = node; j != CALLER_NONE && out[j] == UINT32_MAX;
+	     j = prof->callers.node[j].parent)
+		path[n++] = j;
+	if (j != CALLER_NONE)
+		parent = out[j];
+	while (n--) {
+		const struct caller_node *c = &prof->callers.node[path[n]];
+
+		parent = caller_tree_add(t, parent, c->module, c->pc);
+		out[path[n]] = parent;
+	}
+	return out[node];
+}
+
+/*
  * The merged tree's samples that no thread's leaf holds (chains under no
  * thread's node: a record without threads summed with one that has
  * them) are copied at the top, as they were read; @out and @path are
@@ -47,7 +72,6 @@ static void no_thread_chains(struct profile *prof, struct caller_tree *t,
 {
 	uint64_t *rest = xcalloc(prof->callers.len ? prof->callers.len : 1,
 				 sizeof(*rest));
-	uint32_t j, n, parent;
 	size_t i, k;
 
 	for (i = 0; i < prof->callers.len; i++)
@@ -58,21 +82,8 @@ static void no_thread_chains(struct profile *prof, struct caller_tree *t,
 	for (i = 0; i < prof->callers.len; i++) {
 		if (!rest[i])
 			continue;
-		n = 0;
-		parent = CALLER_NONE;
-		for (j = (uint32_t)i; j != CALLER_NONE && out[j] == UINT32_MAX;
-		     j = prof->callers.node[j].parent)
-			path[n++] = j;
-		if (j != CALLER_NONE)
-			parent = out[j];
-		while (n--) {
-			const struct caller_node *c =
-				&prof->callers.node[path[n]];
-
-			parent = caller_tree_add(t, parent, c->module, c->pc);
-			out[path[n]] = parent;
-		}
-		t->node[out[i]].count += rest[i];
+		t->node[copy_path(prof, t, out, path, (uint32_t)i,
+				  CALLER_NONE)].count += rest[i];
 	}
 	free(rest);
 }
@@ -111,28 +122,12 @@ bool threads_tree(struct profile *prof, struct caller_tree *t)
 		}
 		top = caller_tree_add(t, CALLER_NONE, CALLER_ABSOLUTE,
 			       spc_thread_pc(prof->threads[th].tid));
-		for (k = first; k < end; k++) {
-			uint32_t n = 0, parent = top;
-
-			if (prof->leaves[k].node == CALLER_NONE)
-				continue;
-			for (j = prof->leaves[k].node; j != CALLER_NONE &&
-			     out[j] == UINT32_MAX; j =
-				     prof->callers.node[j].parent)
-				path[n++] = j;
-			if (j != CALLER_NONE)
-				parent = out[j];
-			while (n--) {
-				const struct caller_node *c =
-					&prof->callers.node[path[n]];
-
-				parent = caller_tree_add(t, parent, c->module,
-							 c->pc);
-				out[path[n]] = parent;
-			}
-			t->node[out[prof->leaves[k].node]].count +=
-				prof->leaves[k].count;
-		}
+		for (k = first; k < end; k++)
+			if (prof->leaves[k].node != CALLER_NONE)
+				t->node[copy_path(prof, t, out, path,
+						  prof->leaves[k].node,
+						  top)].count +=
+					prof->leaves[k].count;
 		/* The copies of this thread's paths are not the next one's. */
 		for (k = first; k < end; k++)
 			for (j = prof->leaves[k].node; j != CALLER_NONE &&
