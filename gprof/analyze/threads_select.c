@@ -73,6 +73,7 @@ static void no_thread_chains(struct profile *prof, struct caller_tree *t,
 	uint64_t *rest = xcalloc(prof->callers.len ? prof->callers.len : 1,
 				 sizeof(*rest));
 	size_t i, k;
+	uint32_t copy;
 
 	for (i = 0; i < prof->callers.len; i++)
 		rest[i] = prof->callers.node[i].count;
@@ -82,8 +83,10 @@ static void no_thread_chains(struct profile *prof, struct caller_tree *t,
 	for (i = 0; i < prof->callers.len; i++) {
 		if (!rest[i])
 			continue;
-		t->node[copy_path(prof, t, out, path, (uint32_t)i,
-				  CALLER_NONE)].count += rest[i];
+		/* Not in one expression: copying may move t->node. */
+		copy = copy_path(prof, t, out, path, (uint32_t)i,
+				 CALLER_NONE);
+		t->node[copy].count += rest[i];
 	}
 	free(rest);
 }
@@ -95,7 +98,7 @@ static void no_thread_chains(struct profile *prof, struct caller_tree *t,
  */
 bool threads_tree(struct profile *prof, struct caller_tree *t)
 {
-	uint32_t *out, *path, th, top, j;
+	uint32_t *out, *path, th, top, j, copy;
 	size_t k, first = 0;
 
 	if (!prof->nthreads || !prof->per_thread_records)
@@ -122,12 +125,13 @@ bool threads_tree(struct profile *prof, struct caller_tree *t)
 		}
 		top = caller_tree_add(t, CALLER_NONE, CALLER_ABSOLUTE,
 			       spc_thread_pc(prof->threads[th].tid));
-		for (k = first; k < end; k++)
-			if (prof->leaves[k].node != CALLER_NONE)
-				t->node[copy_path(prof, t, out, path,
-						  prof->leaves[k].node,
-						  top)].count +=
-					prof->leaves[k].count;
+		for (k = first; k < end; k++) {
+			if (prof->leaves[k].node == CALLER_NONE)
+				continue;
+			copy = copy_path(prof, t, out, path,
+					 prof->leaves[k].node, top);
+			t->node[copy].count += prof->leaves[k].count;
+		}
 		/* The copies of this thread's paths are not the next one's. */
 		for (k = first; k < end; k++)
 			for (j = prof->leaves[k].node; j != CALLER_NONE &&
