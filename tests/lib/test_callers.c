@@ -406,8 +406,8 @@ static uint32_t thread_of(const struct ct_tree *t, size_t i)
 /*
  * PROF_THREADS: four threads spinning 4:3:2:1 units and the main thread
  * idle.  Every chain is filed under its thread's node, the truncated
- * ones too; each thread's samples match its own CPU time within 5 %,
- * and add up to the table's.  Under qemu TCG, no accuracy oracle (a
+ * ones too; each thread's samples match its own CPU time within 5 % and
+ * two periods, and add up to the table's.  Under qemu TCG, no accuracy oracle (a
  * fifth of a thread's time goes to the kernel there, unevenly), each
  * thread's share of the samples is checked against its share of the
  * CPU time instead (check_share()).  PROF_THREADS without a caller
@@ -473,8 +473,14 @@ static void four_threads_each_under_its_own_node(void **state)
 		print_message("#   thread %d: %llu samples = %.3f s, its CPU %.3f s\n",
 			      (int)w[k].id, (unsigned long long)per[k], sampled,
 			      w[k].cpu);
+		/*
+		 * Two periods more: a thread's first and last period are cut
+		 * by its start and exit, which on a loaded host can each cost
+		 * a sample.
+		 */
 		if (!getenv("SPROFIL_TEST_TCG"))
-			assert_true(fabs(sampled - w[k].cpu) <= 0.05 * w[k].cpu);
+			assert_true(fabs(sampled - w[k].cpu) <=
+				    0.05 * w[k].cpu + 2 * period);
 		check_share("its share", per[k], sum - other,
 			    100 * w[k].cpu / cpu_all, 2);
 	}
