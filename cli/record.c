@@ -738,12 +738,11 @@ int cli_record(int argc, char **argv)
 	if (server > 0)
 		sv.bpf_share = share;
 	/*
-	 * The signal and bpf backends walk chains through code without
-	 * frame pointers with unwind tables: built by the run's server,
-	 * once per module, as its processes ask (docs/callers.md).
+	 * Every backend walks chains through code without frame pointers
+	 * with unwind tables: built by the run's server, once per module,
+	 * as its processes ask (docs/callers.md).
 	 */
-	if ((!strcmp(chosen, "signal") || !strcmp(chosen, "bpf")) &&
-	    !o.no_callers && !o.no_unwind)
+	if (!o.no_callers && !o.no_unwind)
 		userver = cli_unwind_serve(udir, sizeof(udir), usock,
 					   sizeof(usock), &ulifeline);
 	if (userver > 0) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The unwind tables of a record run on the signal backend
+ * The unwind tables of a record run, on every backend
  * (docs/callers.md, "Tables for a recorded tree"): a cache per user,
  * $SPROFIL_UNWIND_DIR if set, else $XDG_CACHE_HOME/sprofil/unwind or
  * ~/.cache/sprofil/unwind, and the table server (sprofil-unwind -S) that

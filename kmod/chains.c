@@ -2,7 +2,8 @@
 /*
  * Caller sampling (SPROFIL_CALLERS): each user-mode sample's call chain,
  * walked through the thread's frame pointers and filed into the caller
- * table, both by the rules of include/sprofil/callers.h.
+ * table, both by the rules of include/sprofil/callers.h, or with the
+ * unwind tables of the sample's module (unwind.c).
  *
  * The walk runs where the sample is filed: in the sampling handler (hard
  * IRQ) or at a thread's exit with IRQs off (leftover.c).  So it may not
@@ -156,6 +157,7 @@ void sprofil_file_chain(struct sprofil_table *t, struct pt_regs *regs, u32 n,
 {
 	u64 pc = instruction_pointer(regs), t1 = t0 ? local_clock() : 0;
 	struct chain_buf *buf;
+	bool readable;
 	u32 len = 1;
 	int cut = 1;
 
@@ -167,7 +169,17 @@ void sprofil_file_chain(struct sprofil_table *t, struct pt_regs *regs, u32 n,
 	}
 	buf = this_cpu_ptr(&chain_buf);
 	buf->pc[0] = pc;
-	if (frames_readable(t, regs))
+	/*
+	 * A module with an unwind table is walked with it, through code
+	 * without frame pointers (unwind.c); others by their records.
+	 */
+	readable = frames_readable(t, regs);
+	if (readable && sprofil_unwind_covers(t->unwind, pc))
+		cut = sprofil_unwind_walk(t->unwind, pc,
+					  user_stack_pointer(regs),
+					  frame_pointer(regs), t->spc.depth,
+					  buf->pc, &len) != 0;
+	else if (readable)
 		cut = spc_walk(t, pc, frame_pointer(regs),
 			       user_stack_pointer(regs), 0, t->spc.depth,
 			       buf->pc, &len);

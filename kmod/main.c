@@ -24,8 +24,9 @@
 #define START_SIZE_VER0		32	/* first published struct sprofil_start */
 #define START_SIZE_VER1		56	/* with the caller table */
 #define START_SIZE_VER2		80	/* with the target and the event */
+#define START_SIZE_VER3		96	/* with the unwind tables */
 #define STATUS_SIZE_VER0	48	/* first published struct sprofil_status */
-static_assert(sizeof(struct sprofil_start) == START_SIZE_VER2);
+static_assert(sizeof(struct sprofil_start) == START_SIZE_VER3);
 static_assert(sizeof(struct sprofil_status) == STATUS_SIZE_VER0);
 
 /*
@@ -59,7 +60,9 @@ static long ioctl_start(struct sprofil_fd *f, struct sprofil_start __user *uarg)
 		return -EINVAL;
 	if (!(args.flags & SPROFIL_CALLERS) &&
 	    (args.callers || args.callers_size || args.callers_depth ||
-	     (args.flags & SPROFIL_THREADS)))
+	     args.unwind || args.nunwind || (args.flags & SPROFIL_THREADS)))
+		return -EINVAL;
+	if (args.reserved3 || args.nunwind > SPROFIL_MAX_UNWIND)
 		return -EINVAL;
 	if (args.event_type > SPROFIL_EVENT_MAX || args.event_config ||
 	    (args.event_type == SPROFIL_EVENT_CPU_CLOCK && args.event_period))

@@ -51,6 +51,8 @@ struct sprofil_buffer {
 	bool off;		/* no longer the user's writable memory */
 };
 
+struct sprofil_unwind;
+
 /* An immutable region set; only buffer[].off changes once published. */
 struct sprofil_table {
 	struct spm_map map;
@@ -75,6 +77,7 @@ struct sprofil_table {
 	struct sprofil_buffer callers;
 	struct spc_table spc;
 	bool per_thread;		/* SPROFIL_THREADS */
+	struct sprofil_unwind *unwind;	/* the modules' unwind tables */
 	struct sprofil_buffer buffer[];	/* parallel to map.region[] */
 };
 
@@ -161,6 +164,14 @@ void sprofil_file_samples(struct sprofil_session *s, struct pt_regs *regs,
 u64 sprofil_cost_clock(void);
 void sprofil_file_chain(struct sprofil_table *t, struct pt_regs *regs, u32 n,
 			u64 t0);
+
+/* unwind.c */
+struct sprofil_unwind;
+struct sprofil_unwind *sprofil_unwind_create(const struct sprofil_start *args);
+void sprofil_unwind_destroy(struct sprofil_unwind *u);
+bool sprofil_unwind_covers(const struct sprofil_unwind *u, u64 pc);
+int sprofil_unwind_walk(const struct sprofil_unwind *u, u64 pc, u64 sp,
+			u64 fp, u32 depth, u64 *chain, u32 *len);
 
 /* leftover.c */
 int sprofil_leftover_init(void);

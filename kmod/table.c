@@ -271,6 +271,7 @@ void sprofil_table_destroy(struct sprofil_table *t)
 	for (i = 0; i < t->nruns; i++)
 		run_release(&t->run[i]);
 	uncharge_pinned(t);
+	sprofil_unwind_destroy(t->unwind);
 	if (t->mm)
 		mmdrop(t->mm);
 	kvfree(t->pages);
@@ -363,6 +364,12 @@ struct sprofil_table *sprofil_table_create(const struct sprofil_start *args,
 	err = callers_prepare(t, args, &nodes);
 	if (err)
 		goto fail;
+	t->unwind = sprofil_unwind_create(args);
+	if (IS_ERR(t->unwind)) {
+		err = PTR_ERR(t->unwind);
+		t->unwind = NULL;
+		goto fail;
+	}
 
 	for (i = 0; i < t->map.nregions; i++) {
 		const struct sprofil_region *r = &in[t->map.region[i].id];

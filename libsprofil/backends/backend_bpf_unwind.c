@@ -4,7 +4,7 @@
  * the program walks a sample's chain with the tables of the process's
  * modules, which it reads from the process's inner map of sp_punwind
  * (sprofil_bpf.h, struct spb_umod).  The tables are the signal
- * backend's (signal_unwind.c): the same files of SPROFIL_UNWIND_DIR,
+ * backend's (unwind_load.c): the same files of SPROFIL_UNWIND_DIR,
  * mapped and checked by the same scan, built on demand by the run's
  * table server.  At each start with a caller table their current set is
  * copied into a new map, which replaces the process's last one whole;
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "backend_bpf_session.h"
-#include "signal_internal.h"
+#include "unwind_load.h"
 
 /* Which tables at which biases: what tells one set from another. */
 static uint64_t sb_unwind_sig(const struct spb_utable *tab, unsigned int n)

@@ -11,8 +11,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <sprofil/events.h>
+#include <sprofil/unwind_table.h>
 
 #include "backend.h"
+#include "unwind_load.h"
 
 static int kmod_fd = -1;
 
@@ -41,6 +43,31 @@ static int kmod_probe(const char **why)
 	return -ENODEV;
 }
 
+/*
+ * The unwind tables of the modules loaded now (unwind_load.c) into @um,
+ * for the module to walk chains through code without frame pointers:
+ * their number.  Not for another process (SPROFIL_TARGET), whose modules
+ * this process's scan does not see.
+ */
+static unsigned int kmod_unwind_tables(struct sprofil_unwind_module *um)
+{
+	struct sp_unwind_table got[SPROFIL_MAX_UNWIND];
+	unsigned int n, i;
+
+	if (sp_target())
+		return 0;
+	sp_unwind_load();
+	n = sp_unwind_tables(got, SPROFIL_MAX_UNWIND);
+	for (i = 0; i < n; i++) {
+		const struct spu_header *h = got[i].t->hdr;
+
+		um[i].bias = got[i].bias;
+		um[i].table = (uintptr_t)h;
+		um[i].bytes = spu_table_bytes(h->nrules, h->span, h->nrows);
+	}
+	return n;
+}
+
 static int kmod_start(const struct sprofil_region *r, unsigned int n,
 		      unsigned int flags, uint64_t *period_ns,
 		      const struct sp_callers *callers,
@@ -55,6 +82,8 @@ static int kmod_start(const struct sprofil_region *r, unsigned int n,
 		.event_type = ev->type,
 		.event_period = sp_event_counted(ev) ? ev->period : 0,
 	};
+	struct sprofil_unwind_module um[SPROFIL_MAX_UNWIND];
+	static bool unwind_refused;
 	char mem[40];
 	int err = 0;
 
@@ -64,6 +93,8 @@ static int kmod_start(const struct sprofil_region *r, unsigned int n,
 		args.callers = (uintptr_t)callers->table;
 		args.callers_size = callers->bytes;
 		args.callers_depth = callers->depth;
+		args.nunwind = kmod_unwind_tables(um);
+		args.unwind = args.nunwind ? (uintptr_t)um : 0;
 	}
 	/*
 	 * Another process: the module takes it from an open /proc/PID/mem,
@@ -77,9 +108,27 @@ static int kmod_start(const struct sprofil_region *r, unsigned int n,
 			return -errno;
 		args.flags |= SPROFIL_TARGET;
 	}
-	if (ioctl(kmod_fd, SPROFIL_IOC_START, &args))
-		err = -errno;
-	else
+	err = ioctl(kmod_fd, SPROFIL_IOC_START, &args) ? -errno : 0;
+	/*
+	 * A module before revision 3 (E2BIG: a longer structure than it
+	 * knows, with its tail set), or tables it will not take (E2BIG
+	 * beyond its cap, ENOMEM at the memory cgroup's limit): if the
+	 * session starts without them, its chains are walked by frame
+	 * records, and that is said once.
+	 */
+	if (err && args.nunwind && err != -EINTR) {
+		unsigned int tables = args.nunwind;
+		int refused = err;
+
+		args.unwind = 0;
+		args.nunwind = 0;
+		err = ioctl(kmod_fd, SPROFIL_IOC_START, &args) ? -errno : 0;
+		if (!err && !unwind_refused)
+			fprintf(stderr, "libsprofil: the module did not take %u unwind tables (%s); chains stop where frame pointers do\n",
+				tables, strerror(-refused));
+		unwind_refused = unwind_refused || !err;
+	}
+	if (!err)
 		*period_ns = sp_event_counted(ev) ? ev->period :
 			     args.period_ns;
 	if (args.flags & SPROFIL_TARGET)

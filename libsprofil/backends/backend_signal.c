@@ -60,6 +60,7 @@
 #include "bucket.h"
 #include "common/settings.h"
 #include "signal_internal.h"
+#include "unwind_load.h"
 
 /* Perf event descriptors the handler can recognize: 0 .. SP_MAX_FD - 1. */
 #define SP_MAX_FD	65536

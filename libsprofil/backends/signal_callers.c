@@ -15,7 +15,7 @@
  * whose bounds are unknown (made without pthread_create, or before the
  * library was loaded), or that runs on another stack (sigaltstack,
  * swapcontext), gets a chain of its pc alone, filed as truncated.
- * A sample in a module with an unwind table (signal_unwind.c) is walked
+ * A sample in a module with an unwind table (unwind_load.c) is walked
  * with the tables instead, inside the same bounds.
  *
  * Everything the handler touches is lock-free and async-signal-safe: two
@@ -36,6 +36,7 @@
 
 #include "backend.h"
 #include "signal_internal.h"
+#include "unwind_load.h"
 
 /*
  * This thread's stack, [lo, hi); hi == 0: not known yet; hi == 1: looked

@@ -12,8 +12,6 @@
 #include <ucontext.h>
 #include <linux/types.h>
 
-struct spu_table;
-
 /*
  * A thread records its stack's bounds before its start routine runs
  * (the backend's thread_started op); the main thread's are read from
@@ -36,29 +34,5 @@ struct spm_map;
  */
 void sp_callers_file(const struct spc_table *t, const struct spm_map *map,
 		     const ucontext_t *uc, __u64 pc, __u32 n, bool per_thread);
-
-/*
- * The unwind tables of SPROFIL_UNWIND_DIR (signal_unwind.c): looked for
- * at each start with a caller table, for the modules loaded then (under
- * the backend's lock); in the handler, whether a table covers @pc, and
- * the walk over the tables from the interrupted registers, reading only
- * [@sp, @stack_end): 0 for a complete chain, or an SPU_CUT_* reason.
- */
-void sp_unwind_load(void);
-bool sp_unwind_covers(uintptr_t pc);
-int sp_unwind_walk(__u64 pc, uintptr_t sp, __u64 fp, uintptr_t stack_end,
-		   __u32 depth, __u64 *chain, __u32 *len);
-
-/*
- * The tables of the modules loaded at the last sp_unwind_load(), for
- * the bpf backend, which copies them into its program's maps
- * (backend_bpf_unwind.c): at most @max into @out; their number.
- */
-struct sp_unwind_table {
-	uintptr_t bias;			/* the module's load bias */
-	const struct spu_table *t;	/* checked, mapped for the process */
-};
-
-unsigned int sp_unwind_tables(struct sp_unwind_table *out, unsigned int max);
 
 #endif /* LIBSPROFIL_SIGNAL_INTERNAL_H */

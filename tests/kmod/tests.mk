@@ -27,7 +27,14 @@ KT_PG_COPIES := $(patsubst $(PG_DIR)/%,$(KT_DIR)/%,$(PG_PROGS)) \
 vm-payload: $(KT_TESTS) $(KT_HELPERS) $(KT_DIR)/sprofil.ko $(KT_DIR)/run \
 	$(KT_LIB_COPIES) $(KT_PG_COPIES) $(KT_DIR)/libsprofil.so.0 \
 	$(KT_DIR)/sprofil/bpf-loader.so $(KT_DIR)/sprofil-probe \
-	$(KT_DIR)/liblt_spin.so $(KT_DIR)/gprof $(KT_DIR)/bpf-test_bpf
+	$(KT_DIR)/liblt_spin.so $(KT_DIR)/gprof $(KT_DIR)/bpf-test_bpf \
+	$(KT_DIR)/sprofil-unwind
+
+# The unwind table builder (libdw's, with its libraries: build-initramfs
+# copies what ldd names), run by lib-test_unwind in the guest.
+$(KT_DIR)/sprofil-unwind: $(UNWIND_TOOL)
+	@mkdir -p $(KT_DIR)
+	cp $< $@
 
 $(KT_DIR)/bpf-test_bpf: $(BT_DIR)/test_bpf
 	@mkdir -p $(KT_DIR)

@@ -48,6 +48,6 @@ check-asan-stress:
 
 check-tsan:
 	@SAN_UNINSTRUMENTED="interpose/threads.o backends/backend_signal.o \
-		backends/signal_callers.o backends/signal_unwind.o" \
+		backends/signal_callers.o backends/unwind_load.o" \
 		BUILD_JOBS=$(BUILD_JOBS) tests/stress/run-sanitized tsan $(BUILD) "$(TSAN_FLAGS)" \
 		lib:bpf pg:bpf stress:bpf

@@ -40,7 +40,7 @@ _Static_assert(offsetof(struct sprofil_region, offset) == 16, "offset");
 _Static_assert(offsetof(struct sprofil_region, scale) == 24, "scale");
 _Static_assert(offsetof(struct sprofil_region, reserved) == 28, "reserved");
 
-_Static_assert(sizeof(struct sprofil_start) == 80, "sprofil_start size");
+_Static_assert(sizeof(struct sprofil_start) == 96, "sprofil_start size");
 _Static_assert(offsetof(struct sprofil_start, size) == 0, "size");
 _Static_assert(offsetof(struct sprofil_start, flags) == 4, "flags");
 _Static_assert(offsetof(struct sprofil_start, regions) == 8, "regions");
@@ -55,6 +55,10 @@ _Static_assert(offsetof(struct sprofil_start, target_fd) == 56, "target_fd");
 _Static_assert(offsetof(struct sprofil_start, event_type) == 60, "event_type");
 _Static_assert(offsetof(struct sprofil_start, event_config) == 64, "config");
 _Static_assert(offsetof(struct sprofil_start, event_period) == 72, "period");
+_Static_assert(offsetof(struct sprofil_start, unwind) == 80, "unwind");
+_Static_assert(offsetof(struct sprofil_start, nunwind) == 88, "nunwind");
+_Static_assert(offsetof(struct sprofil_start, reserved3) == 92, "reserved3");
+_Static_assert(sizeof(struct sprofil_unwind_module) == 24, "unwind module");
 
 /* 4 + 4 + 4 * 8 + 4 + 4: the header as it stands has no other field. */
 _Static_assert(sizeof(struct sprofil_status) == 48, "sprofil_status size");
@@ -291,7 +295,7 @@ static void test_abi_values_and_layout(void **state)
 	assert_int_equal(SPROFIL_UINT, PROF_UINT);
 	assert_int_equal(SPROFIL_FAST, PROF_FAST);
 	assert_int_equal(sizeof(struct sprofil_region), 32);
-	assert_int_equal(sizeof(struct sprofil_start), 80);
+	assert_int_equal(sizeof(struct sprofil_start), 96);
 	assert_int_equal(sizeof(struct sprofil_status), 48);
 }
 

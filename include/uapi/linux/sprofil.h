@@ -57,8 +57,8 @@
  * events (context switches) are charged to the PC the thread will return
  * to in user mode.  The PMU events need a hardware counter: ENODEV where
  * the machine has none.  A backend that cannot count an event refuses it
- * with EOPNOTSUPP; the module counts only SPROFIL_EVENT_CPU_CLOCK
- * (docs/backends.md has the table).
+ * with EOPNOTSUPP; the module counts the clock and the software events,
+ * not the PMU's (docs/backends.md has the table).
  */
 #define SPROFIL_EVENT_CPU_CLOCK		0	/* CPU time of the sampled
 						 * threads, period_ns
@@ -120,7 +120,28 @@ struct sprofil_start {
 	__u64 event_period;	/* events per sample, 0 = 1; 0 with the
 				 * clock, whose period is period_ns
 				 */
+	/* Unwind tables (revision 3; with SPROFIL_CALLERS, else zero): */
+	__u64 unwind;		/* user pointer to
+				 * struct sprofil_unwind_module[]
+				 */
+	__u32 nunwind;		/* its entries, 0 to SPROFIL_MAX_UNWIND */
+	__u32 reserved3;	/* must be zero */
 };
+
+/*
+ * One module's unwind table (include/sprofil/unwind_table.h), for walking
+ * chains through code without frame pointers: its rows cover the run-time
+ * addresses [bias + base, bias + base + span) of the table's header.  The
+ * module copies the table at START, checks it (spu_table_view()) and
+ * walks a sample with it when the sample's pc lies in that span.
+ */
+struct sprofil_unwind_module {
+	__u64 bias;		/* the module's load bias */
+	__u64 table;		/* user pointer to the table */
+	__u64 bytes;		/* its size */
+};
+
+#define SPROFIL_MAX_UNWIND	256
 
 /* struct sprofil_status.state bits */
 #define SPROFIL_STATE_ENABLED	0x1	/* sampling is armed */
@@ -151,8 +172,12 @@ struct sprofil_status {
  * memory cgroup's limit, or a page pinned by too many sessions), EINTR (a
  * fatal signal during the pin, the thread scan or the wait for the
  * session's lock), EBUSY (the process is being profiled from outside),
- * EOPNOTSUPP (an event_type other than SPROFIL_EVENT_CPU_CLOCK: this
- * module counts CPU time only).
+ * EOPNOTSUPP (a PMU event: this module counts the clock and the software
+ * events), E2BIG (unwind tables of more bytes than the module's
+ * unwind_max_bytes parameter allows a session).  EINVAL includes an
+ * unwind table that spu_table_view() refuses, two whose spans overlap,
+ * and unwind tables without SPROFIL_CALLERS.  The tables' copies are
+ * charged to the memory cgroup, whose limit gives ENOMEM.
  *
  * With SPROFIL_TARGET, the process whose memory target_fd opened is
  * sampled instead, every thread of it and those it creates later, into

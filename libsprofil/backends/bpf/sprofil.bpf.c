@@ -176,7 +176,7 @@ struct {
  * Each process's unwind tables (struct spb_uhdr, spb_umod and the
  * tables' words, sprofil_bpf.h), by process id: an array of 64-byte
  * elements, sized for the process's tables, that its library creates,
- * fills from the tables it mapped (libsprofil/backends/signal_unwind.c)
+ * fills from the tables it mapped (libsprofil/backends/unwind_load.c)
  * and replaces whole when its modules change.  A process without one
  * is walked by its frame pointers alone.
  */

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The signal backend's unwind tables (include/sprofil/unwind_table.h,
+ * The unwind tables of every backend (include/sprofil/unwind_table.h,
  * docs/callers.md "Unwind tables"): the tables of the process's modules,
  * built beforehand by the collector or sprofil-unwind into the directory
  * SPROFIL_UNWIND_DIR names, one file per module named by its build-id
- * (<hex>.spu), and the walk over them in the handler.
+ * (<hex>.spu), and the signal handler's walk over them.  The bpf and
+ * kmod backends take the loaded set (sp_unwind_tables()) to their
+ * program's maps and to the module.
  *
  * libdw never enters the process: a table is only mapped and checked
  * here.  At each start with a caller table (under the backend's lock,
@@ -45,7 +47,7 @@
 
 #include "common/settings.h"
 #include "pg/elf_headers.h"
-#include "signal_internal.h"
+#include "unwind_load.h"
 
 #define SP_UNWIND_MAX	256
 /* How long a start waits for the server to build one module's table. */
