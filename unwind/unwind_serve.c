@@ -4,7 +4,7 @@
  * `sprofil record` run on the signal backend (docs/callers.md, "Tables
  * for a recorded tree").  Each process of the run, at its start, asks
  * on the abstract unix socket NAME for the modules it has loaded whose
- * table DIR lacks (libsprofil/backends/signal_unwind.c); the server
+ * table DIR lacks (libsprofil/backends/unwind_load.c); the server
  * builds each with libdw, once, writes it as DIR/<build-id>.spu and
  * answers one byte per request.  libdw stays here: the profiled
  * processes only map the tables.

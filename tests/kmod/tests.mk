@@ -109,8 +109,8 @@ $(KT_DIR)/static_spin: tests/kmod/static_spin.c
 KT_REC := $(KT_DIR)/rec
 KT_REC_FILES := $(KT_REC)/bin/sprofil $(KT_REC)/lib/libsprofil.so.0 \
 	$(KT_REC)/libexec/sprofil-probe $(KT_REC)/libexec/sprofil-outside \
-	$(KT_REC)/gprof/gprof $(KT_REC)/cli-static $(KT_REC)/cli-attach \
-	$(KT_REC)/cli-faults $(KT_DIR)/record-in-vm
+	$(KT_REC)/libexec/sprofil-unwind $(KT_REC)/gprof/gprof $(KT_REC)/cli-static $(KT_REC)/cli-attach \
+	$(KT_REC)/cli-faults $(KT_REC)/cli-unwind $(KT_DIR)/record-in-vm
 
 vm-payload: $(KT_REC_FILES)
 
@@ -119,10 +119,12 @@ $(KT_REC)/bin/sprofil: $(BUILD)/bin/sprofil
 $(KT_REC)/lib/libsprofil.so.0: $(LIB_DIR)/libsprofil.so
 $(KT_REC)/libexec/sprofil-probe: $(BUILD)/libexec/sprofil-probe
 $(KT_REC)/libexec/sprofil-outside: $(BUILD)/libexec/sprofil-outside
+$(KT_REC)/libexec/sprofil-unwind: $(UNWIND_TOOL)
 $(KT_REC)/gprof/gprof: $(GPROF_DIR)/gprof
 $(KT_REC)/cli-static: $(BUILD)/tests/cli/cli-static
 $(KT_REC)/cli-attach: $(BUILD)/tests/cli/cli-attach
 $(KT_REC)/cli-faults: $(BUILD)/tests/cli/cli-faults
+$(KT_REC)/cli-unwind: $(BUILD)/tests/cli/cli-unwind
 $(KT_DIR)/record-in-vm: tests/kmod/record-in-vm
 $(KT_REC_FILES):
 	@mkdir -p $(dir $@)
