@@ -67,6 +67,8 @@ int cli_outside_start(struct cli_outside *c, pid_t pid, const char *path,
 		set_env("SPROFIL_MODULES", c->modules);
 		set_env("SPROFIL_BPF_SHARE", c->share);
 		set_env("SPROFIL_CALLERS", c->no_callers ? "0" : NULL);
+		set_env("SPROFIL_UNWIND_DIR", c->unwind_dir);
+		set_env("SPROFIL_UNWIND_SERVER", c->unwind_server);
 		/* ^C is record's: it ends us through our stdin (kept by exec). */
 		signal(SIGINT, SIG_IGN);
 		signal(SIGQUIT, SIG_IGN);

@@ -591,11 +591,12 @@ static int record_outside(struct record_opts *o, const char *lib,
 				 .no_callers = o->no_callers };
 	char what[PATH_MAX + 64], out[PATH_MAX * 2], pg[PATH_MAX + 64];
 	char pgfile[PATH_MAX + 96], name[NAME_MAX + 1], share[64], chosen[16];
+	char udir[PATH_MAX], usock[64];
 	const char *base;
 	struct record_files files;
 	struct timespec start;
-	int lifeline = -1, status = 0, ret, r;
-	pid_t target, server;
+	int lifeline = -1, ulifeline = -1, status = 0, ret, r;
+	pid_t target, server, userver = -1;
 	siginfo_t si;
 	size_t i;
 
@@ -622,6 +623,14 @@ static int record_outside(struct record_opts *o, const char *lib,
 	server = strcmp(chosen, "bpf") ? -1 :
 		 cli_bpf_serve(share, sizeof(share), &lifeline);
 	c.share = server > 0 ? share : NULL;
+	/* Its modules' unwind tables, for chains through frameless code. */
+	if (!o->no_callers && !o->no_unwind)
+		userver = cli_unwind_serve(udir, sizeof(udir), usock,
+					   sizeof(usock), &ulifeline);
+	if (userver > 0) {
+		c.unwind_dir = udir;
+		c.unwind_server = usock;
+	}
 	clock_gettime(CLOCK_REALTIME_COARSE, &start);
 	if (o->attach) {
 		target = o->attach;
@@ -634,6 +643,7 @@ static int record_outside(struct record_opts *o, const char *lib,
 		target = cli_outside_spawn(path, argv, pg, &status);
 		if (target < 0) {
 			server_end(server, lifeline);
+			server_end(userver, ulifeline);
 			return WIFEXITED(status) && WEXITSTATUS(status) ?
 			       WEXITSTATUS(status) : 1;
 		}
@@ -651,6 +661,7 @@ static int record_outside(struct record_opts *o, const char *lib,
 				;
 		}
 		server_end(server, lifeline);
+		server_end(userver, ulifeline);
 		return 1;
 	}
 	if (o->attach) {
@@ -669,6 +680,7 @@ static int record_outside(struct record_opts *o, const char *lib,
 	while (!o->attach && waitpid(target, &status, 0) < 0 && errno == EINTR)
 		;
 	server_end(server, lifeline);
+	server_end(userver, ulifeline);
 	find_files(o, &start, target, &files);
 	r = summary(o, &files, o->attach ? what : argv[0], status);
 	for (i = 0; i < files.n; i++)

@@ -60,6 +60,8 @@ int cli_probe_outside(const char *lib, const char *backend,
 struct cli_outside {
 	const char *backend;			/* kmod or bpf */
 	const char *hz, *modules, *share;	/* NULL: the default */
+	/* The run's unwind tables and their server, or NULL: none. */
+	const char *unwind_dir, *unwind_server;
 	bool no_callers;
 	pid_t collector;			/* sprofil-outside */
 	int ctl;				/* its stdin: closed, it stops */

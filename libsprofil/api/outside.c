@@ -34,6 +34,7 @@
 
 #include "api/outside.h"
 #include "backends/backend.h"
+#include "backends/unwind_load.h"
 #include "common/settings.h"
 #include "pg/gmon.h"
 #include "pg/gmon_callers.h"
@@ -262,6 +263,8 @@ int sp_outside_record(pid_t pid, const char *path, int ctl, int ready,
 	}
 	table = os_callers(&cbytes);
 	sp_set_target(pid);
+	/* Chains through its frameless code: its modules' unwind tables. */
+	sp_unwind_set_target(mods, nmods);
 	if (sprofil(prof, (int)nmods, &tv, PROF_UINT)) {
 		err = errno;
 		fprintf(stderr, "sprofil: process %d: cannot sample it on %s: %s\n",
@@ -283,6 +286,7 @@ int sp_outside_record(pid_t pid, const char *path, int ctl, int ready,
 	sprofil(NULL, 0, NULL, 0);
 	ret = os_write(path, mods, nmods, hist, period, pg_file);
 out:
+	sp_unwind_set_target(NULL, 0);
 	if (table)
 		munmap(table, cbytes);
 	for (i = 0; i < nmods; i++)

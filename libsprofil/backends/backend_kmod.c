@@ -46,16 +46,14 @@ static int kmod_probe(const char **why)
 /*
  * The unwind tables of the modules loaded now (unwind_load.c) into @um,
  * for the module to walk chains through code without frame pointers:
- * their number.  Not for another process (SPROFIL_TARGET), whose modules
- * this process's scan does not see.
+ * their number.  Another process's (SPROFIL_TARGET) when one is
+ * sampled, at its biases.
  */
 static unsigned int kmod_unwind_tables(struct sprofil_unwind_module *um)
 {
 	struct sp_unwind_table got[SPROFIL_MAX_UNWIND];
 	unsigned int n, i;
 
-	if (sp_target())
-		return 0;
 	sp_unwind_load();
 	n = sp_unwind_tables(got, SPROFIL_MAX_UNWIND);
 	for (i = 0; i < n; i++) {

@@ -45,8 +45,10 @@
 
 #include <sprofil/unwind_table.h>
 
+#include "backends/backend.h"
 #include "common/settings.h"
 #include "pg/elf_headers.h"
+#include "pg/gmon.h"
 #include "unwind_load.h"
 
 #define SP_UNWIND_MAX	256
@@ -226,16 +228,55 @@ static void sp_unwind_arm(struct sp_unwind_mod *m, uintptr_t bias)
 			      memory_order_release);
 }
 
-static int sp_unwind_scan(struct dl_phdr_info *info, size_t size, void *arg)
+/*
+ * Takes the table of the module @name (its path; "" for the main
+ * program) with build-id @id, loaded at @bias: the entry it already
+ * has, its emptied entry back, or a new one if its file is found or
+ * built.
+ */
+static void sp_unwind_take(struct sp_unwind_scan_arg *a, const void *id,
+			   size_t id_len, uintptr_t bias, const char *name)
 {
-	struct sp_unwind_scan_arg *a = arg;
-	bool missing;
-	uintptr_t lo, hi, xlo, xhi;
+	unsigned int n = atomic_load(&sp_numod);
 	const struct spu_header *h = NULL;
 	struct sp_unwind_mod *m;
+	size_t bytes, i;
+	bool missing;
+
+	for (i = 0; i < n; i++) {
+		m = &sp_umod[i];
+		if (m->id_len != id_len || memcmp(m->id, id, id_len))
+			continue;
+		if (atomic_load(&m->hi)) {
+			if (atomic_load(&m->bias) != bias)
+				continue;
+			m->seen = 1;
+			return;
+		}
+		/* Gone and loaded again: the same table at the new bias. */
+		sp_unwind_arm(m, bias);
+		return;
+	}
+	if (n == SP_UNWIND_MAX)
+		return;
+	h = sp_unwind_open(a->dir, id, id_len, &bytes, &missing);
+	if (!h && missing && a->server && sp_unwind_ask(a, name))
+		h = sp_unwind_open(a->dir, id, id_len, &bytes, &missing);
+	if (!h)
+		return;
+	m = &sp_umod[n];
+	spu_table_view(h, bytes, &m->t);
+	memcpy(m->id, id, id_len);
+	m->id_len = id_len;
+	sp_unwind_arm(m, bias);
+	atomic_store_explicit(&sp_numod, n + 1, memory_order_release);
+}
+
+static int sp_unwind_scan(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t lo, hi, xlo, xhi;
 	const void *id = NULL;
-	size_t id_len = 0, bytes, i;
-	unsigned int n = atomic_load(&sp_numod);
+	size_t id_len = 0, i;
 
 	(void)size;
 	for (i = 0; i < info->dlpi_phnum && !id; i++) {
@@ -250,36 +291,20 @@ static int sp_unwind_scan(struct dl_phdr_info *info, size_t size, void *arg)
 	if (!id || !id_len || id_len > SPU_BUILD_ID_MAX)
 		return 0;
 	sp_load_spans(info->dlpi_phdr, info->dlpi_phnum, &lo, &hi, &xlo, &xhi);
-	if (xlo >= xhi)
-		return 0;
-	for (i = 0; i < n; i++) {
-		m = &sp_umod[i];
-		if (m->id_len != id_len || memcmp(m->id, id, id_len))
-			continue;
-		if (atomic_load(&m->hi)) {
-			if (atomic_load(&m->bias) != info->dlpi_addr)
-				continue;
-			m->seen = 1;
-			return 0;
-		}
-		/* Gone and loaded again: the same table at the new bias. */
-		sp_unwind_arm(m, info->dlpi_addr);
-		return 0;
-	}
-	if (n == SP_UNWIND_MAX)
-		return 0;
-	h = sp_unwind_open(a->dir, id, id_len, &bytes, &missing);
-	if (!h && missing && a->server && sp_unwind_ask(a, info->dlpi_name))
-		h = sp_unwind_open(a->dir, id, id_len, &bytes, &missing);
-	if (!h)
-		return 0;
-	m = &sp_umod[n];
-	spu_table_view(h, bytes, &m->t);
-	memcpy(m->id, id, id_len);
-	m->id_len = id_len;
-	sp_unwind_arm(m, info->dlpi_addr);
-	atomic_store_explicit(&sp_numod, n + 1, memory_order_release);
+	if (xlo < xhi)
+		sp_unwind_take(arg, id, id_len, info->dlpi_addr,
+			       info->dlpi_name);
 	return 0;
+}
+
+/* Another process's modules (outside.c), scanned instead of ours. */
+static const struct sp_target_module *sp_utarget;
+static size_t sp_nutarget;
+
+void sp_unwind_set_target(const struct sp_target_module *m, size_t n)
+{
+	sp_utarget = m;
+	sp_nutarget = n;
 }
 
 void sp_unwind_load(void)
@@ -296,7 +321,20 @@ void sp_unwind_load(void)
 		return;
 	for (i = 0; i < n; i++)
 		sp_umod[i].seen = 0;
-	dl_iterate_phdr(sp_unwind_scan, &a);
+	/*
+	 * Sampling another process: its modules, at its biases, or none
+	 * if it was not said which (ours would be at ours).
+	 */
+	for (i = 0; sp_target() && i < sp_nutarget; i++) {
+		const struct sp_target_module *m = &sp_utarget[i];
+
+		if (m->build_id_len && m->build_id_len <= SPU_BUILD_ID_MAX &&
+		    m->xlow < m->xhigh)
+			sp_unwind_take(&a, m->build_id, m->build_id_len,
+				       m->bias, m->name);
+	}
+	if (!sp_target())
+		dl_iterate_phdr(sp_unwind_scan, &a);
 	if (a.fd >= 0)
 		close(a.fd);
 	/* Modules gone since the last scan: their spans are emptied. */

@@ -9,6 +9,7 @@
 #define LIBSPROFIL_UNWIND_LOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
 
@@ -38,5 +39,13 @@ struct sp_unwind_table {
 };
 
 unsigned int sp_unwind_tables(struct sp_unwind_table *out, unsigned int max);
+
+/*
+ * While another process is sampled (sp_set_target(), outside.c): its
+ * @n modules @m (kept by the caller until the next call; NULL: none),
+ * whose tables sp_unwind_load() takes instead of this process's.
+ */
+struct sp_target_module;
+void sp_unwind_set_target(const struct sp_target_module *m, size_t n);
 
 #endif /* LIBSPROFIL_UNWIND_LOAD_H */

@@ -8,7 +8,7 @@ CT_DIR := $(BUILD)/tests/cli
 CT_PROGS := $(addprefix $(CT_DIR)/,cli-chains cli-chains-pg cli-tree \
 	cli-leaf cli-plt cli-static cli-vdso cli-qsort cli-calls-pg \
 	cli-threads cli-getenv cli-quick cli-attach cli-static-pg \
-	cli-static-pie-pg cli-vdso-static cli-unwind cli-faults \
+	cli-static-pie-pg cli-vdso-static cli-unwind cli-unwind-static cli-faults \
 	cli-faults-static cli-naps)
 # Frame records in every function, no sibling calls: chains are exact.
 CT_CFLAGS := $(CPPFLAGS) $(CFLAGS) -fno-omit-frame-pointer \
@@ -32,6 +32,11 @@ $(CT_DIR)/cli-calls-pg: tests/cli/cli_calls.c tests/cli/cli_burn.h
 $(CT_DIR)/cli-unwind: tests/cli/cli_unwind.c tests/cli/cli_burn.h
 	@mkdir -p $(CT_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -fomit-frame-pointer -o $@ $<
+
+# The same, static: sampled from outside, with its own unwind table.
+$(CT_DIR)/cli-unwind-static: tests/cli/cli_unwind.c tests/cli/cli_burn.h
+	@mkdir -p $(CT_DIR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -fomit-frame-pointer -static -o $@ $<
 
 $(CT_DIR)/cli-threads: tests/cli/cli_threads.c tests/cli/cli_burn.h
 	@mkdir -p $(CT_DIR)

@@ -81,19 +81,45 @@ void kt_bucket_range(const struct sprofil_region *r, unsigned int flags,
 				 r->scale) + 1;
 }
 
-long kt_module_param(const char *name)
+long kt_read_long(const char *path)
 {
-	char path[128];
 	long v = -1;
-	FILE *f;
+	FILE *f = fopen(path, "r");
 
-	snprintf(path, sizeof(path), "/sys/module/sprofil/parameters/%s",
-		 name);
-	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	if (fscanf(f, "%ld", &v) != 1)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+int kt_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+long kt_module_param(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/sprofil/parameters/%s",
+		 name);
+	return kt_read_long(path);
+}
+
+int kt_module_param_set(const char *name, const char *value)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/sprofil/parameters/%s",
+		 name);
+	return kt_write_file(path, value);
 }

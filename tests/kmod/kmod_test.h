@@ -33,6 +33,12 @@ void kt_bucket_range(const struct sprofil_region *r, unsigned int flags,
 
 /* Reads an integer from /sys/module/sprofil/parameters/<name>, or -1. */
 long kt_module_param(const char *name);
+/* Writes @value there (root): 0 or -errno. */
+int kt_module_param_set(const char *name, const char *value);
+
+/* A file's first integer, or -1; writes @s to a file: 0 or -errno. */
+long kt_read_long(const char *path);
+int kt_write_file(const char *path, const char *s);
 
 /*
  * In a function returning int (0 = success): on failure, says which

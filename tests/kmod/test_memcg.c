@@ -40,31 +40,6 @@
 #define CG		CG_ROOT "/sprofil-measure"
 #define CG2		CG_ROOT "/sprofil-limit"
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		rc = -errno;
-	close(fd);
-	return rc;
-}
-
-static long read_long(const char *path)
-{
-	long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /* A field of CG/memory.stat, in bytes, or -1. */
 static long memory_stat(const char *field)
 {
@@ -97,7 +72,7 @@ static int group_setup(void **state)
 		print_message("# mount cgroup2: %s\n", strerror(errno));
 		return -1;
 	}
-	if (write_file(CG_ROOT "/cgroup.subtree_control", "+memory")) {
+	if (kt_write_file(CG_ROOT "/cgroup.subtree_control", "+memory")) {
 		print_message("# enable the memory controller: %s\n",
 			      strerror(errno));
 		return -1;
@@ -147,7 +122,7 @@ static int measure_child(long *cost)
 	memset(buf, 0, BUF_BYTES);
 	regions(r, buf);
 	fd = kt_open();
-	KT_CHECK(write_file(CG "/cgroup.procs", "0") == 0,
+	KT_CHECK(kt_write_file(CG "/cgroup.procs", "0") == 0,
 		 "join " CG ": %m");
 	k0 = kernel_bytes();
 	rc = kt_start(fd, r, NREGIONS, SPROFIL_UINT, NULL);
@@ -178,19 +153,19 @@ static int limit_child(long cost)
 	memset(buf, 0, BUF_BYTES);
 	regions(r, buf);
 	fd = kt_open();
-	KT_CHECK(write_file(CG2 "/cgroup.procs", "0") == 0,
+	KT_CHECK(kt_write_file(CG2 "/cgroup.procs", "0") == 0,
 		 "join " CG2 ": %m");
-	cur = read_long(CG2 "/memory.current");
+	cur = kt_read_long(CG2 "/memory.current");
 	snprintf(max, sizeof(max), "%ld", cur + cost / 4);
-	KT_CHECK(write_file(CG2 "/memory.max", max) == 0, "memory.max: %m");
+	KT_CHECK(kt_write_file(CG2 "/memory.max", max) == 0, "memory.max: %m");
 	rc = kt_start(fd, r, NREGIONS, SPROFIL_UINT, NULL);
-	after = read_long(CG2 "/memory.current");
+	after = kt_read_long(CG2 "/memory.current");
 	print_message("# with memory.max %s (usage %ld): START returned %d (%s), usage %ld\n",
 		      max, cur, rc, strerror(-rc), after);
 	KT_CHECK(rc == -ENOMEM, "START under memory.max: %s", strerror(-rc));
 	KT_CHECK(after <= atol(max), "usage %ld over memory.max %s", after,
 		 max);
-	KT_CHECK(write_file(CG2 "/memory.max", "max") == 0, "memory.max: %m");
+	KT_CHECK(kt_write_file(CG2 "/memory.max", "max") == 0, "memory.max: %m");
 	rc = kt_start(fd, r, NREGIONS, SPROFIL_UINT, NULL);
 	KT_CHECK(rc == 0, "START without the limit: %s", strerror(-rc));
 	return 0;

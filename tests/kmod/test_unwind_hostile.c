@@ -316,23 +316,6 @@ static void hostile_tables_cut_chains(void **state)
 	free(buf);
 }
 
-/* Writes @s to a module parameter; 0 or -errno. */
-static int param_write(const char *name, const char *s)
-{
-	char path[128];
-	int f, rc = 0;
-
-	snprintf(path, sizeof(path), "/sys/module/sprofil/parameters/%s",
-		 name);
-	f = open(path, O_WRONLY);
-	if (f < 0)
-		return -errno;
-	if (write(f, s, strlen(s)) != (ssize_t)strlen(s))
-		rc = -errno;
-	close(f);
-	return rc;
-}
-
 static void bad_tables_change_nothing(void **state)
 {
 	struct sprofil_unwind_module um[SPROFIL_MAX_UNWIND + 1];
@@ -392,10 +375,10 @@ static void bad_tables_change_nothing(void **state)
 	max = kt_module_param("unwind_max_bytes");
 	assert_true(max > 0);
 	snprintf(old, sizeof(old), "%ld", max);
-	assert_int_equal(param_write("unwind_max_bytes", "4096"), 0);
+	assert_int_equal(kt_module_param_set("unwind_max_bytes", "4096"), 0);
 	um[0].bytes = 2 << 20;
 	assert_int_equal(start_unwind(&reg, &t, um, 1, 0), -E2BIG);
-	assert_int_equal(param_write("unwind_max_bytes", old), 0);
+	assert_int_equal(kt_module_param_set("unwind_max_bytes", old), 0);
 
 	/* The session is the last good START's. */
 	memset(&st, 0, sizeof(st));
@@ -408,31 +391,6 @@ static void bad_tables_change_nothing(void **state)
 	kt_table_free(&t);
 	free(table);
 	free(buf);
-}
-
-static int write_file(const char *path, const char *s)
-{
-	int f = open(path, O_WRONLY), rc = 0;
-
-	if (f < 0)
-		return -errno;
-	if (write(f, s, strlen(s)) != (ssize_t)strlen(s))
-		rc = -errno;
-	close(f);
-	return rc;
-}
-
-static long read_long(const char *path)
-{
-	long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
 }
 
 /* In a cgroup of its own: the charge, then the limit. */
@@ -458,10 +416,10 @@ static int memcg_child(void)
 	um = (struct sprofil_unwind_module){ 0, (uintptr_t)table, BIG_TABLE };
 	one_rule_table(table, BIG_TABLE, start, size, kinds[K_KERNEL_RA].rule);
 	KT_CHECK(kt_table_init(&t, 1 << 20, DEPTH) == 0, "caller table");
-	KT_CHECK(write_file(CG "/cgroup.procs", "0") == 0, "join " CG ": %m");
-	cur = read_long(CG "/memory.current");
+	KT_CHECK(kt_write_file(CG "/cgroup.procs", "0") == 0, "join " CG ": %m");
+	cur = kt_read_long(CG "/memory.current");
 	rc = start_unwind(&reg, &t, &um, 1, 0);
-	during = read_long(CG "/memory.current");
+	during = kt_read_long(CG "/memory.current");
 	print_message("# a session with %u MiB of tables: START %s, memory.current %ld -> %ld\n",
 		      BIG_TABLE >> 20, strerror(-rc), cur, during);
 	KT_CHECK(rc == 0, "START: %s", strerror(-rc));
@@ -469,7 +427,7 @@ static int memcg_child(void)
 	KT_CHECK(kt_stop(fd) == 0, "STOP");
 	/* The table goes after a grace period: wait for its uncharge. */
 	for (int i = 0; i < 100; i++) {
-		cur = read_long(CG "/memory.current");
+		cur = kt_read_long(CG "/memory.current");
 		if (cur <= during - (long)BIG_TABLE / 2)
 			break;
 		usleep(50000);
@@ -477,14 +435,14 @@ static int memcg_child(void)
 	KT_CHECK(cur <= during - (long)BIG_TABLE / 2,
 		 "still charged after STOP: %ld", cur);
 	snprintf(max, sizeof(max), "%ld", cur + (BIG_TABLE >> 2));
-	KT_CHECK(write_file(CG "/memory.max", max) == 0, "memory.max: %m");
+	KT_CHECK(kt_write_file(CG "/memory.max", max) == 0, "memory.max: %m");
 	rc = start_unwind(&reg, &t, &um, 1, 0);
 	print_message("# with memory.max %s: START returned %d (%s)\n", max, rc,
 		      strerror(-rc));
 	KT_CHECK(rc == -ENOMEM, "START under memory.max: %s", strerror(-rc));
-	KT_CHECK(read_long(CG "/memory.current") <= atol(max),
+	KT_CHECK(kt_read_long(CG "/memory.current") <= atol(max),
 		 "over memory.max");
-	KT_CHECK(write_file(CG "/memory.max", "max") == 0, "memory.max: %m");
+	KT_CHECK(kt_write_file(CG "/memory.max", "max") == 0, "memory.max: %m");
 	return 0;
 }
 
@@ -497,7 +455,7 @@ static void tables_are_charged_to_the_cgroup(void **state)
 	if (access(CG_ROOT "/cgroup.controllers", F_OK) &&
 	    mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
 		fail_msg("mount cgroup2: %s", strerror(errno));
-	assert_int_equal(write_file(CG_ROOT "/cgroup.subtree_control",
+	assert_int_equal(kt_write_file(CG_ROOT "/cgroup.subtree_control",
 				    "+memory"), 0);
 	assert_true(!mkdir(CG, 0755) || errno == EEXIST);
 	fflush(stdout);

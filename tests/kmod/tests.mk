@@ -110,7 +110,8 @@ KT_REC := $(KT_DIR)/rec
 KT_REC_FILES := $(KT_REC)/bin/sprofil $(KT_REC)/lib/libsprofil.so.0 \
 	$(KT_REC)/libexec/sprofil-probe $(KT_REC)/libexec/sprofil-outside \
 	$(KT_REC)/libexec/sprofil-unwind $(KT_REC)/gprof/gprof $(KT_REC)/cli-static $(KT_REC)/cli-attach \
-	$(KT_REC)/cli-faults $(KT_REC)/cli-unwind $(KT_DIR)/record-in-vm
+	$(KT_REC)/cli-faults $(KT_REC)/cli-unwind $(KT_REC)/cli-unwind-static \
+	$(KT_DIR)/record-in-vm
 
 vm-payload: $(KT_REC_FILES)
 
@@ -125,6 +126,7 @@ $(KT_REC)/cli-static: $(BUILD)/tests/cli/cli-static
 $(KT_REC)/cli-attach: $(BUILD)/tests/cli/cli-attach
 $(KT_REC)/cli-faults: $(BUILD)/tests/cli/cli-faults
 $(KT_REC)/cli-unwind: $(BUILD)/tests/cli/cli-unwind
+$(KT_REC)/cli-unwind-static: $(BUILD)/tests/cli/cli-unwind-static
 $(KT_DIR)/record-in-vm: tests/kmod/record-in-vm
 $(KT_REC_FILES):
 	@mkdir -p $(dir $@)
