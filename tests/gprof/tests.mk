@@ -268,7 +268,7 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 	check-gprof-callers check-gprof-callers-asan check-gprof-roundtrip \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz \
 	check-gprof-model check-gprof-model-asan check-gprof-diff \
-	check-gprof-diff-asan
+	check-gprof-diff-asan check-gprof-diffviews check-gprof-diffviews-asan
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
 GPT_ENV = GPROF=$(GPROF) GPT_BIN=$(abspath $(GPT_DIR)) \
@@ -358,9 +358,14 @@ check-gprof-diff-asan:
 	$(call GPT_CHECK,diff-asan,gprof-tests cli $(GPT_DIFF) \
 		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
 
-# sprofil diff's lines, measured inclusive times and arcs (recorded).
+# sprofil diff's lines, measured inclusive times and arcs (recorded);
+# again under ASan+UBSan and LSan.
 check-gprof-diffviews:
 	$(call GPT_CHECK,diffviews,gprof-tests cli $(GPT_DIFFVIEWS))
+
+check-gprof-diffviews-asan:
+	$(call GPT_CHECK,diffviews-asan,gprof-tests cli $(GPT_DIFFVIEWS) \
+		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
 
 check-gprof-callers-asan:
 	$(call GPT_CHECK,callers-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
@@ -423,7 +428,7 @@ GPT_PARTS := check-gprof-fuzz \
 	check-gprof-callers-asan check-gprof-badinput check-gprof-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-trust-asan \
 	check-gprof-pprof-asan check-gprof-cglines-asan check-gprof-merge-asan \
-	check-gprof-model-asan check-gprof-diff-asan
+	check-gprof-model-asan check-gprof-diff-asan check-gprof-diffviews-asan
 
 # Every part runs even when an earlier one failed.  The analyzer is
 # built first but no part depends on it: with GPROF=/usr/bin/gprof the
