@@ -313,28 +313,37 @@ void dkeys_get(struct dkeys *k, size_t i, const char **key,
 
 /*
  * The functions of @prof, read from run @run's files of @p; with
- * --lines their lines too (diff_views.c).
+ * --lines their lines too (diff_views.c).  Unless @keep (the keys are
+ * asked again: the caller chains' views), @keys' strings are moved
+ * into the rows.
  */
 static void take_functions(struct dprog *p, unsigned int run,
 			   struct profile *prof, struct dkeys *keys,
-			   const struct diff_options *opt)
+			   const struct diff_options *opt, bool keep)
 {
 	uint64_t *whole = export_whole(prof, &opt->g, flat_ticks, flat_fn,
 				       whole_samples(prof->total_time));
 	const char *key, *label;
 	size_t i;
 
+	if (opt->lines)
+		diff_take_lines(&p->tab[DV_LINE], run, prof, keys, whole);
 	for (i = 0; i < prof->symtab.len; i++) {
 		if (!whole[i])
 			continue;
 		dkeys_get(keys, i, &key, &label);
-		dtab_add(&p->tab[DV_FN], xstrdup(key), xstrdup(label), run,
-			 whole[i]);
+		if (keep) {
+			dtab_add(&p->tab[DV_FN], xstrdup(key), xstrdup(label),
+				 run, whole[i]);
+		} else {
+			/* Handed over rather than held twice. */
+			dtab_add(&p->tab[DV_FN], keys->key[i], keys->label[i],
+				 run, whole[i]);
+			keys->key[i] = keys->label[i] = NULL;
+		}
 		p->run_total[run] += whole[i];
 		p->total += whole[i];
 	}
-	if (opt->lines)
-		diff_take_lines(&p->tab[DV_LINE], run, prof, keys, whole);
 	free(whole);
 }
 
@@ -464,7 +473,8 @@ static int read_group(struct dside *s, unsigned int run, char **files, int n,
 		hist_assign_samples(&prof);
 	}
 	dkeys_init(&keys, &prof, &o);
-	take_functions(p, run, &prof, &keys, opt);
+	take_functions(p, run, &prof, &keys, opt,
+		       prof.gmon_input & INPUT_CALLERS);
 	if (diff_take_chains(p, run, &prof, &keys))
 		p->no_chains++;
 	dkeys_free(&keys);
