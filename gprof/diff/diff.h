@@ -34,9 +34,22 @@ struct diff_options {
 	enum diff_format format;	/* --format */
 	unsigned int top;	/* --top: rows printed, 0 all */
 	const char *pprof;	/* --pprof=PREFIX: PREFIX.{base,new}.pb.gz */
+	bool lines;		/* --lines: rows by source line too */
 };
 
-/* A function of one program on one side: its samples in each run. */
+/*
+ * A diff's views of a program: its functions' self time, with --lines
+ * its source lines', and where both sides have caller chains the
+ * measured inclusive time of each function and the time below each
+ * caller -> callee arc (cg_measured.c).  Each is a table of counts by
+ * key, compared row by row the same way.
+ */
+enum dview_id { DV_FN, DV_LINE, DV_INCL, DV_ARC, DV_N };
+
+/*
+ * A function (or line, or arc) of one program on one side: its samples
+ * in each run.
+ */
 struct dfn {
 	char *key;		/* module \t file \t name: how sides match */
 	char *label;		/* the report's name for it */
@@ -44,7 +57,7 @@ struct dfn {
 	uint64_t total;
 };
 
-/* One function's samples in one run, before dprog_finish() merges them. */
+/* One row's samples in one run, before dprog_finish() merges them. */
 struct draw {
 	char *key, *label;
 	unsigned int run;
@@ -57,6 +70,14 @@ struct dstack {
 	uint64_t samples;
 };
 
+/* One view's rows of a program on one side, sorted by key. */
+struct dtab {
+	struct dfn *fns;
+	size_t nfns;
+	struct draw *raw;	/* while its runs are read */
+	size_t nraw, raw_cap;
+};
+
 /* One program on one side: every run's samples of its functions. */
 struct dprog {
 	char *name;		/* its executable's basename */
@@ -65,10 +86,9 @@ struct dprog {
 	unsigned int nruns;	/* the side's runs */
 	uint64_t *run_total;	/* [nruns]: its samples in each run */
 	uint64_t total;
-	struct dfn *fns;	/* sorted by key */
-	size_t nfns;
-	struct draw *raw;	/* while its runs are read */
-	size_t nraw, raw_cap;
+	struct dtab tab[DV_N];	/* its views' rows */
+	/* Profiles read without caller chains: no inclusive times, arcs. */
+	unsigned int no_chains;
 	struct dstack *stacks;
 	size_t nstacks, stacks_cap;
 };
@@ -90,8 +110,41 @@ struct dside {
 int diff_side_load(struct dside *side, const char *operand,
 		   const struct diff_options *opt, const char *which);
 void diff_side_free(struct dside *side);
-/* The function of @key in @p, or NULL. */
-struct dfn *dprog_find(const struct dprog *p, const char *key);
+/* Adds @n samples of run @run at @key (taking @key and @label). */
+void dtab_add(struct dtab *t, char *key, char *label, unsigned int run,
+	      uint64_t n);
+/* The part of @path after its last '/'. */
+const char *diff_base_of(const char *path);
+
+/* Each symbol's key and label, made on first use, of one profile. */
+struct dkeys {
+	struct profile *prof;
+	const struct gprof_options *opt;
+	char **key, **label;	/* [symtab.len], NULL until asked */
+};
+
+void dkeys_init(struct dkeys *k, struct profile *prof,
+		const struct gprof_options *opt);
+void dkeys_free(struct dkeys *k);
+/* Symbol @i's key and label (owned by @k). */
+void dkeys_get(struct dkeys *k, size_t i, const char **key,
+	       const char **label);
+/*
+ * --lines (diff_views.c): each function's @whole samples shared over its
+ * source lines, as the line exports share them, into @t's run @run.
+ */
+void diff_take_lines(struct dtab *t, unsigned int run, struct profile *prof,
+		     struct dkeys *keys, const uint64_t *whole);
+/*
+ * The measured inclusive times and arcs of analyzed @prof into @p's run
+ * @run (diff_views.c); -1 when @prof has no caller chains (nothing
+ * added).
+ */
+int diff_take_chains(struct dprog *p, unsigned int run, struct profile *prof,
+		     struct dkeys *keys);
+
+/* The row of @key in @t, or NULL. */
+struct dfn *dtab_find(const struct dtab *t, const char *key);
 /* Strips GCC's clone suffixes (.constprop.N, .isra.N, .part.N, .cold). */
 void diff_strip_clone(char *name);
 
@@ -146,11 +199,17 @@ struct drow {
 	double x2, df;		/* its runs' chi-square (diff_dispersion) */
 };
 
+/* A view's rows of one program, sorted by rank. */
+struct dview {
+	struct drow *rows;
+	size_t nrows;
+};
+
 struct dpair {
 	const char *name;	/* the program (NEW's name with --force) */
 	const struct dprog *bp, *np;	/* NULL: only on the other side */
-	struct drow *rows;
-	size_t nrows;
+	struct dview view[DV_N];
+	bool chains;		/* both sides have caller chains */
 	struct dcmp total;
 	bool rates_differ;
 };
@@ -167,6 +226,15 @@ struct diff {
 int diff_build(struct diff *d, const struct dside *base,
 	       const struct dside *new, const struct diff_options *opt);
 void diff_free(struct diff *d);
+/* A side's value as printed: seconds, or percent of its total. */
+double diff_shown(const struct diff *d, double v);
+/* A ratio as a change in percent ("+12.5%", "inf"). */
+void diff_pct(char *out, size_t size, double ratio);
+/* Which side of @pr lacks caller chains: "base", "new" or both. */
+const char *diff_no_chains(const struct dpair *pr);
+/* Each view's column title. */
+extern const char *const diff_view_title[DV_N];
+/* The text report (diff_text.c). */
 void diff_print_text(const struct diff *d);
 void diff_print_json(const struct diff *d);
 void diff_print_markdown(const struct diff *d);

@@ -58,39 +58,47 @@ static int by_rank(const void *a, const void *b)
 	return strcmp(x->label, y->label);
 }
 
-static void pair_rows(struct diff *d, struct dpair *pr)
+/*
+ * The rows of view @v of @pr: matched by key, each compared, sorted.
+ * Function rows vote in the gate, and line rows with --lines; inclusive
+ * times and arcs do not (docs/diff.md, "The gate"): their samples are
+ * their callees' self samples again, which vote already.
+ */
+static void view_rows(struct diff *d, struct dpair *pr, enum dview_id v)
 {
 	const struct diff_options *opt = d->opt;
 	const struct dprog *bp = pr->bp, *np = pr->np;
+	const struct dtab *bt = &bp->tab[v], *nt = &np->tab[v];
+	struct dview *w = &pr->view[v];
 	double gate = opt->fail_above >= 0 ? 1 + opt->fail_above / 100 : 1;
 	double wb, wn, x2 = 0, df = 0, kappa;
+	bool votes = opt->fail_above >= 0 && (v == DV_FN || v == DV_LINE);
 	size_t i, n = 0;
 
 	wb = opt->normalize ? 1.0 / bp->total : bp->sample_s;
 	wn = opt->normalize ? 1.0 / np->total : np->sample_s;
-	pr->rates_differ = bp->sample_s != np->sample_s;
-	pr->rows = xcalloc(bp->nfns + np->nfns + 1, sizeof(*pr->rows));
-	for (i = 0; i < bp->nfns; i++) {
-		struct drow *r = &pr->rows[n++];
+	w->rows = xcalloc(bt->nfns + nt->nfns + 1, sizeof(*w->rows));
+	for (i = 0; i < bt->nfns; i++) {
+		struct drow *r = &w->rows[n++];
 
-		r->bf = &bp->fns[i];
-		r->nf = dprog_find(np, r->bf->key);
+		r->bf = &bt->fns[i];
+		r->nf = dtab_find(nt, r->bf->key);
 		r->label = r->bf->label;
 	}
-	for (i = 0; i < np->nfns; i++)
-		if (!dprog_find(bp, np->fns[i].key)) {
-			struct drow *r = &pr->rows[n++];
+	for (i = 0; i < nt->nfns; i++)
+		if (!dtab_find(bt, nt->fns[i].key)) {
+			struct drow *r = &w->rows[n++];
 
-			r->nf = &np->fns[i];
+			r->nf = &nt->fns[i];
 			r->label = r->nf->label;
 		}
-	pr->nrows = n;
+	w->nrows = n;
 	/*
 	 * The spread model phi = 1 + kappa * (mean samples a run), kappa
-	 * by moments over the functions that can vote (diff_stats.c).
+	 * by moments over the rows that can vote (diff_stats.c).
 	 */
 	for (i = 0; i < n; i++) {
-		struct drow *r = &pr->rows[i];
+		struct drow *r = &w->rows[i];
 
 		diff_dispersion(bp, r->bf, np, r->nf, &r->x2, &r->df);
 		if (r->bf && r->nf && r->df &&
@@ -102,7 +110,7 @@ static void pair_rows(struct diff *d, struct dpair *pr)
 	}
 	kappa = df > 0 ? fmax(0, x2 / df) : 0;
 	for (i = 0; i < n; i++) {
-		struct drow *r = &pr->rows[i];
+		struct drow *r = &w->rows[i];
 		struct dcmp *c = &r->c;
 
 		c->b = r->bf ? r->bf->total : 0;
@@ -111,19 +119,35 @@ static void pair_rows(struct diff *d, struct dpair *pr)
 		c->wn = wn;
 		c->phi = diff_phi(r->x2, r->df, 1 + kappa * (double)(c->b + c->n) /
 				  (bp->nruns + np->nruns));
-		c->tested = opt->fail_above >= 0 && r->bf && r->nf &&
+		c->tested = votes && r->bf && r->nf &&
 			    c->b + c->n >= opt->min_samples;
 		diff_compare(c, opt->confidence, gate);
 		r->rank = r->bf && r->nf ? c->base * (c->lo - 1) :
 			  r->nf ? c->new : c->base;
 	}
-	qsort(pr->rows, n, sizeof(*pr->rows), by_rank);
+	qsort(w->rows, n, sizeof(*w->rows), by_rank);
+}
 
+static void pair_rows(struct diff *d, struct dpair *pr)
+{
+	const struct diff_options *opt = d->opt;
+	const struct dprog *bp = pr->bp, *np = pr->np;
+	double gate = opt->fail_above >= 0 ? 1 + opt->fail_above / 100 : 1;
+	double x2 = 0, df = 0;
+
+	pr->rates_differ = bp->sample_s != np->sample_s;
+	pr->chains = !bp->no_chains && !np->no_chains;
+	view_rows(d, pr, DV_FN);
+	if (opt->lines)
+		view_rows(d, pr, DV_LINE);
+	if (pr->chains) {
+		view_rows(d, pr, DV_INCL);
+		view_rows(d, pr, DV_ARC);
+	}
 	pr->total.b = bp->total;
 	pr->total.n = np->total;
 	pr->total.wb = bp->sample_s;
 	pr->total.wn = np->sample_s;
-	x2 = df = 0;
 	total_x2(bp, &x2, &df);
 	total_x2(np, &x2, &df);
 	pr->total.phi = diff_phi(x2, df, 1);
@@ -135,7 +159,7 @@ static void pair_rows(struct diff *d, struct dpair *pr)
 int diff_build(struct diff *d, const struct dside *base,
 	       const struct dside *new, const struct diff_options *opt)
 {
-	unsigned int i, j, common = 0;
+	unsigned int i, j, v, common = 0;
 	struct dcmp **tests;
 	size_t n = 0, k;
 
@@ -198,16 +222,19 @@ int diff_build(struct diff *d, const struct dside *base,
 			return -1;
 		}
 		pair_rows(d, pr);
-		n += pr->nrows + 1;
+		for (v = 0; v < DV_N; v++)
+			n += pr->view[v].nrows;
+		n++;
 	}
 	tests = xcalloc(n + 1, sizeof(*tests));
 	for (n = 0, i = 0; i < d->npairs; i++) {
 		struct dpair *pr = &d->pairs[i];
 
-		if (!pr->rows)
+		if (!pr->bp || !pr->np)
 			continue;
-		for (k = 0; k < pr->nrows; k++)
-			tests[n++] = &pr->rows[k].c;
+		for (v = 0; v < DV_N; v++)
+			for (k = 0; k < pr->view[v].nrows; k++)
+				tests[n++] = &pr->view[v].rows[k].c;
 		tests[n++] = &pr->total;
 	}
 	for (k = 0; k < n; k++)
@@ -220,10 +247,11 @@ int diff_build(struct diff *d, const struct dside *base,
 
 void diff_free(struct diff *d)
 {
-	unsigned int i;
+	unsigned int i, v;
 
 	for (i = 0; i < d->npairs; i++)
-		free(d->pairs[i].rows);
+		for (v = 0; v < DV_N; v++)
+			free(d->pairs[i].view[v].rows);
 	free(d->pairs);
 	memset(d, 0, sizeof(*d));
 }

@@ -32,6 +32,7 @@
 #include <sprofil/events.h>
 
 #include "diff.h"
+#include "analyze/analyze.h"
 #include "export/export.h"
 #include "pipeline/tree_report.h"
 
@@ -57,22 +58,22 @@ void diff_strip_clone(char *name)
 }
 
 /*
- * A program's functions are gathered as (key, run, samples) entries,
- * then sorted by key and merged (dprog_finish()): clones and every run
- * of one function become one row, and the two sides are matched by
- * binary search in each other's sorted rows.
+ * A view's rows are gathered as (key, run, samples) entries, then sorted
+ * by key and merged (dtab_finish()): clones and every run of one row
+ * become one, and the two sides are matched by binary search in each
+ * other's sorted rows.  Takes @key and @label.
  */
-static void dprog_add(struct dprog *p, char *key, char *label,
-		      unsigned int run, uint64_t n)
+void dtab_add(struct dtab *t, char *key, char *label, unsigned int run,
+	      uint64_t n)
 {
-	if (p->nraw == p->raw_cap) {
-		p->raw_cap = p->raw_cap * 2 + 256;
-		p->raw = xreallocarray(p->raw, p->raw_cap, sizeof(*p->raw));
+	if (t->nraw == t->raw_cap) {
+		t->raw_cap = t->raw_cap * 2 + 256;
+		t->raw = xreallocarray(t->raw, t->raw_cap, sizeof(*t->raw));
 	}
-	p->raw[p->nraw].key = key;
-	p->raw[p->nraw].label = label;
-	p->raw[p->nraw].run = run;
-	p->raw[p->nraw++].samples = n;
+	t->raw[t->nraw].key = key;
+	t->raw[t->nraw].label = label;
+	t->raw[t->nraw].run = run;
+	t->raw[t->nraw++].samples = n;
 }
 
 static int by_key(const void *a, const void *b)
@@ -86,43 +87,60 @@ static int raw_by_key(const void *a, const void *b)
 		      ((const struct draw *)b)->key);
 }
 
-static void dprog_finish(struct dprog *p)
+static void dtab_finish(struct dtab *t, unsigned int nruns)
 {
 	struct dfn *f = NULL;
 	size_t i;
 
-	if (p->nraw)
-		qsort(p->raw, p->nraw, sizeof(*p->raw), raw_by_key);
-	p->fns = xcalloc(p->nraw + 1, sizeof(*p->fns));
-	for (i = 0; i < p->nraw; i++) {
-		struct draw *r = &p->raw[i];
+	if (t->nraw)
+		qsort(t->raw, t->nraw, sizeof(*t->raw), raw_by_key);
+	t->fns = xcalloc(t->nraw + 1, sizeof(*t->fns));
+	for (i = 0; i < t->nraw; i++) {
+		struct draw *r = &t->raw[i];
 
 		if (f && !strcmp(f->key, r->key)) {
 			free(r->key);
 			free(r->label);
 		} else {
-			f = &p->fns[p->nfns++];
+			f = &t->fns[t->nfns++];
 			f->key = r->key;
 			f->label = r->label;
-			f->runs = xcalloc(p->nruns, sizeof(*f->runs));
+			f->runs = xcalloc(nruns, sizeof(*f->runs));
 		}
 		f->runs[r->run] += r->samples;
 		f->total += r->samples;
 	}
-	free(p->raw);
-	p->raw = NULL;
-	p->nraw = p->raw_cap = 0;
+	free(t->raw);
+	t->raw = NULL;
+	t->nraw = t->raw_cap = 0;
 }
 
-struct dfn *dprog_find(const struct dprog *p, const char *key)
+static void dtab_free(struct dtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nfns; i++) {
+		free(t->fns[i].key);
+		free(t->fns[i].label);
+		free(t->fns[i].runs);
+	}
+	for (i = 0; i < t->nraw; i++) {
+		free(t->raw[i].key);
+		free(t->raw[i].label);
+	}
+	free(t->raw);
+	free(t->fns);
+}
+
+struct dfn *dtab_find(const struct dtab *t, const char *key)
 {
 	struct dfn k = { .key = (char *)key };
 
-	return p->nfns ? bsearch(&k, p->fns, p->nfns, sizeof(*p->fns),
+	return t->nfns ? bsearch(&k, t->fns, t->nfns, sizeof(*t->fns),
 				 by_key) : NULL;
 }
 
-static const char *base_of(const char *path)
+const char *diff_base_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -235,46 +253,96 @@ static void take_stacks(struct dprog *p, struct profile *prof,
 	stacks_free(&st);
 }
 
-/* The functions of @prof, read from run @run's files of @p. */
-static void take_functions(struct dprog *p, unsigned int run,
-			   struct profile *prof,
-			   const struct diff_options *opt)
+void dkeys_init(struct dkeys *k, struct profile *prof,
+		const struct gprof_options *opt)
 {
-	uint64_t *whole = export_whole(prof, &opt->g, flat_ticks, flat_fn,
-				       whole_samples(prof->total_time));
+	k->prof = prof;
+	k->opt = opt;
+	k->key = xcalloc(prof->symtab.len + 1, sizeof(*k->key));
+	k->label = xcalloc(prof->symtab.len + 1, sizeof(*k->label));
+}
+
+void dkeys_free(struct dkeys *k)
+{
 	size_t i;
 
-	for (i = 0; i < prof->symtab.len; i++) {
-		struct sym *s = &prof->symtab.base[i];
-		char *name, *dm, *mod, *key, *label;
-		const char *file = "";
+	for (i = 0; i < k->prof->symtab.len; i++) {
+		free(k->key[i]);
+		free(k->label[i]);
+	}
+	free(k->key);
+	free(k->label);
+}
 
-		if (!whole[i])
-			continue;
+void dkeys_get(struct dkeys *k, size_t i, const char **key,
+	       const char **label)
+{
+	struct profile *prof = k->prof;
+	struct sym *s = &prof->symtab.base[i];
+	char *name, *dm, *mod;
+	const char *file = "";
+
+	if (!k->key[i]) {
 		name = xstrdup(s->name);
 		diff_strip_clone(name);
-		dm = opt->g.demangle ?
+		dm = k->opt->demangle ?
 			cplus_demangle(name, DMGL_ANSI | DMGL_PARAMS) : NULL;
 		if (dm) {
 			free(name);
 			name = dm;
 		}
 		if (s->is_static) {
-			sym_source(prof, &opt->g, s);
+			sym_source(prof, k->opt, s);
 			if (s->file)
-				file = base_of(s->file->name);
+				file = diff_base_of(s->file->name);
 		}
 		mod = module_key(prof, s->module);
-		key = xmalloc(strlen(mod) + strlen(file) + strlen(name) + 3);
-		sprintf(key, "%s\t%s\t%s", mod, file, name);
-		label = xmalloc(strlen(mod) + strlen(file) + strlen(name) + 8);
-		sprintf(label, "%s%s%s%s%s%s", name, *file ? " (" : "", file,
-			*file ? ")" : "", *mod ? " @" : "", mod);
-		dprog_add(p, key, label, run, whole[i]);
-		p->run_total[run] += whole[i];
-		p->total += whole[i];
+		k->key[i] = xmalloc(strlen(mod) + strlen(file) +
+				    strlen(name) + 3);
+		sprintf(k->key[i], "%s\t%s\t%s", mod, file, name);
+		k->label[i] = xmalloc(strlen(mod) + strlen(file) +
+				      strlen(name) + 8);
+		sprintf(k->label[i], "%s%s%s%s%s%s", name, *file ? " (" : "",
+			file, *file ? ")" : "", *mod ? " @" : "", mod);
 		free(name);
 		free(mod);
+	}
+	*key = k->key[i];
+	*label = k->label[i];
+}
+
+/*
+ * The functions of @prof, read from run @run's files of @p; with
+ * --lines their lines too (diff_views.c).  Unless @keep (the keys are
+ * asked again: the caller chains' views), @keys' strings are moved
+ * into the rows.
+ */
+static void take_functions(struct dprog *p, unsigned int run,
+			   struct profile *prof, struct dkeys *keys,
+			   const struct diff_options *opt, bool keep)
+{
+	uint64_t *whole = export_whole(prof, &opt->g, flat_ticks, flat_fn,
+				       whole_samples(prof->total_time));
+	const char *key, *label;
+	size_t i;
+
+	if (opt->lines)
+		diff_take_lines(&p->tab[DV_LINE], run, prof, keys, whole);
+	for (i = 0; i < prof->symtab.len; i++) {
+		if (!whole[i])
+			continue;
+		dkeys_get(keys, i, &key, &label);
+		if (keep) {
+			dtab_add(&p->tab[DV_FN], xstrdup(key), xstrdup(label),
+				 run, whole[i]);
+		} else {
+			/* Handed over rather than held twice. */
+			dtab_add(&p->tab[DV_FN], keys->key[i], keys->label[i],
+				 run, whole[i]);
+			keys->key[i] = keys->label[i] = NULL;
+		}
+		p->run_total[run] += whole[i];
+		p->total += whole[i];
 	}
 	free(whole);
 }
@@ -339,9 +407,11 @@ static int read_group(struct dside *s, unsigned int run, char **files, int n,
 {
 	struct gprof_options o = opt->g;
 	struct profile prof;
+	struct dkeys keys;
+	struct sym **cg;
 	struct dprog *p;
 	double sample_s;
-	bool counted;
+	bool counted, graph;
 	int ret = -1;
 
 	o.a_out_name = proc->main_path;
@@ -370,7 +440,7 @@ static int read_group(struct dside *s, unsigned int run, char **files, int n,
 			opt->g.whoami, files[0], e ? e->name : "another event");
 		goto out;
 	}
-	p = side_prog(s, base_of(proc->main_path), s->nruns);
+	p = side_prog(s, diff_base_of(proc->main_path), s->nruns);
 	sample_s = prof.hz > 0 ? 1.0 / prof.hz : 0;
 	if (p->sample_s && sample_s != p->sample_s) {
 		fprintf(stderr, "%s: %s: %s's runs are at different rates (%g and %g samples/s): give each side runs of one rate\n",
@@ -389,13 +459,25 @@ static int read_group(struct dside *s, unsigned int run, char **files, int n,
 		 prof.hist_dimension);
 	/*
 	 * The stacks and pprof want the call graph (which assigns the
-	 * histogram too).
+	 * histogram too); the measured times and the symbols the line
+	 * shares count (print_flag) are set when the graph is assembled.
 	 */
-	if (opt->format == DF_FOLDED || opt->format == DF_FLAME || s->pp)
-		free(profile_analyze(&prof, &o, counted));
-	else
+	graph = opt->lines || (prof.gmon_input & INPUT_CALLERS);
+	if (opt->format == DF_FOLDED || opt->format == DF_FLAME || s->pp ||
+	    graph) {
+		cg = profile_analyze(&prof, &o, counted);
+		if (!cg && graph)
+			cg = cg_assemble(&prof, &o);
+		free(cg);
+	} else {
 		hist_assign_samples(&prof);
-	take_functions(p, run, &prof, opt);
+	}
+	dkeys_init(&keys, &prof, &o);
+	take_functions(p, run, &prof, &keys, opt,
+		       prof.gmon_input & INPUT_CALLERS);
+	if (diff_take_chains(p, run, &prof, &keys))
+		p->no_chains++;
+	dkeys_free(&keys);
 	if (opt->format == DF_FOLDED || opt->format == DF_FLAME)
 		take_stacks(p, &prof, opt);
 	if (s->pp)
@@ -524,7 +606,7 @@ int diff_side_load(struct dside *side, const char *operand,
 		   const struct diff_options *opt, const char *which)
 {
 	char *copy = xstrdup(operand), *run, *save = NULL;
-	unsigned int i = 0, k;
+	unsigned int i = 0, k, v;
 	int ret = 0, saved = -1;
 
 	memset(side, 0, sizeof(*side));
@@ -546,7 +628,8 @@ int diff_side_load(struct dside *side, const char *operand,
 	if (side->pp && pprof_close(side, opt, saved))
 		ret = -1;
 	for (k = 0; k < side->nprogs; k++)
-		dprog_finish(&side->progs[k]);
+		for (v = 0; v < DV_N; v++)
+			dtab_finish(&side->progs[k].tab[v], side->nruns);
 	if (!ret && i != side->nruns) {
 		fprintf(stderr, "%s: %s: an empty run in the list\n",
 			opt->g.whoami, operand);
@@ -565,26 +648,17 @@ int diff_side_load(struct dside *side, const char *operand,
 
 void diff_side_free(struct dside *side)
 {
-	unsigned int k;
+	unsigned int k, v;
 	size_t i;
 
 	for (k = 0; k < side->nprogs; k++) {
 		struct dprog *p = &side->progs[k];
 
-		for (i = 0; i < p->nfns; i++) {
-			free(p->fns[i].key);
-			free(p->fns[i].label);
-			free(p->fns[i].runs);
-		}
+		for (v = 0; v < DV_N; v++)
+			dtab_free(&p->tab[v]);
 		for (i = 0; i < p->nstacks; i++)
 			free(p->stacks[i].stack);
 		free(p->stacks);
-		for (i = 0; i < p->nraw; i++) {
-			free(p->raw[i].key);
-			free(p->raw[i].label);
-		}
-		free(p->raw);
-		free(p->fns);
 		free(p->run_total);
 		free(p->name);
 	}

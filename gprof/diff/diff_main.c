@@ -33,7 +33,7 @@ static void exit_bad(void)
 enum {
 	OPT_FAIL_ABOVE = 256, OPT_CONFIDENCE, OPT_MIN_SAMPLES, OPT_NORMALIZE,
 	OPT_FORCE, OPT_FORMAT, OPT_TOP, OPT_NO_DEMANGLE,
-	OPT_DEBUG_FILE_DIRECTORY, OPT_PPROF,
+	OPT_DEBUG_FILE_DIRECTORY, OPT_PPROF, OPT_LINES,
 };
 
 static const struct option long_options[] = {
@@ -48,6 +48,7 @@ static const struct option long_options[] = {
 	{ "debug-file-directory", required_argument, NULL,
 	  OPT_DEBUG_FILE_DIRECTORY },
 	{ "pprof", required_argument, NULL, OPT_PPROF },
+	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -56,9 +57,11 @@ static void usage(FILE *f)
 {
 	fputs("usage: sprofil diff [--fail-above=PCT] [--confidence=PCT] [--min-samples=N]\n"
 	      "\t[--normalize] [--force] [--format=text|json|markdown|folded|flamegraph]\n"
-	      "\t[--top=N] [--pprof=PREFIX] [--no-demangle] BASE NEW\n"
+	      "\t[--top=N] [--lines] [--pprof=PREFIX] [--no-demangle] BASE NEW\n"
 	      "BASE and NEW: a profile, a directory of a recorded tree, or several\n"
-	      "runs of one workload as RUN,RUN,...; functions matched by name.\n"
+	      "runs of one workload as RUN,RUN,...; functions matched by name,\n"
+	      "with --lines source lines by file and line too.  With caller\n"
+	      "chains, measured inclusive times and arcs are compared as well.\n"
 	      "Exit 0, or 1 when a function or the total grew more than PCT with\n"
 	      "the confidence (default 99%, corrected for the number of tests),\n"
 	      "2 on bad input.  --pprof writes PREFIX.base.pb.gz and PREFIX.new.pb.gz\n"
@@ -116,6 +119,9 @@ static int parse(struct diff_options *opt, int argc, char **argv)
 			break;
 		case OPT_FORCE:
 			opt->force = true;
+			break;
+		case OPT_LINES:
+			opt->lines = true;
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "text"))

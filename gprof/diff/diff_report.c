@@ -19,13 +19,12 @@ static const char *unit(const struct diff *d)
 	return d->opt->normalize ? "%" : "s";
 }
 
-/* A side's value as printed: seconds, or percent of its total. */
-static double shown_value(const struct diff *d, double v)
+double diff_shown(const struct diff *d, double v)
 {
 	return d->opt->normalize ? 100 * v : v;
 }
 
-static void pct(char *out, size_t size, double ratio)
+void diff_pct(char *out, size_t size, double ratio)
 {
 	if (isinf(ratio))
 		snprintf(out, size, "inf");
@@ -33,113 +32,16 @@ static void pct(char *out, size_t size, double ratio)
 		snprintf(out, size, "%+.1f%%", 100 * (ratio - 1));
 }
 
-static void text_row(const struct diff *d, const struct drow *r)
+const char *diff_no_chains(const struct dpair *pr)
 {
-	const struct dcmp *c = &r->c;
-	char ch[24], lo[24], hi[24];
-
-	if (!r->bf || !r->nf) {
-		printf("%10.3f %10.3f %8s %+10.3f %21s %7.2f  %s\n",
-		       shown_value(d, c->base), shown_value(d, c->new),
-		       r->bf ? "gone" : "new",
-		       shown_value(d, c->new - c->base), "", c->phi,
-		       r->label);
-		return;
-	}
-	pct(ch, sizeof(ch), c->ratio);
-	pct(lo, sizeof(lo), c->lo);
-	pct(hi, sizeof(hi), c->hi);
-	printf("%10.3f %10.3f %8s %+10.3f  [%8s, %8s] %7.2f%s %s\n",
-	       shown_value(d, c->base), shown_value(d, c->new), ch,
-	       shown_value(d, c->new - c->base), lo, hi, c->phi,
-	       c->failed ? "!" : " ", r->label);
+	if (pr->bp->no_chains && pr->np->no_chains)
+		return "base and new";
+	return pr->bp->no_chains ? "base" : "new";
 }
 
-static void text_header(const struct diff *d)
-{
-	printf("%10s %10s %8s %10s  %-20s %7s  %s\n",
-	       d->opt->normalize ? "base %" : "base s",
-	       d->opt->normalize ? "new %" : "new s", "change",
-	       d->opt->normalize ? "change %" : "change s",
-	       "interval", "disp", "function");
-}
-
-static void side_line(const char *what, const struct dside *s)
-{
-	printf("%s %s (%u run%s)", what, s->operand, s->nruns,
-	       s->nruns == 1 ? "" : "s");
-}
-
-void diff_print_text(const struct diff *d)
-{
-	const struct diff_options *opt = d->opt;
-	unsigned int i;
-	size_t k, shown;
-
-	side_line("base", d->base);
-	side_line(", new", d->new);
-	printf("; %g%% intervals; %s\n", 100 * opt->confidence,
-	       opt->normalize ? "shares of each side's total (--normalize)" :
-				"seconds");
-	for (i = 0; i < d->npairs; i++) {
-		const struct dpair *pr = &d->pairs[i];
-		char ch[24], lo[24], hi[24];
-
-		if (!pr->bp || !pr->np) {
-			printf("\nprogram %s: only in %s (%.3f s)\n", pr->name,
-			       pr->bp ? "base" : "new",
-			       pr->bp ? pr->bp->total * pr->bp->sample_s :
-					pr->np->total * pr->np->sample_s);
-			continue;
-		}
-		pct(ch, sizeof(ch), pr->total.ratio);
-		pct(lo, sizeof(lo), pr->total.lo);
-		pct(hi, sizeof(hi), pr->total.hi);
-		printf("\nprogram %s: base %.3f s (%llu samples), new %.3f s (%llu samples), total %s [%s, %s]%s\n",
-		       pr->name, pr->total.base,
-		       (unsigned long long)pr->total.b, pr->total.new,
-		       (unsigned long long)pr->total.n, ch, lo, hi,
-		       pr->total.failed ? " !" : "");
-		if (pr->rates_differ)
-			printf("note: the sides sample at different rates (%g and %g samples/s): compared in seconds\n",
-			       1 / pr->bp->sample_s, 1 / pr->np->sample_s);
-		text_header(d);
-		for (k = 0, shown = 0; k < pr->nrows; k++) {
-			const struct drow *r = &pr->rows[k];
-
-			if (opt->top && shown >= opt->top && !r->c.failed)
-				continue;
-			text_row(d, r);
-			shown++;
-		}
-		if (shown < pr->nrows)
-			printf("(%zu more; --top=0 shows all)\n",
-			       pr->nrows - shown);
-	}
-	if (opt->fail_above < 0)
-		return;
-	printf("\ngate: %s: %zu of %zu tests grew more than %g%% at %g%% confidence (Holm over the %zu)\n",
-	       d->failed ? "FAILED" : "passed", d->failed, d->tested,
-	       opt->fail_above, 100 * opt->confidence, d->tested);
-	for (i = 0; i < d->npairs; i++) {
-		const struct dpair *pr = &d->pairs[i];
-		char ch[24], lo[24];
-
-		if (pr->total.failed) {
-			pct(ch, sizeof(ch), pr->total.ratio);
-			pct(lo, sizeof(lo), pr->total.lo);
-			printf("  %s: total %s (at least %s)\n", pr->name, ch,
-			       lo);
-		}
-		for (k = 0; k < pr->nrows; k++)
-			if (pr->rows[k].c.failed) {
-				pct(ch, sizeof(ch), pr->rows[k].c.ratio);
-				pct(lo, sizeof(lo), pr->rows[k].c.lo);
-				printf("  %s: %s %s (at least %s)\n",
-				       pr->name, pr->rows[k].label, ch, lo);
-			}
-	}
-}
+const char *const diff_view_title[DV_N] = {
+	"function", "line", "function (inclusive)", "caller -> callee"
+};
 
 /* A number JSON can hold: infinities are null. */
 static void jnum(const char *name, double v, bool comma)
@@ -165,11 +67,28 @@ static void json_cmp(const struct dcmp *c)
 	       c->failed ? "true" : "false");
 }
 
+static void json_view(const struct dview *w)
+{
+	size_t k;
+
+	putchar('[');
+	for (k = 0; k < w->nrows; k++) {
+		const struct drow *r = &w->rows[k];
+
+		printf("%s{\"name\":", k ? "," : "");
+		quoted(r->label);
+		printf(",\"status\":\"%s\",",
+		       !r->bf ? "new" : !r->nf ? "vanished" : "matched");
+		json_cmp(&r->c);
+		putchar('}');
+	}
+	putchar(']');
+}
+
 void diff_print_json(const struct diff *d)
 {
 	const struct diff_options *opt = d->opt;
 	unsigned int i;
-	size_t k;
 
 	printf("{\"base\":{\"operand\":");
 	quoted(d->base->operand);
@@ -194,19 +113,24 @@ void diff_print_json(const struct diff *d)
 		printf(",\"rates_differ\":%s,\"total\":{",
 		       pr->rates_differ ? "true" : "false");
 		json_cmp(&pr->total);
-		printf("},\"functions\":[");
-		for (k = 0; k < pr->nrows; k++) {
-			const struct drow *r = &pr->rows[k];
-
-			printf("%s{\"name\":", k ? "," : "");
-			quoted(r->label);
-			printf(",\"status\":\"%s\",",
-			       !r->bf ? "new" : !r->nf ? "vanished" :
-					"matched");
-			json_cmp(&r->c);
-			putchar('}');
+		printf("},\"functions\":");
+		json_view(&pr->view[DV_FN]);
+		if (opt->lines) {
+			printf(",\"lines\":");
+			json_view(&pr->view[DV_LINE]);
 		}
-		printf("]}");
+		printf(",\"caller_chains\":%s,\"inclusive\":",
+		       pr->chains ? "true" : "false");
+		if (pr->chains)
+			json_view(&pr->view[DV_INCL]);
+		else
+			printf("null");
+		printf(",\"arcs\":");
+		if (pr->chains)
+			json_view(&pr->view[DV_ARC]);
+		else
+			printf("null");
+		putchar('}');
 	}
 	printf("]}\n");
 }
@@ -221,11 +145,43 @@ static void md_text(const char *s)
 			putchar(*s);
 }
 
+/* One view's table, its top rows (and every failing one). */
+static void md_view(const struct diff *d, const struct dview *w,
+		    enum dview_id v)
+{
+	const struct diff_options *opt = d->opt;
+	char ch[24], lo[24], hi[24];
+	size_t k, shown;
+
+	printf("| %s | base %s | new %s | change | %g%% interval |\n",
+	       diff_view_title[v], unit(d), unit(d), 100 * opt->confidence);
+	printf("|---|---:|---:|---:|---|\n");
+	for (k = 0, shown = 0; k < w->nrows; k++) {
+		const struct drow *r = &w->rows[k];
+
+		if (opt->top && shown >= opt->top && !r->c.failed)
+			continue;
+		shown++;
+		printf("| %s", r->c.failed ? "❗ " : "");
+		md_text(r->label);
+		printf(" | %.3f | %.3f | ", diff_shown(d, r->c.base),
+		       diff_shown(d, r->c.new));
+		if (!r->bf || !r->nf) {
+			printf("%s | |\n", r->bf ? "vanished" : "new");
+			continue;
+		}
+		diff_pct(ch, sizeof(ch), r->c.ratio);
+		diff_pct(lo, sizeof(lo), r->c.lo);
+		diff_pct(hi, sizeof(hi), r->c.hi);
+		printf("%s | %s … %s |\n", ch, lo, hi);
+	}
+	putchar('\n');
+}
+
 void diff_print_markdown(const struct diff *d)
 {
 	const struct diff_options *opt = d->opt;
 	unsigned int i;
-	size_t k, shown;
 
 	if (opt->fail_above >= 0)
 		printf("**sprofil diff: %s** — %zu of %zu tests grew more than %g%% at %g%% confidence\n\n",
@@ -240,34 +196,22 @@ void diff_print_markdown(const struct diff *d)
 			       pr->bp ? "base" : "new");
 			continue;
 		}
-		pct(ch, sizeof(ch), pr->total.ratio);
-		pct(lo, sizeof(lo), pr->total.lo);
-		pct(hi, sizeof(hi), pr->total.hi);
+		diff_pct(ch, sizeof(ch), pr->total.ratio);
+		diff_pct(lo, sizeof(lo), pr->total.lo);
+		diff_pct(hi, sizeof(hi), pr->total.hi);
 		printf("Program `%s`: %.3f s → %.3f s, %s [%s, %s]\n\n",
 		       pr->name, pr->total.base, pr->total.new, ch, lo, hi);
-		printf("| function | base %s | new %s | change | %g%% interval |\n",
-		       unit(d), unit(d), 100 * opt->confidence);
-		printf("|---|---:|---:|---:|---|\n");
-		for (k = 0, shown = 0; k < pr->nrows; k++) {
-			const struct drow *r = &pr->rows[k];
-
-			if (opt->top && shown >= opt->top && !r->c.failed)
-				continue;
-			shown++;
-			printf("| %s", r->c.failed ? "❗ " : "");
-			md_text(r->label);
-			printf(" | %.3f | %.3f | ", shown_value(d, r->c.base),
-			       shown_value(d, r->c.new));
-			if (!r->bf || !r->nf) {
-				printf("%s | |\n", r->bf ? "vanished" : "new");
-				continue;
-			}
-			pct(ch, sizeof(ch), r->c.ratio);
-			pct(lo, sizeof(lo), r->c.lo);
-			pct(hi, sizeof(hi), r->c.hi);
-			printf("%s | %s … %s |\n", ch, lo, hi);
+		md_view(d, &pr->view[DV_FN], DV_FN);
+		if (opt->lines)
+			md_view(d, &pr->view[DV_LINE], DV_LINE);
+		if (!pr->chains) {
+			printf("Inclusive times and arcs: no caller chains in %s.\n\n",
+			       diff_no_chains(pr));
+			continue;
 		}
-		putchar('\n');
+		printf("Measured from caller chains:\n\n");
+		md_view(d, &pr->view[DV_INCL], DV_INCL);
+		md_view(d, &pr->view[DV_ARC], DV_ARC);
 	}
 }
 

@@ -45,6 +45,9 @@
 #                 with known slowdowns, false-alarm rates of same-build
 #                 pairs (simulated and recorded), clones, renames, trees,
 #                 exports and bad input
+#   run-diffviews sprofil diff's --lines, measured inclusive times and
+#                 arcs: recorded builds with a slowdown through one
+#                 caller, a rename, profiles without caller chains
 #   run-fuzz      the libFuzzer targets of the gmon reader and of the ELF,
 #                 DWARF and multi-module readers: the earlier findings
 #                 (fuzz-regress*/), then GPT_FUZZ_TIME seconds in all;
@@ -213,6 +216,20 @@ $(GPT_DIR)/diff-prog-slow: $(GPT_SRC)/diff_prog.c tests/cli/cli_burn.h
 	@mkdir -p $(GPT_DIR)
 	$(CC) $(GPT_FP_FLAGS) -DSLOW=25 -o $@ $<
 
+# run-diffviews' builds (diff_arcs.c): the base, leaf twice as slow
+# when called by via_b, and own renamed own_v2.
+GPT_DIFFVIEWS := $(GPT_DIR)/diff-arcs $(GPT_DIR)/diff-arcs-slow \
+	$(GPT_DIR)/diff-arcs-v2
+$(GPT_DIR)/diff-arcs: $(GPT_SRC)/diff_arcs.c tests/cli/cli_burn.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_FP_FLAGS) -o $@ $<
+$(GPT_DIR)/diff-arcs-slow: $(GPT_SRC)/diff_arcs.c tests/cli/cli_burn.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_FP_FLAGS) -DSLOW_B=2 -o $@ $<
+$(GPT_DIR)/diff-arcs-v2: $(GPT_SRC)/diff_arcs.c tests/cli/cli_burn.h
+	@mkdir -p $(GPT_DIR)
+	$(CC) $(GPT_FP_FLAGS) -DVARIANT=2 -o $@ $<
+
 # libFuzzer target: the analyzer's objects again with clang (main.c's
 # main renamed, libFuzzer has its own), plus fuzz_gmon.c.
 GPT_FUZZ_DIR := $(GPT_DIR)/fuzz-obj
@@ -251,7 +268,7 @@ $(GPT_DIR)/fuzz_gmon $(GPT_DIR)/fuzz_elf: $(GPT_DIR)/fuzz_%: \
 	check-gprof-callers check-gprof-callers-asan check-gprof-roundtrip \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-fuzz \
 	check-gprof-model check-gprof-model-asan check-gprof-diff \
-	check-gprof-diff-asan
+	check-gprof-diff-asan check-gprof-diffviews check-gprof-diffviews-asan
 gprof-tests: $(GPT_CORPUS) $(GPT_DIR)/mkgmon $(GPT_DIR)/mkbadelf
 
 GPT_ENV = GPROF=$(GPROF) GPT_BIN=$(abspath $(GPT_DIR)) \
@@ -341,6 +358,15 @@ check-gprof-diff-asan:
 	$(call GPT_CHECK,diff-asan,gprof-tests cli $(GPT_DIFF) \
 		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
 
+# sprofil diff's lines, measured inclusive times and arcs (recorded);
+# again under ASan+UBSan and LSan.
+check-gprof-diffviews:
+	$(call GPT_CHECK,diffviews,gprof-tests cli $(GPT_DIFFVIEWS))
+
+check-gprof-diffviews-asan:
+	$(call GPT_CHECK,diffviews-asan,gprof-tests cli $(GPT_DIFFVIEWS) \
+		$(GPROF_ASAN_DIR)/gprof,$(GPT_SAN_ENV))
+
 check-gprof-callers-asan:
 	$(call GPT_CHECK,callers-asan,gprof-tests $(GPROF_ASAN_DIR)/gprof,\
 		$(GPT_SAN_ENV))
@@ -398,11 +424,11 @@ GPT_PARTS := check-gprof-fuzz \
 	check-gprof-export check-gprof-exports check-gprof-exports-asan \
 	check-gprof-pprof check-gprof-cglines check-gprof-merge \
 	check-gprof-sparse check-gprof-callers check-gprof-roundtrip \
-	check-gprof-model check-gprof-diff \
+	check-gprof-model check-gprof-diff check-gprof-diffviews \
 	check-gprof-callers-asan check-gprof-badinput check-gprof-asan \
 	check-gprof-oracle-asan check-gprof-multimod-asan check-gprof-trust-asan \
 	check-gprof-pprof-asan check-gprof-cglines-asan check-gprof-merge-asan \
-	check-gprof-model-asan check-gprof-diff-asan
+	check-gprof-model-asan check-gprof-diff-asan check-gprof-diffviews-asan
 
 # Every part runs even when an earlier one failed.  The analyzer is
 # built first but no part depends on it: with GPROF=/usr/bin/gprof the
@@ -415,6 +441,6 @@ check-gprof:
 	@mkdir -p $(BUILD)/results
 	-@$(MAKE) --no-print-directory -k -j$(BUILD_JOBS) gprof-tests cli \
 		$(GPT_RECORDED) $(GPT_EXPORTS_PREREQS) $(GPROF_ASAN_DIR)/gprof \
-		$(GPT_FUZZERS) $(GPT_MODEL) $(GPT_DIFF) \
+		$(GPT_FUZZERS) $(GPT_MODEL) $(GPT_DIFF) $(GPT_DIFFVIEWS) \
 		>$(BUILD)/results/gprof-build.log 2>&1
 	-@$(MAKE) --no-print-directory -k -j$(BUILD_JOBS) $(GPT_PARTS)
