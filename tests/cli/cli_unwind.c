@@ -8,13 +8,21 @@
  * at the same point of every round (b 27 %, d 12 % in one run).  Without frame pointers the middle's callers are known only
  * from unwind tables: run-cli checks each caller's measured share of
  * the middle within 2 points, under `sprofil record --backend signal`.
+ *
+ * With an argument ROUNDS (bench/unwind/run) the work is fixed instead:
+ * ROUNDS rounds of FIXED_UNIT leaf steps per unit, the same on every
+ * run, so that a profiler's cost shows as more CPU time; a run that
+ * stops at a CPU time would do less work under a profiler and show none.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "cli_burn.h"
 
 #define RUN_MS	3000
 #define UNIT_MS	2
+/* About UNIT_MS of leaf steps on a 3 GHz x86-64. */
+#define FIXED_UNIT	1500000
 
 static uint64_t per_unit;
 
@@ -59,18 +67,27 @@ __attribute__((noipa)) uint64_t caller_d(uint64_t n)
 	return mid(n) + 4;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	long t0 = cli_cpu_ms(), end;
+	long t0 = cli_cpu_ms(), end, rounds = 0;
 	uint64_t sum = 0, n = 1 << 20, r = 88172645463325252ULL, u;
 	int i;
 
+	if (argc > 1) {
+		rounds = strtol(argv[1], NULL, 10);
+		if (rounds <= 0) {
+			fprintf(stderr, "usage: cli-unwind [ROUNDS > 0]\n");
+			return 2;
+		}
+		per_unit = FIXED_UNIT;
+	}
 	/* The leaf's iterations per UNIT_MS on this machine, now. */
-	while (cli_cpu_ms() - t0 < 50) {
+	while (!rounds && cli_cpu_ms() - t0 < 50) {
 		sum += leaf(n);
 		per_unit += n;
 	}
-	per_unit = per_unit * UNIT_MS / (uint64_t)(cli_cpu_ms() - t0);
+	if (!rounds)
+		per_unit = per_unit * UNIT_MS / (uint64_t)(cli_cpu_ms() - t0);
 	end = cli_cpu_ms() + RUN_MS;
 	do {
 		r ^= r << 13;
@@ -84,7 +101,7 @@ int main(void)
 		for (i = 0; i < 2; i++)
 			sum += caller_c(u);
 		sum += caller_d(u);
-	} while (cli_cpu_ms() < end);
+	} while (rounds ? --rounds > 0 : cli_cpu_ms() < end);
 	printf("%llu\n", (unsigned long long)(sum & 1));
 	return 0;
 }
