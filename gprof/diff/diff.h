@@ -7,8 +7,11 @@
  * samples are taken by a key that survives a rebuild (demangled name
  * without GCC's clone suffixes, module without its version, source file
  * of a static function); then the profiles are freed and only these
- * counts are compared (diff_stats.c), reported (diff_report.c) and
- * exported (diff_report.c, diff_flame.c).
+ * counts are compared (diff_stats.c), reported (diff_text.c,
+ * diff_report.c) and exported (diff_report.c, diff_flame.c).  Besides
+ * functions, a program's source lines (--lines) and, from its caller
+ * chains, its measured inclusive times and arcs are taken
+ * (diff_views.c) and compared the same way.
  */
 #ifndef GPROF_DIFF_DIFF_H
 #define GPROF_DIFF_DIFF_H
