@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <ucontext.h>
@@ -40,7 +39,6 @@
 #include <bpf/libbpf.h>
 
 #include "sprofil_skel_load.h"
-#include "pg/elf_headers.h"
 #include "unwind_tables.h"
 #include "unwind_work.h"
 
@@ -49,29 +47,11 @@
 #define WANT_SAMPLES	300
 #define CPU_BUDGET_S	4.0
 
-/* The modules with a table, as the userland walk looks them up. */
+/* The modules with a table: as the userland walk and the map take them. */
+static struct ut_module got[MAX_MODULES];
 static struct spb_utable mods[MAX_MODULES];
 static unsigned int nmods;
 static uintptr_t stack_lo, stack_hi;
-
-static int rule_of(void *ctx, __u64 addr, struct spu_rule *rule)
-{
-	(void)ctx;
-	for (unsigned int i = 0; i < nmods; i++) {
-		const struct spu_table *t = mods[i].t;
-		__u64 lo = mods[i].bias + t->hdr->base;
-		long k;
-
-		if (addr < lo || addr >= lo + t->hdr->span)
-			continue;
-		k = spu_find(t, addr - lo);
-		if (k < 0)
-			return -1;
-		*rule = t->rule[k];
-		return 0;
-	}
-	return -1;
-}
 
 /* Inside the main thread's stack only: a load there cannot fault. */
 static int read_word(__u64 addr, __u64 *val)
@@ -82,7 +62,8 @@ static int read_word(__u64 addr, __u64 *val)
 	return 0;
 }
 
-#define SPU_FIND_RULE(ctx, addr, rule)	rule_of((ctx), (addr), (rule))
+#define SPU_FIND_RULE(ctx, addr, rule) \
+	((void)(ctx), ut_rule_of(got, nmods, (addr), (rule)))
 #define SPU_READ_WORD(ctx, addr, val)	read_word((addr), (val))
 #include <sprofil/unwind_table.h>
 
@@ -155,48 +136,6 @@ static void on_stop(int sig, siginfo_t *si, void *uc_)
 static const char *tool = UNWIND_TOOL;
 static char tdir[] = "/tmp/sprofil-bpf-unwind-XXXXXX";
 
-/* The table of each loaded module with a build-id, read and checked. */
-static int load_table(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	char path[4096], hex[2 * SPU_BUILD_ID_MAX + 1];
-	const unsigned char *id = NULL;
-	struct spu_table *t;
-	struct stat st;
-	size_t len = 0;
-	void *buf;
-	FILE *f;
-
-	(void)size;
-	(void)arg;
-	for (int i = 0; i < info->dlpi_phnum && !id; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-		if (ph->p_type == PT_NOTE)
-			id = sp_note_build_id((const void *)(info->dlpi_addr +
-							     ph->p_vaddr),
-					      ph->p_memsz, ph->p_align, &len);
-	}
-	if (!id || !len || len > SPU_BUILD_ID_MAX || nmods == MAX_MODULES)
-		return 0;
-	for (size_t k = 0; k < len; k++)
-		sprintf(hex + 2 * k, "%02x", id[k]);
-	snprintf(path, sizeof(path), "%s/%s.spu", tdir, hex);
-	if (stat(path, &st))
-		return 0;
-	buf = malloc(st.st_size);
-	t = calloc(1, sizeof(*t));
-	f = fopen(path, "rb");
-	if (!buf || !t || !f ||
-	    fread(buf, 1, st.st_size, f) != (size_t)st.st_size ||
-	    spu_table_view(buf, st.st_size, t)) {
-		fail_msg("%s: cannot read", path);
-	}
-	fclose(f);
-	mods[nmods].bias = info->dlpi_addr;
-	mods[nmods++].t = t;
-	return 0;
-}
-
 /* The main thread's stack, from /proc/self/maps. */
 static void find_stack(void)
 {
@@ -224,7 +163,7 @@ static void bpf_walk_equals_userland_walk(void **state)
 	__u32 tgid = (__u32)getpid();
 	void *mem = NULL;
 	__u64 elems;
-	int err, fd;
+	int err, fd, n;
 
 	(void)state;
 	if (access(tool, X_OK))
@@ -236,8 +175,13 @@ static void bpf_walk_equals_userland_walk(void **state)
 	prog_fd = bpf_program__fd(skel->progs.sp_unwind_test);
 	assert_non_null(mkdtemp(tdir));
 	assert_int_equal(ut_build_tables(tool, tdir, NULL, "/dev/null"), 0);
-	dl_iterate_phdr(load_table, NULL);
+	n = ut_load_tables(tdir, got, MAX_MODULES);
 	ut_remove_dir(tdir);
+	assert_true(n >= 0);
+	for (nmods = 0; nmods < (unsigned int)n; nmods++) {
+		mods[nmods].bias = got[nmods].bias;
+		mods[nmods].t = got[nmods].t;
+	}
 	print_message("# %u modules with a table\n", nmods);
 	assert_true(nmods >= 2);
 	elems = spb_unwind_elems(mods, nmods);

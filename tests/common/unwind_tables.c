@@ -5,8 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <sprofil/unwind_table.h>
 
+#include "../../libsprofil/pg/elf_headers.h"
 #include "unwind_tables.h"
 
 #define CMD_MAX	8192
@@ -77,4 +80,99 @@ void ut_remove_dir(const char *dir)
 		closedir(d);
 	}
 	rmdir(dir);
+}
+
+struct load_arg {
+	const char *dir;
+	struct ut_module *mods;
+	unsigned int n, max;
+	int err;
+};
+
+/* The table of one loaded module with a build-id, read and checked. */
+static int load_table(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct load_arg *a = arg;
+	char path[4096], hex[2 * SPU_BUILD_ID_MAX + 1];
+	const unsigned char *id = NULL;
+	struct spu_table *t;
+	struct stat st;
+	size_t len = 0;
+	void *buf;
+	FILE *f;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum && !id; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_NOTE)
+			id = sp_note_build_id((const void *)(info->dlpi_addr +
+							     ph->p_vaddr),
+					      ph->p_memsz, ph->p_align, &len);
+	}
+	if (!id || !len || len > SPU_BUILD_ID_MAX || a->n == a->max || a->err)
+		return 0;
+	for (size_t k = 0; k < len; k++)
+		sprintf(hex + 2 * k, "%02x", id[k]);
+	snprintf(path, sizeof(path), "%s/%s.spu", a->dir, hex);
+	if (stat(path, &st))
+		return 0;
+	buf = malloc(st.st_size);
+	t = calloc(1, sizeof(*t));
+	f = fopen(path, "rb");
+	if (!buf || !t || !f ||
+	    fread(buf, 1, st.st_size, f) != (size_t)st.st_size ||
+	    spu_table_view(buf, st.st_size, t)) {
+		fprintf(stderr, "# %s: cannot read it as an unwind table\n",
+			path);
+		a->err = -1;
+		free(buf);
+		free(t);
+	} else {
+		a->mods[a->n].bias = info->dlpi_addr;
+		a->mods[a->n].name = info->dlpi_name;
+		a->mods[a->n++].t = t;
+	}
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+int ut_load_tables(const char *dir, struct ut_module *mods, unsigned int max)
+{
+	struct load_arg a = { .dir = dir, .mods = mods, .max = max };
+
+	dl_iterate_phdr(load_table, &a);
+	if (a.err) {
+		ut_free_tables(mods, a.n);
+		return -1;
+	}
+	return (int)a.n;
+}
+
+void ut_free_tables(struct ut_module *mods, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		free((void *)mods[i].t->hdr);
+		free(mods[i].t);
+	}
+}
+
+int ut_rule_of(const struct ut_module *mods, unsigned int n, uint64_t addr,
+	       struct spu_rule *rule)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const struct spu_table *t = mods[i].t;
+		uint64_t lo = mods[i].bias + t->hdr->base;
+		long k;
+
+		if (addr < lo || addr >= lo + t->hdr->span)
+			continue;
+		k = spu_find(t, addr - lo);
+		if (k < 0)
+			return -1;
+		*rule = t->rule[k];
+		return 0;
+	}
+	return -1;
 }

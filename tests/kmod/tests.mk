@@ -88,6 +88,15 @@ $(KT_DIR)/libkt_spin.so: tests/kmod/libkt_spin.c
 	@mkdir -p $(KT_DIR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -fPIC -o $@ $<
 
+# The module's walk against the header's in userland, on code without
+# frame pointers; the tables are the payload builder's.
+$(KT_DIR)/test_unwind_oracle: tests/kmod/test_unwind_oracle.c $(KT_COMMON) \
+		tests/common/unwind_tables.c tests/common/unwind_tables.h \
+		include/sprofil/unwind_table.h
+	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -fomit-frame-pointer \
+		-fno-optimize-sibling-calls -rdynamic -o $@ $< $(KT_SRC) \
+		tests/common/unwind_tables.c $(KT_LIBS)
+
 $(KT_DIR)/test_%: tests/kmod/test_%.c $(KT_COMMON)
 	$(CC) $(CPPFLAGS) -Itests/common $(CFLAGS) -rdynamic -o $@ $< $(KT_SRC) $(KT_LIBS)
 
