@@ -42,7 +42,8 @@ kmod: $(BUILD)/kmod/sprofil.ko
 
 $(BUILD)/kmod/sprofil.ko: $(wildcard kmod/*.c kmod/*.h kmod/Kbuild) VERSION \
 		include/uapi/linux/sprofil.h include/sprofil/mapping.h \
-		include/sprofil/callers.h include/sprofil/unwind_table.h
+		include/sprofil/callers.h include/sprofil/unwind_table.h \
+		include/sprofil/events.h
 	@mkdir -p $(BUILD)/kmod
 	cp kmod/*.c kmod/*.h kmod/Kbuild $(BUILD)/kmod/ 2>/dev/null || true
 	$(MAKE) -C $(KDIR) M=$(abspath $(BUILD)/kmod) \
@@ -115,7 +116,8 @@ check-style:
 	@mkdir -p $(BUILD)/results
 	@scripts/checkpatch-tap $(BUILD)/results/style.tap kmod/*.c kmod/*.h \
 		include/uapi/linux/sprofil.h include/sprofil/mapping.h \
-		include/sprofil/callers.h include/sprofil/unwind_table.h
+		include/sprofil/callers.h include/sprofil/unwind_table.h \
+		include/sprofil/events.h
 
 # The summary says how long it all took, deps included: the stamp is
 # taken before them; and, before it, how long each target took.

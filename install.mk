@@ -57,7 +57,8 @@ man_dest = $(MANDIR)/man$(subst .,,$(suffix $(1)))/$(basename $(notdir $(1))).$(
 # kmod/ (the same relative layout, so that Kbuild finds them).
 DKMS_FILES := $(wildcard kmod/*.c kmod/*.h) kmod/Kbuild
 DKMS_HDRS := include/uapi/linux/sprofil.h include/sprofil/mapping.h \
-	include/sprofil/callers.h include/sprofil/unwind_table.h
+	include/sprofil/callers.h include/sprofil/unwind_table.h \
+	include/sprofil/events.h
 LICENSE_FILES := $(wildcard LICENSE COPYING*)
 
 # Everything installed, as paths under DESTDIR (uninstall's list).

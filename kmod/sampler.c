@@ -24,6 +24,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <sprofil/events.h>
 #include "sprofil.h"
 
 /* Threads are gathered under RCU in batches, then counted outside it. */
@@ -55,15 +56,6 @@ void sprofil_sampling_of(const struct sprofil_start *args,
 	else
 		how->period = args->event_period ? args->event_period : 1;
 }
-
-/* The software counter of each event the module counts. */
-static const u64 sprofil_sw_config[] = {
-	[SPROFIL_EVENT_CPU_CLOCK] = PERF_COUNT_SW_TASK_CLOCK,
-	[SPROFIL_EVENT_PAGE_FAULTS] = PERF_COUNT_SW_PAGE_FAULTS,
-	[SPROFIL_EVENT_MINOR_FAULTS] = PERF_COUNT_SW_PAGE_FAULTS_MIN,
-	[SPROFIL_EVENT_MAJOR_FAULTS] = PERF_COUNT_SW_PAGE_FAULTS_MAJ,
-	[SPROFIL_EVENT_CONTEXT_SWITCHES] = PERF_COUNT_SW_CONTEXT_SWITCHES,
-};
 
 /*
  * A thread may be counted twice: by its own counter, created when START
@@ -348,8 +340,9 @@ int sprofil_sampler_start(struct sprofil_session *s,
 	if (!th)
 		return -ENOMEM;
 	xa_init(&th->xa);
-	th->attr.type = PERF_TYPE_SOFTWARE;
-	th->attr.config = sprofil_sw_config[how->event];
+	/* The clock and the software events: main.c refuses the PMU's. */
+	th->attr.type = spe_events[how->event].perf_type;
+	th->attr.config = spe_events[how->event].perf_config;
 	th->attr.size = sizeof(th->attr);
 	th->attr.sample_period = how->period;
 	th->attr.exclude_hv = 1;

@@ -1,26 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The events sprofil samples on (include/uapi/linux/sprofil.h's
- * SPROFIL_EVENT_*), defined once for the library (which opens their perf
- * counters), `sprofil record -e` (which checks the name) and the
- * analyzer (which prints the unit): their names, as perf spells them,
- * their perf type and config, and the words a report counts them in.
+ * SPROFIL_EVENT_*), defined once for the module and the library (which
+ * open their perf counters), `sprofil record -e` (which checks the name)
+ * and the analyzer (which prints the unit): their names, as perf spells
+ * them, their perf type and config, and the words a report counts them
+ * in.
  */
 #ifndef SPROFIL_EVENTS_H
 #define SPROFIL_EVENTS_H
 
+#if defined(__KERNEL__)
+#include <linux/kernel.h>
+#include <linux/perf_event.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#else
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <linux/types.h>
+#endif
 #include <linux/sprofil.h>
 
 struct spe_event {
 	const char *name;	/* -e NAME, SPROFIL_EVENT=NAME */
-	uint32_t perf_type;	/* PERF_TYPE_* */
-	uint64_t perf_config;	/* PERF_COUNT_* */
+	__u32 perf_type;	/* PERF_TYPE_* */
+	__u64 perf_config;	/* PERF_COUNT_* */
 	/* Counted by a hardware counter (none on a VM without a PMU). */
 	bool pmu;
 	/*
@@ -85,7 +94,7 @@ static inline int spe_lookup(const char *name)
 }
 
 /* The event @type, or NULL if there is no such. */
-static inline const struct spe_event *spe_event(uint32_t type)
+static inline const struct spe_event *spe_event(__u32 type)
 {
 	return type <= SPROFIL_EVENT_MAX ? &spe_events[type] : NULL;
 }
@@ -94,8 +103,8 @@ static inline const struct spe_event *spe_event(uint32_t type)
  * What samples of event @type every @period count, for a message that
  * refuses to sum two kinds: "CPU time", "page-faults, one sample per 1".
  */
-static inline void spe_describe(char *buf, size_t size, uint32_t type,
-				uint64_t period)
+static inline void spe_describe(char *buf, size_t size, __u32 type,
+				__u64 period)
 {
 	const struct spe_event *e = spe_event(type);
 
