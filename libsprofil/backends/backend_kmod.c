@@ -51,7 +51,8 @@ static int kmod_probe(const char **why)
  */
 static unsigned int kmod_unwind_tables(struct sprofil_unwind_module *um)
 {
-	struct sp_unwind_table got[SPROFIL_MAX_UNWIND];
+	/* 4 KiB: static, not on a thread's stack; under the backend's lock. */
+	static struct sp_unwind_table got[SPROFIL_MAX_UNWIND];
 	unsigned int n, i;
 
 	sp_unwind_load();
@@ -80,7 +81,8 @@ static int kmod_start(const struct sprofil_region *r, unsigned int n,
 		.event_type = ev->type,
 		.event_period = sp_event_counted(ev) ? ev->period : 0,
 	};
-	struct sprofil_unwind_module um[SPROFIL_MAX_UNWIND];
+	/* 6 KiB, as got[] above. */
+	static struct sprofil_unwind_module um[SPROFIL_MAX_UNWIND];
 	static bool unwind_refused;
 	char mem[40];
 	int err = 0;
