@@ -82,6 +82,38 @@ void ut_remove_dir(const char *dir)
 	rmdir(dir);
 }
 
+int ut_copy_dir(const char *from, const char *to)
+{
+	char src[4096], dst[4096], buf[65536];
+	struct dirent *e;
+	DIR *d = opendir(from);
+	int rc = d ? 0 : -1;
+
+	while (d && !rc && (e = readdir(d))) {
+		FILE *in, *out;
+		size_t n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", from, e->d_name);
+		snprintf(dst, sizeof(dst), "%s/%s", to, e->d_name);
+		in = fopen(src, "rb");
+		out = fopen(dst, "wb");
+		while (in && out && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+			if (fwrite(buf, 1, n, out) != n)
+				rc = -1;
+		if (!in || !out || ferror(in) || chmod(dst, 0644))
+			rc = -1;
+		if (in)
+			fclose(in);
+		if (out && fclose(out))
+			rc = -1;
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
 struct load_arg {
 	const char *dir;
 	struct ut_module *mods;

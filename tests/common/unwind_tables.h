@@ -18,6 +18,8 @@ int ut_build_tables(const char *tool, const char *dir, const char *extra,
 		    const char *out);
 /* Removes @dir and the files in it. */
 void ut_remove_dir(const char *dir);
+/* Copies the files of @from into the existing @to (mode 0644): 0 or -1. */
+int ut_copy_dir(const char *from, const char *to);
 
 struct spu_table;
 

@@ -387,7 +387,8 @@ static void dlopen_loop_tables_come_and_go(void **state)
 	uint64_t leaf = 0, cut = 0, under = 0;
 	void *table, *h;
 	Dl_info d;
-	int first = 0;
+	/* Fewer under TCG, where each start costs milliseconds. */
+	int first = 0, loops = getenv("SPROFIL_TEST_TCG") ? 60 : 300;
 
 	(void)state;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -403,8 +404,8 @@ static void dlopen_loop_tables_come_and_go(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(copy, sizeof(copy), "%s/libm-copy.so", dir);
 	copy_file(d.dli_fname, copy);
-	for (int i = 0; i < 300; i++) {
-		bool last = i == 299;
+	for (int i = 0; i < loops; i++) {
+		bool last = i == loops - 1;
 
 		h = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
 		assert_non_null(h);
@@ -433,8 +434,8 @@ static void dlopen_loop_tables_come_and_go(void **state)
 		ct_free(&tree);
 		free(table);
 	}
-	print_message("# %d tables mapped after the first load, %d after 300; last load: %llu samples in libm's copy, %llu cut, %llu under its caller\n",
-		      first, tables_mapped(), (unsigned long long)leaf,
+	print_message("# %d tables mapped after the first load, %d after %d; last load: %llu samples in libm's copy, %llu cut, %llu under its caller\n",
+		      first, tables_mapped(), loops, (unsigned long long)leaf,
 		      (unsigned long long)cut, (unsigned long long)under);
 	unlink(copy);
 	rmdir(dir);
@@ -460,7 +461,7 @@ static void dlopen_loop_leaves_nothing(void **state)
 	double cpu[NCALLERS];
 	uint64_t cut, leaf;
 	void *table, *h;
-	int first = -1, last;
+	int first = -1, last, rounds = getenv("SPROFIL_TEST_TCG") ? 30 : 100;
 
 	(void)state;
 	p.pr_size = (text.end - text.start + 3) & ~3ul;
@@ -468,7 +469,7 @@ static void dlopen_loop_leaves_nothing(void **state)
 	table = malloc(TABLE_BYTES);
 	assert_true(p.pr_base && table);
 	assert_int_equal(sprofil_callers(table, TABLE_BYTES, DEPTH), 0);
-	for (int i = 0; i < 100; i++) {
+	for (int i = 0; i < rounds; i++) {
 		h = dlopen(DLOPEN_LIB, RTLD_NOW | RTLD_LOCAL);
 		assert_non_null(h);
 		assert_int_equal(sprofil(&p, 1, NULL, PROF_UINT | PROF_FAST), 0);
@@ -482,8 +483,8 @@ static void dlopen_loop_leaves_nothing(void **state)
 	sprofil_callers(NULL, 0, 0);
 	free(table);
 	free(p.pr_base);
-	print_message("# BPF map descriptors: %d after the first round, %d after the 100th\n",
-		      first, last);
+	print_message("# BPF map descriptors: %d after the first round, %d after the last of %d\n",
+		      first, last, rounds);
 	assert_int_equal(last, first);
 	profile(&tree, cpu, &table, 500);
 	leaf = ct_leaf(&tree, lt_span_of((void *)uw_leaf), &cut);
@@ -568,9 +569,21 @@ static int exe_build_id(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /* The tables of every module loaded, and DLOPEN_LIB's, into @dir. */
+/*
+ * The tables of every module this program loads, and DLOPEN_LIB's, into
+ * @dir: built once, into a directory of the test's, then copied (the
+ * builder takes seconds under qemu's TCG, and three tests want them).
+ */
+static char built[] = "/tmp/sprofil-unwind-built-XXXXXX";
+static int built_status = -1;
+
 static int build_tables(const char *dir)
 {
-	return ut_build_tables(unwind_tool(), dir, DLOPEN_LIB, "&2");
+	if (built_status < 0)
+		built_status = mkdtemp(built) ?
+			       ut_build_tables(unwind_tool(), built, DLOPEN_LIB,
+					       "&2") : 1;
+	return built_status ? built_status : ut_copy_dir(built, dir);
 }
 
 /* Runs this program again as @role with the tables of @dir. */
@@ -695,6 +708,14 @@ static int group_setup(void **state)
 	return 0;
 }
 
+static int group_teardown(void **state)
+{
+	(void)state;
+	if (built_status >= 0)
+		ut_remove_dir(built);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -726,5 +747,5 @@ int main(int argc, char **argv)
 		return cmocka_run_group_tests(dlopen_loop, group_setup, NULL);
 	if (argc == 2 && !strcmp(argv[1], "hostile-table"))
 		return cmocka_run_group_tests(hostile, group_setup, NULL);
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
