@@ -203,4 +203,5 @@ bench-unwind: cli lib $(BUILD)/tests/cli/cli-unwind
 		CLI_UNWIND=$(abspath $(BUILD)/tests/cli/cli-unwind) \
 		$(if $(BENCH_ROUNDS),BENCH_ROUNDS=$(BENCH_ROUNDS)) \
 		$(if $(BENCH_UNWIND_ROUNDS),BENCH_UNWIND_ROUNDS=$(BENCH_UNWIND_ROUNDS)) \
+		$(if $(BENCH_UNWIND_PROGS),BENCH_UNWIND_PROGS="$(BENCH_UNWIND_PROGS)") \
 		bench/unwind/run
