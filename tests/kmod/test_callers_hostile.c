@@ -78,25 +78,21 @@ static void on_fault(int sig)
 	faults++;
 }
 
+/* The loop with no hostile frame pointer, for kt_rate(). */
+static void hostile_run(uint64_t n)
+{
+	kc_hostile(0, n);
+}
+
 static int group_setup(void **state)
 {
 	struct sigaction sa = { .sa_handler = on_fault };
-	uint64_t n = 1000000;
-	double t0, dt;
 
 	(void)state;
 	fd = kt_open();
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
-	for (;;) {
-		t0 = wl_thread_seconds();
-		kc_hostile(0, n);
-		dt = wl_thread_seconds() - t0;
-		if (dt > 0.1)
-			break;
-		n *= 2;
-	}
-	loop_per_sec = n / dt;
+	loop_per_sec = kt_rate(hostile_run);
 	return 0;
 }
 

@@ -389,19 +389,8 @@ static void module_walk_equals_userland_walk(void **state)
 
 static int group_setup(void **state)
 {
-	uint64_t n = 1000000;
-	double t0, dt;
-
 	(void)state;
-	for (;;) {
-		t0 = wl_thread_seconds();
-		ko_leaf(n);
-		dt = wl_thread_seconds() - t0;
-		if (dt > 0.1)
-			break;
-		n *= 2;
-	}
-	loop_per_sec = n / dt;
+	loop_per_sec = kt_rate(ko_leaf);
 	return 0;
 }
 
