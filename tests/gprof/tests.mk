@@ -217,18 +217,23 @@ $(GPT_DIR)/diff-prog-slow: $(GPT_SRC)/diff_prog.c tests/cli/cli_burn.h
 	$(CC) $(GPT_FP_FLAGS) -DSLOW=25 -o $@ $<
 
 # run-diffviews' builds (diff_arcs.c): the base, leaf twice as slow
-# when called by via_b, and own renamed own_v2.
+# when called by via_b, and own renamed own_v2.  Functions start on a
+# cache line: via_b's code differs between the builds, and own.part.0
+# after it moved by a byte, which moved its loop's alignment and, on
+# some CPUs, its samples from one line to the other (a line "changed"
+# whose code did not).
 GPT_DIFFVIEWS := $(GPT_DIR)/diff-arcs $(GPT_DIR)/diff-arcs-slow \
 	$(GPT_DIR)/diff-arcs-v2
+GPT_DIFFVIEWS_FLAGS := $(GPT_FP_FLAGS) -falign-functions=64
 $(GPT_DIR)/diff-arcs: $(GPT_SRC)/diff_arcs.c tests/cli/cli_burn.h
 	@mkdir -p $(GPT_DIR)
-	$(CC) $(GPT_FP_FLAGS) -o $@ $<
+	$(CC) $(GPT_DIFFVIEWS_FLAGS) -o $@ $<
 $(GPT_DIR)/diff-arcs-slow: $(GPT_SRC)/diff_arcs.c tests/cli/cli_burn.h
 	@mkdir -p $(GPT_DIR)
-	$(CC) $(GPT_FP_FLAGS) -DSLOW_B=2 -o $@ $<
+	$(CC) $(GPT_DIFFVIEWS_FLAGS) -DSLOW_B=2 -o $@ $<
 $(GPT_DIR)/diff-arcs-v2: $(GPT_SRC)/diff_arcs.c tests/cli/cli_burn.h
 	@mkdir -p $(GPT_DIR)
-	$(CC) $(GPT_FP_FLAGS) -DVARIANT=2 -o $@ $<
+	$(CC) $(GPT_DIFFVIEWS_FLAGS) -DVARIANT=2 -o $@ $<
 
 # libFuzzer target: the analyzer's objects again with clang (main.c's
 # main renamed, libFuzzer has its own), plus fuzz_gmon.c.
