@@ -22,7 +22,8 @@
  * BPF_ENABLE_STATS), the workload's CPU time per sample above the
  * unprofiled run (the sampling interrupt, the walk, the fold thread),
  * perf's own process CPU time per sample (it writes the samples out),
- * and the caller table's nodes in use.  As root.
+ * and the caller table's nodes in use.  As root.  BENCH_MODES, a comma
+ * list of mode names, runs only those (and none, the reference).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -263,6 +264,24 @@ static int run(const char *self, const struct mode *m, uint64_t iters,
 	return 0;
 }
 
+/* Whether mode @m is left out: BENCH_MODES, or what it needs missing. */
+static int skipped(const struct mode *m, int have_perf, int have_tables)
+{
+	const char *want = getenv("BENCH_MODES");
+	size_t n = strlen(m->name);
+	const char *at;
+
+	if ((m->perf && !have_perf) || (m->unwind && !have_tables))
+		return 1;
+	if (!want || !*want || m == modes)
+		return 0;
+	for (at = want; (at = strstr(at, m->name)); at++)
+		if ((at == want || at[-1] == ',') &&
+		    (at[n] == ',' || !at[n]))
+			return 0;
+	return 1;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -320,8 +339,7 @@ int main(int argc, char **argv)
 	       have_perf ? "" : "; perf is not installed");
 	for (r = 0; r < rounds; r++)
 		for (k = 0; k < NMODES; k++) {
-			if ((modes[k].perf && !have_perf) ||
-			    (modes[k].unwind && !have_tables))
+			if (skipped(&modes[k], have_perf, have_tables))
 				continue;
 			if (run(argv[0], &modes[k], iters, hz, &res[k][r])) {
 				fprintf(stderr, "bench_callers: mode %s failed\n",
@@ -334,8 +352,7 @@ int main(int argc, char **argv)
 	for (k = 0; k < NMODES; k++) {
 		double samples, prog, extra, perf_ns, nodes;
 
-		if ((modes[k].perf && !have_perf) ||
-		    (modes[k].unwind && !have_tables))
+		if (skipped(&modes[k], have_perf, have_tables))
 			continue;
 		for (r = 0; r < rounds; r++)
 			v[r] = res[k][r].samples;

@@ -154,16 +154,60 @@ static void find_stack(void)
 	assert_true(stack_hi > stack_lo);
 }
 
+/* A new map of the tables of mods[0, nmods), the process's from now on. */
+static int put_tables(void **mem, __u64 *elems)
+{
+	__u32 tgid = (__u32)getpid();
+	int fd;
+
+	*elems = spb_unwind_elems(mods, nmods);
+	fd = spb_unwind_map(*elems);
+	assert_true(fd >= 0);
+	assert_int_equal(spb_inner_mmap(fd, *elems * SPB_UELEM, mem), 0);
+	spb_unwind_fill(*mem, mods, nmods);
+	assert_int_equal(bpf_map_update_elem(
+		bpf_map__fd(skel->maps.sp_punwind), &tgid, &fd, BPF_ANY), 0);
+	return fd;
+}
+
+/* Runs the workload under the two walks; asserts they agreed. */
+static void run_walks(const char *what)
+{
+	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+
+	samples = same = differ = failed = complete = deep = 0;
+	uw_stop = 0;
+	cpu_end = cpu_now() + CPU_BUDGET_S;
+	assert_int_equal(setitimer(ITIMER_PROF, &it, NULL), 0);
+	uw_run();
+	setitimer(ITIMER_PROF, &off, NULL);
+	print_message("# %s: %u samples: %u walks equal, %u differ, %u test runs failed; %u complete, %u of 6 frames or more\n",
+		      what, samples, same, differ, failed, complete, deep);
+	if (differ)
+		print_message("# first difference: %s\n", first_diff);
+	assert_int_equal(failed, 0);
+	assert_true(samples >= 100);
+	assert_int_equal(differ, 0);
+}
+
+/*
+ * The walks agree with all the modules' tables; then, with a new map
+ * without the executable's table, they agree again: the program's
+ * cache of rules found (sp_urules) holds them by the tables'
+ * generation, and must not hand out the executable's rules it found
+ * before (its frameless functions' chains are cut now, or walked by
+ * frame pointers, as the userland walk without that table says).
+ */
 static void bpf_walk_equals_userland_walk(void **state)
 {
 	struct sigaction sa = { .sa_sigaction = on_stop,
 				.sa_flags = SA_SIGINFO | SA_RESTART };
-	struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
-	struct itimerval off = { { 0, 0 }, { 0, 0 } };
-	__u32 tgid = (__u32)getpid();
-	void *mem = NULL;
-	__u64 elems;
-	int err, fd, n;
+	void *mem[2] = { NULL, NULL };
+	struct spb_utable exe = { 0 };
+	unsigned int i, with_exe;
+	__u64 elems[2];
+	int err, fd[2], n;
 
 	(void)state;
 	if (access(tool, X_OK))
@@ -184,36 +228,43 @@ static void bpf_walk_equals_userland_walk(void **state)
 	}
 	print_message("# %u modules with a table\n", nmods);
 	assert_true(nmods >= 2);
-	elems = spb_unwind_elems(mods, nmods);
-	fd = spb_unwind_map(elems);
-	assert_true(fd >= 0);
-	assert_int_equal(spb_inner_mmap(fd, elems * SPB_UELEM, &mem), 0);
-	spb_unwind_fill(mem, mods, nmods);
-	assert_int_equal(bpf_map_update_elem(
-		bpf_map__fd(skel->maps.sp_punwind), &tgid, &fd, BPF_ANY), 0);
+	fd[0] = put_tables(&mem[0], &elems[0]);
 	find_stack();
 
 	sigaddset(&sa.sa_mask, SIGPROF);
 	sigaddset(&sa.sa_mask, SIGILL);
 	assert_int_equal(sigaction(SIGPROF, &sa, NULL), 0);
 	assert_int_equal(sigaction(SIGILL, &sa, NULL), 0);
-	cpu_end = cpu_now() + CPU_BUDGET_S;
-	assert_int_equal(setitimer(ITIMER_PROF, &it, NULL), 0);
-	uw_run();
-	setitimer(ITIMER_PROF, &off, NULL);
-	signal(SIGPROF, SIG_DFL);
-	signal(SIGILL, SIG_DFL);
-	print_message("# %u samples: %u walks equal, %u differ, %u test runs failed; %u complete, %u of 6 frames or more\n",
-		      samples, same, differ, failed, complete, deep);
-	if (differ)
-		print_message("# first difference: %s\n", first_diff);
-	assert_int_equal(failed, 0);
-	assert_true(samples >= 100);
-	assert_int_equal(differ, 0);
+	run_walks("all tables");
 	assert_true(complete >= 0.95 * samples);
 	assert_true(deep >= 0.9 * samples);
-	munmap(mem, elems * SPB_UELEM);
-	close(fd);
+	with_exe = complete;
+
+	/* The executable's table last, and left out of both walks. */
+	for (i = 0; i < nmods && *got[i].name; i++)
+		;
+	assert_true(i < nmods);
+	exe = mods[i];
+	mods[i] = mods[nmods - 1];
+	mods[nmods - 1] = exe;
+	{
+		struct ut_module g = got[i];
+
+		got[i] = got[nmods - 1];
+		got[nmods - 1] = g;
+	}
+	nmods--;
+	fd[1] = put_tables(&mem[1], &elems[1]);
+	run_walks("without the executable's table");
+	/* Its frameless functions' chains: no longer complete. */
+	assert_true(complete < 0.5 * samples);
+	assert_true(with_exe > complete);
+	signal(SIGPROF, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
+	for (i = 0; i < 2; i++) {
+		munmap(mem[i], elems[i] * SPB_UELEM);
+		close(fd[i]);
+	}
 	sprofil_bpf__destroy(skel);
 }
 

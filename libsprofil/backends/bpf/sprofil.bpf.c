@@ -214,6 +214,34 @@ struct {
 	__uint(max_entries, SPB_MAX_THREADS);
 } sp_owned SEC(".maps");
 
+/*
+ * Rules the unwind walk found, per CPU, by return address: a chain's
+ * return addresses are a program's call sites, seen again sample after
+ * sample, and a slot found costs one lookup where a search costs the
+ * module's element, its page index and about ten rows' (each a lookup
+ * of the process's map).  A slot holds its address, process id and the
+ * generation of the process's tables (struct spb_uhdr): a process's new
+ * map or a later process of the same id misses.  Direct-mapped; a
+ * collision only costs the search again.
+ */
+#define SPB_URULE_SLOTS		4096	/* a power of two */
+
+struct spb_urule_slot {
+	__u64 addr;
+	__u64 gen;
+	__u32 tgid;
+	__u32 rule;		/* struct spu_rule's 4 bytes, if found */
+	__u32 found;		/* else the tables name none */
+	__u32 reserved;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct spb_urule_slot);
+	__uint(max_entries, SPB_URULE_SLOTS);
+} sp_urules SEC(".maps");
+
 /* The chain being walked and filed. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -574,13 +602,28 @@ static long spb_usearch_step(__u32 i, struct spb_usearch *c)
 /*
  * A walk's last module, whose span most return addresses of a chain
  * fall in again: they cost no module search.  Empty (hi 0) at first.
+ * With the process's id and its tables' generation, the key of the
+ * rules it finds in sp_urules.
  */
 struct spb_ucache {
 	struct spb_umod m;
+	__u64 gen;
+	__u32 tgid;
+	__u32 reserved;
 };
 
+/* The slot of sp_urules that @addr's rule is cached in. */
+static __always_inline struct spb_urule_slot *spb_urule_slot(__u64 addr)
+{
+	__u32 i = (__u32)((addr * 0x9e3779b97f4a7c15ull) >> 52) &
+		  (SPB_URULE_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&sp_urules, &i);
+}
+
 /* The rule (struct spu_rule's 4 bytes) of the tables at @addr, or -1. */
-__noinline long spb_urule_find(__u64 addr, struct spb_ucache *uc)
+static __always_inline long spb_urule_search(__u64 addr,
+					     struct spb_ucache *uc)
 {
 	void *map = spb_umap();
 	struct spb_usearch c;
@@ -588,7 +631,7 @@ __noinline long spb_urule_find(__u64 addr, struct spb_ucache *uc)
 	__u32 key;
 	long i, k;
 
-	if (!map || !uc)
+	if (!map)
 		return -1;
 	if (addr < uc->m.lo || addr >= uc->m.hi) {
 		i = spb_umod_find(addr);
@@ -610,6 +653,43 @@ __noinline long spb_urule_find(__u64 addr, struct spb_ucache *uc)
 	if (k < 0 || k >= uc->m.nrules)
 		return -1;
 	return spb_uword(map, uc->m.rule + (__u32)k, 0);
+}
+
+/* A walk's cache, keyed by the running process's tables' generation. */
+static __always_inline void spb_ucache_init(struct spb_ucache *uc)
+{
+	void *map = spb_umap();
+	struct spb_uhdr *h;
+	__u32 zero = 0;
+
+	uc->tgid = spb_tgid();
+	h = map ? bpf_map_lookup_elem(map, &zero) : NULL;
+	uc->gen = h ? h->gen : 0;
+}
+
+/* spb_urule_search() through the cache of rules found, sp_urules. */
+__noinline long spb_urule_find(__u64 addr, struct spb_ucache *uc)
+{
+	struct spb_urule_slot *slot;
+	long rule;
+
+	if (!uc)
+		return -1;
+	if (!uc->gen)
+		return spb_urule_search(addr, uc);
+	slot = spb_urule_slot(addr);
+	if (slot && slot->addr == addr && slot->gen == uc->gen &&
+	    slot->tgid == uc->tgid)
+		return slot->found ? (long)slot->rule : -1;
+	rule = spb_urule_search(addr, uc);
+	if (slot) {
+		slot->addr = addr;
+		slot->gen = uc->gen;
+		slot->tgid = uc->tgid;
+		slot->rule = (__u32)rule;
+		slot->found = rule >= 0;
+	}
+	return rule;
 }
 
 /* SPU_FIND_RULE: the rule of the running process's table at @addr. */
@@ -657,6 +737,7 @@ __noinline int spb_uwalk(__u64 pc, __u64 fp, __u64 sp)
 	c = bpf_map_lookup_elem(&sp_chain, &zero);
 	if (!c)
 		return -1;
+	spb_ucache_init(&uc);
 	c->truncated = spu_walk(&uc, pc, sp, fp, spb_depth(), c->pc,
 				&len) != 0;
 	c->len = len;
@@ -908,6 +989,7 @@ int sp_unwind_test(void *unused)
 
 	if (depth < 1 || depth > SPROFIL_MAX_DEPTH)
 		return -1;
+	spb_ucache_init(&uc);
 	u->ret = spu_walk(&uc, u->pc, u->sp, u->fp, depth, u->chain, &len);
 	u->len = len;
 	return 0;

@@ -151,9 +151,17 @@ struct spb_chain {
 /* Modules with a table one process's walk knows: a power of two. */
 #define SPB_UMODS		64
 
+/*
+ * @gen names this map's tables among all the process's maps, before and
+ * after it (the library's fill time, strictly increasing): the program's
+ * cache of rules found (sp_urules) holds a rule for a process id and a
+ * generation.  0: not to be cached.
+ */
 struct spb_uhdr {
 	__u32 nmods;
-	__u32 reserved[SPB_UWORDS - 1];
+	__u32 reserved0;
+	__u64 gen;
+	__u32 reserved[SPB_UWORDS - 4];
 };
 
 /* One mapped module with a table. */

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sprofil/unwind_table.h>
@@ -136,9 +137,32 @@ static inline __u64 spb_unwind_elems(const struct spb_utable *tab,
 }
 
 /*
+ * A generation for a process's new tables (struct spb_uhdr): the
+ * monotonic clock in ns, above the last one given.  The program's rule
+ * cache is by process id and generation, so a process's next map and a
+ * later process of the same id must both get a greater one.
+ */
+static inline __u64 spb_unwind_gen(void)
+{
+	static __u64 last;
+	struct timespec ts;
+	__u64 gen, was = __atomic_load_n(&last, __ATOMIC_RELAXED);
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	do {
+		gen = (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+		if (gen <= was)
+			gen = was + 1;
+	} while (!__atomic_compare_exchange_n(&last, &was, gen, false,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return gen;
+}
+
+/*
  * Writes @n (at most SPB_UMODS) tables into @mem, a mapped inner map of
  * sp_punwind of spb_unwind_elems() elements (struct spb_uhdr, the
- * modules, the tables' words: sprofil_bpf.h).
+ * modules, the tables' words: sprofil_bpf.h), under a new generation.
  */
 static inline void spb_unwind_fill(void *mem, const struct spb_utable *tab,
 				   unsigned int n)
@@ -150,6 +174,7 @@ static inline void spb_unwind_fill(void *mem, const struct spb_utable *tab,
 	unsigned int i;
 
 	h->nmods = n;
+	h->gen = spb_unwind_gen();
 	for (i = 0; i < n; i++) {
 		const struct spu_table *t = tab[i].t;
 
