@@ -5,9 +5,11 @@
  *  - one synthetic set of chains filed through <sprofil/callers.h> in
  *    userland and through the BPF program's own filing code
  *    (bpf_prog_test_run() of sp_file_test): the same nodes in the same
- *    slots, the same counters, with room and in a full table; and the
- *    program's tree merged into a table of another size
- *    (callers_merge.c): the same chains with the same counts;
+ *    slots, the same counters, with room and in a full table, and in a
+ *    process's second tree after its first (the program's cache of
+ *    nodes found knows the tree by its generation); and the program's
+ *    tree merged into a table of another size (callers_merge.c): the
+ *    same chains with the same counts;
  *  - four callers of one callee doing 40/30/20/10 % of the work, in
  *    four threads and in one thread: each caller's measured share of the
  *    callee's samples within 2 points of its share of the CPU time;
@@ -214,42 +216,53 @@ static void synth_file_header(const struct synth *s, struct table *tb)
 			 s->chain[i].truncated, s->chain[i].n, 0);
 }
 
-/* The program's tree after filing @s with sp_file_test, copied out. */
-static void synth_file_bpf(const struct synth *s, __u32 nodes,
+/*
+ * The program's tree after filing @s with sp_file_test, copied out; with
+ * @trees 2, filed first into a tree that a second one, registered
+ * after it by the same process, then replaces: the program's cache of
+ * nodes found (sp_cfound) must find none of the first tree's nodes in
+ * the second, which is filed from empty as the first was.
+ */
+static void synth_file_bpf(const struct synth *s, __u32 nodes, int trees,
 			   struct table *out)
 {
 	struct sprofil_bpf *skel = NULL;
-	struct spb_proc_maps pm = { 0 };
+	struct spb_proc_maps pm[2] = { 0 };
 	struct spb_program prog;
 	__u32 n = s->nchains;
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &n,
 		    .ctx_size_in = sizeof(n));
-	int err;
+	int err, k;
 
 	err = spb_load(&skel, true);
 	if (err)
 		print_message("# load: %s\n", strerror(-err));
 	assert_int_equal(err, 0);
 	spb_program_of(skel, &prog);
-	assert_int_equal(spb_proc_create(1, nodes, 1, &pm), 0);
-	assert_int_equal(spb_proc_register(&prog, (__u32)getpid(), &pm), 0);
-	pm.proc->cmask = nodes - 1;
-	pm.proc->cdepth = SPROFIL_MAX_DEPTH;
 	memcpy(skel->bss->sp_test_chain, s->chain, sizeof(s->chain));
 	memcpy(skel->bss->sp_test_frame, s->frame, sizeof(s->frame));
-	err = bpf_prog_test_run_opts(
-		bpf_program__fd(skel->progs.sp_file_test), &opts);
-	if (err)
-		print_message("# test_run: %s\n", strerror(errno));
-	assert_int_equal(err, 0);
-	assert_int_equal(opts.retval, 0);
+	for (k = 0; k < trees; k++) {
+		assert_int_equal(spb_proc_create(1, nodes, 1, &pm[k]), 0);
+		assert_int_equal(spb_proc_register(&prog, (__u32)getpid(),
+						   &pm[k]), 0);
+		pm[k].proc->cmask = nodes - 1;
+		pm[k].proc->cdepth = SPROFIL_MAX_DEPTH;
+		err = bpf_prog_test_run_opts(
+			bpf_program__fd(skel->progs.sp_file_test), &opts);
+		if (err)
+			print_message("# test_run: %s\n", strerror(errno));
+		assert_int_equal(err, 0);
+		assert_int_equal(opts.retval, 0);
+	}
+	k = trees - 1;
 	*out = table_new(nodes, SPROFIL_MAX_DEPTH);
-	memcpy(out->t.node, pm.cnodes, nodes * sizeof(*pm.cnodes));
-	out->t.hdr->samples = pm.proc->chdr.samples;
-	out->t.hdr->truncated = pm.proc->chdr.truncated;
-	out->t.hdr->lost = pm.proc->chdr.lost;
-	out->t.hdr->busy = pm.proc->chdr.busy;
-	spb_proc_release(&pm);
+	memcpy(out->t.node, pm[k].cnodes, nodes * sizeof(*pm[k].cnodes));
+	out->t.hdr->samples = pm[k].proc->chdr.samples;
+	out->t.hdr->truncated = pm[k].proc->chdr.truncated;
+	out->t.hdr->lost = pm[k].proc->chdr.lost;
+	out->t.hdr->busy = pm[k].proc->chdr.busy;
+	for (k = 0; k < trees; k++)
+		spb_proc_release(&pm[k]);
 	sprofil_bpf__destroy(skel);
 }
 
@@ -269,7 +282,7 @@ static void expect_same_records(const char *what, const struct spc_table *a,
 	free(rb);
 }
 
-static void synthetic_chains_in(__u32 nodes, int full)
+static void synthetic_chains_in(__u32 nodes, int full, int trees)
 {
 	static struct synth s;
 	struct table hdr_tb = table_new(nodes, SPROFIL_MAX_DEPTH), bpf_tb,
@@ -280,11 +293,11 @@ static void synthetic_chains_in(__u32 nodes, int full)
 	assert_non_null(xlate);
 	synth_make(&s, 7);
 	synth_file_header(&s, &hdr_tb);
-	synth_file_bpf(&s, nodes, &bpf_tb);
+	synth_file_bpf(&s, nodes, trees, &bpf_tb);
 	h = hdr_tb.t.hdr;
 	b = bpf_tb.t.hdr;
-	print_message("# %u chains into %u nodes: header: %llu samples (%llu cut), %llu lost; bpf: %llu (%llu cut), %llu lost\n",
-		      s.nchains, nodes, (unsigned long long)h->samples,
+	print_message("# %u chains into %u nodes (tree %d of the process): header: %llu samples (%llu cut), %llu lost; bpf: %llu (%llu cut), %llu lost\n",
+		      s.nchains, nodes, trees, (unsigned long long)h->samples,
 		      (unsigned long long)h->truncated,
 		      (unsigned long long)h->lost,
 		      (unsigned long long)b->samples,
@@ -321,13 +334,20 @@ static void synthetic_chains_in(__u32 nodes, int full)
 static void synthetic_chains_filed_identically(void **state)
 {
 	(void)state;
-	synthetic_chains_in(1 << 15, 0);
+	synthetic_chains_in(1 << 15, 0, 1);
+}
+
+/* Its second tree, after the first: no node cached of the first. */
+static void synthetic_chains_filed_again_in_a_new_tree(void **state)
+{
+	(void)state;
+	synthetic_chains_in(1 << 15, 0, 2);
 }
 
 static void synthetic_chains_in_a_full_table(void **state)
 {
 	(void)state;
-	synthetic_chains_in(256, 1);
+	synthetic_chains_in(256, 1, 1);
 }
 
 /* A merged chain whose source is not a tree is lost, not followed. */
@@ -823,6 +843,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(synthetic_chains_filed_identically),
+		cmocka_unit_test(synthetic_chains_filed_again_in_a_new_tree),
 		cmocka_unit_test(synthetic_chains_in_a_full_table),
 		cmocka_unit_test(merge_refuses_a_looping_source),
 		cmocka_unit_test(four_callers_in_four_threads),

@@ -41,11 +41,14 @@
 struct spb_walk;
 struct spc_node;
 __noinline int spb_text_known(struct spb_walk *w, __u64 pc);
+struct spb_frame_rec;
+__noinline long spb_read_frame(struct spb_frame_rec *rec, __u64 addr);
+static __always_inline long spb_read_word(__u64 *val, __u64 addr);
 static __always_inline struct spc_node *spb_cnode(__u32 i);
 static __always_inline void spb_cnode_counted(__u32 i);
 __noinline long spb_find_add(__u32 parent, __u64 pc);
 #define SPC_READ_FRAME(ctx, fp, rec) \
-	bpf_probe_read_user((rec), 16, (const void *)(fp))
+	spb_read_frame((struct spb_frame_rec *)(rec), (fp))
 #define SPC_TEXT_KNOWN(ctx, pc)	spb_text_known((ctx), (pc))
 #define SPC_READ_CODE(ctx, addr, code) \
 	bpf_probe_read_user((code), 8, (const void *)(addr))
@@ -74,8 +77,7 @@ __noinline int spb_ustep(struct spu_regs *r, struct spb_ucache *uc);
 #define SPU_ROW_AT(t, i)	spb_urow((const struct spb_utab *)(t), (i))
 #define SPU_FIND_RULE(ctx, addr, rule) \
 	spb_urule((struct spb_ucache *)(ctx), (addr), (rule))
-#define SPU_READ_WORD(ctx, addr, val) \
-	bpf_probe_read_user((val), 8, (const void *)(addr))
+#define SPU_READ_WORD(ctx, addr, val)	spb_read_word((val), (addr))
 #define SPU_STEP(ctx, r)	spb_ustep((r), (struct spb_ucache *)(ctx))
 #include <sprofil/unwind_table.h>
 
@@ -241,6 +243,58 @@ struct {
 	__type(value, struct spb_urule_slot);
 	__uint(max_entries, SPB_URULE_SLOTS);
 } sp_urules SEC(".maps");
+
+/*
+ * The interrupted thread's stack as this CPU's walk last read it: a
+ * window of up to SPB_WINDOW bytes from a word the walk asked for, to
+ * the end of that word's page at most (which is mapped if the word is),
+ * so that the next frames' words, a few dozen bytes further on, are
+ * read from it rather than by a bpf_probe_read_user() each.  A walk
+ * empties it first: the stack changes between samples.
+ */
+#define SPB_WINDOW		512
+
+struct spb_window {
+	__u64 lo;
+	__u32 len;
+	__u32 reserved;
+	__u8 bytes[SPB_WINDOW];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct spb_window);
+	__uint(max_entries, 1);
+} sp_window SEC(".maps");
+
+/*
+ * Nodes the filing found, per CPU, by (parent, pc): a sample's chain is
+ * mostly the chain of the sample before it, whose nodes are there
+ * already; a slot found is one lookup where finding the node costs
+ * the process's state, and a lookup of its tree per slot probed.  A
+ * slot holds the process id and the tree's generation (struct spb_proc's
+ * cgen), so another process's tree or the process's next one misses.
+ * A tree's nodes stay where they are for its life (the fold takes only
+ * their counts).  Direct-mapped; only nodes found or added are kept.
+ */
+#define SPB_CFOUND_SLOTS	4096	/* a power of two */
+
+struct spb_cfound_slot {
+	__u64 pc;
+	__u64 cgen;
+	__u32 tgid;
+	__u32 parent;
+	__u32 node;
+	__u32 reserved;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct spb_cfound_slot);
+	__uint(max_entries, SPB_CFOUND_SLOTS);
+} sp_cfound SEC(".maps");
 
 /* The chain being walked and filed. */
 struct {
@@ -414,6 +468,82 @@ static __always_inline __u64 spb_periods(struct bpf_perf_event_data *ctx,
 	return n;
 }
 
+/* Empties this CPU's stack window, before a walk. */
+static __always_inline void spb_window_reset(void)
+{
+	__u32 zero = 0;
+	struct spb_window *win = bpf_map_lookup_elem(&sp_window, &zero);
+
+	if (win)
+		win->len = 0;
+}
+
+/*
+ * The 16 bytes of the interrupted thread's stack at @addr in this CPU's
+ * window, read anew where it does not hold them; NULL if the window
+ * cannot hold them (the caller reads them itself).
+ */
+static __always_inline const __u64 *spb_window_at(__u64 addr)
+{
+	__u64 end = (addr | 4095) + 1, size;
+	struct spb_window *win;
+	__u32 zero = 0, off;
+
+	win = bpf_map_lookup_elem(&sp_window, &zero);
+	if (!win)
+		return NULL;
+	if (addr < win->lo || addr + 16 > win->lo + win->len) {
+		size = end - addr;
+		if (size > SPB_WINDOW)
+			size = SPB_WINDOW;
+		/* Less than two words left in the page: no window. */
+		if (size < 16 ||
+		    bpf_probe_read_user(win->bytes, size, (const void *)addr)) {
+			win->len = 0;
+			return NULL;
+		}
+		win->lo = addr;
+		win->len = (__u32)size;
+	}
+	off = (__u32)(addr - win->lo);
+	if (off > SPB_WINDOW - 16)
+		return NULL;
+	return (const __u64 *)&win->bytes[off];
+}
+
+/*
+ * SPC_READ_FRAME and SPU_READ_WORD: the frame record (two words) or the
+ * word at @addr, from the window: 0, or nonzero if it cannot be read.
+ * Global functions, verified once rather than at every frame of the
+ * walks.
+ */
+struct spb_frame_rec {
+	__u64 w[2];		/* the caller's fp, the return address */
+};
+
+__noinline long spb_read_frame(struct spb_frame_rec *rec, __u64 addr)
+{
+	const __u64 *w = spb_window_at(addr);
+
+	if (!rec)
+		return -1;
+	if (!w)
+		return bpf_probe_read_user(rec, 16, (const void *)addr);
+	rec->w[0] = w[0];
+	rec->w[1] = w[1];
+	return 0;
+}
+
+static __always_inline long spb_read_word(__u64 *val, __u64 addr)
+{
+	const __u64 *w = spb_window_at(addr);
+
+	if (!w)
+		return bpf_probe_read_user(val, 8, (const void *)addr);
+	*val = w[0];
+	return 0;
+}
+
 /*
  * A walk's view of the known text: the set, and the last segment found,
  * [lo, hi), which most return addresses of a chain fall in again (one
@@ -475,7 +605,7 @@ static __always_inline struct spc_table spb_ctable(struct spb_proc *p)
  * spc_file()'s step, verified once: inline, its probe loop would be
  * explored once per frame, beyond what the verifier allows.
  */
-__noinline long spb_find_add(__u32 parent, __u64 pc)
+__noinline long spb_node_find_add(__u32 parent, __u64 pc)
 {
 	struct spb_proc *p = spb_proc();
 	struct spc_table t;
@@ -484,6 +614,38 @@ __noinline long spb_find_add(__u32 parent, __u64 pc)
 		return SPC_FULL;
 	t = spb_ctable(p);
 	return spc_node_find_add(&t, parent, pc);
+}
+
+/*
+ * The same through the cache of nodes found, sp_cfound: apart, the
+ * probe loop above is verified once, not once per outcome of the
+ * cache's lookups.
+ */
+__noinline long spb_find_add(__u32 parent, __u64 pc)
+{
+	struct spb_cfound_slot *f = NULL;
+	struct spb_chain *c;
+	__u32 zero = 0, i;
+	long node;
+
+	/* The tree's process and generation, as spb_file() set them. */
+	c = bpf_map_lookup_elem(&sp_chain, &zero);
+	if (c && c->cgen) {
+		i = spc_hash(pc, parent) & (SPB_CFOUND_SLOTS - 1);
+		f = bpf_map_lookup_elem(&sp_cfound, &i);
+		if (f && f->pc == pc && f->parent == parent &&
+		    f->cgen == c->cgen && f->tgid == c->tgid)
+			return f->node;
+	}
+	node = spb_node_find_add(parent, pc);
+	if (f && c && node >= 0) {
+		f->pc = pc;
+		f->parent = parent;
+		f->cgen = c->cgen;
+		f->tgid = c->tgid;
+		f->node = (__u32)node;
+	}
+	return node;
 }
 
 static __always_inline __u32 spb_depth(void)
@@ -508,6 +670,7 @@ __noinline int spb_walk(__u64 pc, __u64 fp, __u64 sp, __u32 k)
 	c = bpf_map_lookup_elem(&sp_chain, &zero);
 	if (!c)
 		return -1;
+	spb_window_reset();
 	c->truncated = spc_walk(&w, pc, fp, sp, 0, spb_depth(), c->pc, &len);
 	c->len = len;
 	return 0;
@@ -667,21 +830,19 @@ static __always_inline void spb_ucache_init(struct spb_ucache *uc)
 	uc->gen = h ? h->gen : 0;
 }
 
-/* spb_urule_search() through the cache of rules found, sp_urules. */
-__noinline long spb_urule_find(__u64 addr, struct spb_ucache *uc)
+/*
+ * A rule not in sp_urules: searched, and kept there (in @addr's slot,
+ * for the walk's process and generation) whether found or not.
+ */
+__noinline long spb_urule_miss(__u64 addr, struct spb_ucache *uc)
 {
 	struct spb_urule_slot *slot;
 	long rule;
 
 	if (!uc)
 		return -1;
-	if (!uc->gen)
-		return spb_urule_search(addr, uc);
-	slot = spb_urule_slot(addr);
-	if (slot && slot->addr == addr && slot->gen == uc->gen &&
-	    slot->tgid == uc->tgid)
-		return slot->found ? (long)slot->rule : -1;
 	rule = spb_urule_search(addr, uc);
+	slot = uc->gen ? spb_urule_slot(addr) : NULL;
 	if (slot) {
 		slot->addr = addr;
 		slot->gen = uc->gen;
@@ -692,15 +853,26 @@ __noinline long spb_urule_find(__u64 addr, struct spb_ucache *uc)
 	return rule;
 }
 
-/* SPU_FIND_RULE: the rule of the running process's table at @addr. */
+/*
+ * SPU_FIND_RULE: the rule of the running process's tables at @addr,
+ * from sp_urules if it holds it (inline in the step, a global function
+ * verified once), else searched.
+ */
 static __always_inline int spb_urule(struct spb_ucache *uc, __u64 addr,
 				     struct spu_rule *rule)
 {
-	long w = spb_urule_find(addr, uc);
-	__u32 v = (__u32)w;
+	struct spb_urule_slot *slot = uc->gen ? spb_urule_slot(addr) : NULL;
+	long w;
+	__u32 v;
 
+	if (slot && slot->addr == addr && slot->gen == uc->gen &&
+	    slot->tgid == uc->tgid)
+		w = slot->found ? (long)slot->rule : -1;
+	else
+		w = spb_urule_miss(addr, uc);
 	if (w < 0)
 		return -1;
+	v = (__u32)w;
 	__builtin_memcpy(rule, &v, sizeof(v));
 	return 0;
 }
@@ -711,7 +883,7 @@ static __always_inline int spb_urule(struct spb_ucache *uc, __u64 addr,
  */
 __noinline int spb_ustep(struct spu_regs *r, struct spb_ucache *uc)
 {
-	if (!r)
+	if (!r || !uc)
 		return SPU_CUT_NOROW;
 	return spu_step(uc, r);
 }
@@ -738,6 +910,7 @@ __noinline int spb_uwalk(__u64 pc, __u64 fp, __u64 sp)
 	if (!c)
 		return -1;
 	spb_ucache_init(&uc);
+	spb_window_reset();
 	c->truncated = spu_walk(&uc, pc, sp, fp, spb_depth(), c->pc,
 				&len) != 0;
 	c->len = len;
@@ -793,6 +966,8 @@ __noinline int spb_file(__u32 n, __u32 own)
 	c = bpf_map_lookup_elem(&sp_chain, &zero);
 	if (!p || !c || c->len > SPROFIL_MAX_DEPTH)
 		return -1;
+	c->cgen = p->cgen;
+	c->tgid = spb_tgid();
 	t = spb_ctable(p);
 	/* The thread id in the initial pid namespace (docs/callers.md). */
 	return spc_file(&t, c->pc, c->len, c->truncated, n,
@@ -990,6 +1165,7 @@ int sp_unwind_test(void *unused)
 	if (depth < 1 || depth > SPROFIL_MAX_DEPTH)
 		return -1;
 	spb_ucache_init(&uc);
+	spb_window_reset();
 	u->ret = spu_walk(&uc, u->pc, u->sp, u->fp, depth, u->chain, &len);
 	u->len = len;
 	return 0;

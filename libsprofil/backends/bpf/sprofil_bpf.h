@@ -92,6 +92,12 @@ struct spb_proc {
 	__u32 cdepth;
 	__u32 cwalk;
 	__u32 cthreads;
+	/*
+	 * The tree's generation (spb_gen(), when its maps were made): the
+	 * program's cache of nodes found (sp_cfound) holds a node for a
+	 * process id and a generation.  0: not to be cached.
+	 */
+	__u64 cgen;
 	__u64 own_pc;
 	__u64 samples[2];
 	__u64 misses[2];
@@ -135,6 +141,10 @@ struct spb_chain {
 	__u64 pc[SPROFIL_MAX_DEPTH];
 	__u32 len;
 	__u32 truncated;
+	/* Whose tree it is filed in: the key of sp_cfound's slots. */
+	__u64 cgen;
+	__u32 tgid;
+	__u32 reserved;
 };
 
 /*

@@ -137,12 +137,13 @@ static inline __u64 spb_unwind_elems(const struct spb_utable *tab,
 }
 
 /*
- * A generation for a process's new tables (struct spb_uhdr): the
- * monotonic clock in ns, above the last one given.  The program's rule
- * cache is by process id and generation, so a process's next map and a
- * later process of the same id must both get a greater one.
+ * A generation for a process's new tables (struct spb_uhdr) or tree
+ * (struct spb_proc's cgen): the monotonic clock in ns, above the last
+ * one given.  The program's caches of rules and nodes found are by
+ * process id and generation, so a process's next map and a later
+ * process of the same id must both get a greater one.
  */
-static inline __u64 spb_unwind_gen(void)
+static inline __u64 spb_gen(void)
 {
 	static __u64 last;
 	struct timespec ts;
@@ -174,7 +175,7 @@ static inline void spb_unwind_fill(void *mem, const struct spb_utable *tab,
 	unsigned int i;
 
 	h->nmods = n;
-	h->gen = spb_unwind_gen();
+	h->gen = spb_gen();
 	for (i = 0; i < n; i++) {
 		const struct spu_table *t = tab[i].t;
 
@@ -241,6 +242,8 @@ static inline int spb_proc_create(__u64 counters, __u32 cnodes, __u64 cdirty,
 	if (!err)
 		err = spb_inner_mmap(m->fd[SPB_INNER_PROC], sizeof(*m->proc), &p);
 	m->proc = p;
+	if (!err)
+		m->proc->cgen = spb_gen();
 	return err;
 }
 
