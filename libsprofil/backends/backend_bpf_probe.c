@@ -112,7 +112,7 @@ int sb_probe(const char **why)
 		.exclude_hv = 1,
 	};
 	char marker[128];
-	int err, fd;
+	int err, fd, loading = 0;
 
 	/*
 	 * A one-entry map first: refused at once where BPF is not
@@ -129,14 +129,21 @@ int sb_probe(const char **why)
 	 * (a record run's server hands it over at no cost).
 	 */
 	if (!err && !sb_program_ready() && !verified_before(marker)) {
+		loading = 1;
 		pthread_mutex_lock(&sb_lock);
 		err = sb_program(&prog);
 		pthread_mutex_unlock(&sb_lock);
 		if (!err)
 			remember_verified(marker);
 	}
+	/*
+	 * A map it could make: BPF is permitted, and EACCES from the
+	 * program's load is its verifier's refusal.
+	 */
 	if (err) {
 		snprintf(reason, sizeof(reason),
+			 loading && err == -EACCES ?
+			 "this kernel's verifier refused its BPF program: %s" :
 			 err == -EPERM || err == -EACCES ?
 			 "BPF is not permitted (needs CAP_BPF and CAP_PERFMON, or root): %s" :
 			 "cannot load its BPF program: %s",

@@ -991,30 +991,50 @@ static __always_inline int spb_own_chain(__u64 pc)
 }
 
 /*
- * The regs a sample is of: the overflow's, or for an event that happens
- * in kernel mode (p->uregs) the thread's user regs, where it returns to
- * user mode.  -1 if they cannot be read.
+ * What a sample needs of the regs it is of: the overflow's, or for an
+ * event that happens in kernel mode (p->uregs) the thread's user regs,
+ * where it returns to user mode.  Four words, not the 168-byte struct
+ * pt_regs: the sampler's stack and its walks' share a 512-byte limit
+ * (6.1 refused the program at 544).
  */
+struct spb_regs {
+	__u64 ip, sp, fp, cs;
+};
+
+/* Field @f of the pt_regs at @r, read from the kernel, or 0. */
+#define SPB_KREG(r, f) ({						\
+	__u64 v_ = 0;							\
+	bpf_probe_read_kernel(&v_, sizeof(v_), &(r)->f);		\
+	v_;								\
+})
+
+/* The sample's regs; -1 if they cannot be read. */
 static __always_inline int spb_regs(struct bpf_perf_event_data *ctx,
 				     const struct spb_proc *p,
-				     bpf_user_pt_regs_t *r)
+				     struct spb_regs *r)
 {
-	struct task_struct *t;
+	const bpf_user_pt_regs_t *k;
 
 	if (!p->uregs) {
-		*r = ctx->regs;
+		r->ip = ctx->regs.rip;
+		r->sp = ctx->regs.rsp;
+		r->fp = ctx->regs.rbp;
+		r->cs = ctx->regs.cs;
 		return 0;
 	}
-	t = bpf_get_current_task_btf();
-	return bpf_probe_read_kernel(r, sizeof(*r),
-				     (void *)bpf_task_pt_regs(t)) ? -1 : 0;
+	k = (const void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	r->cs = SPB_KREG(k, cs);
+	r->ip = SPB_KREG(k, rip);
+	r->sp = SPB_KREG(k, rsp);
+	r->fp = SPB_KREG(k, rbp);
+	return r->ip ? 0 : -1;
 }
 
 SEC("perf_event")
 int sp_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 pc, n, *count, id = bpf_get_current_pid_tgid();
-	bpf_user_pt_regs_t regs;
+	struct spb_regs regs;
 	const struct spb_set *set;
 	struct spb_proc *p = spb_proc();
 	__u32 key, cur, tgid, slot;
@@ -1031,7 +1051,7 @@ int sp_sample(struct bpf_perf_event_data *ctx)
 	/* Kernel-mode periods pass uncounted, as with the module. */
 	if (!n || spb_regs(ctx, p, &regs) || !(regs.cs & 3))
 		return 0;
-	pc = regs.rip;
+	pc = regs.ip;
 	if (own)
 		pc = p->own_pc;
 	cur = p->cur & 1;
@@ -1041,8 +1061,8 @@ int sp_sample(struct bpf_perf_event_data *ctx)
 		int err = own ? spb_own_chain(pc) :
 			  p->cwalk ? spb_get_stack(ctx, cur) :
 			  spb_ucovers(pc) ?
-			  spb_uwalk(pc, regs.rbp, regs.rsp) :
-			  spb_walk(pc, regs.rbp, regs.rsp, cur);
+			  spb_uwalk(pc, regs.fp, regs.sp) :
+			  spb_walk(pc, regs.fp, regs.sp, cur);
 
 		if (!err)
 			spb_file((__u32)n, own);
