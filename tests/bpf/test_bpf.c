@@ -11,7 +11,10 @@
  *    under auto, ENODEV when bpf is named;
  *  - the counter array that cannot be had: too many buckets, or its
  *    mapping refused by RLIMIT_AS: ENOMEM, and the running profile goes
- *    on as it was.
+ *    on as it was;
+ *  - the walks' per-CPU caches: 4,096 slots each up to 8 CPUs, halved
+ *    beyond so that both hold at most 2 MiB, 256 at least; and the
+ *    loaded program's maps of that size.
  *
  * The privilege and failure cases run in fork children that have not
  * called libsprofil yet, since the backend is chosen once per process.
@@ -81,6 +84,31 @@ static struct sprofil_region *table_regions(const struct bt_entry *e,
 }
 
 /* spm_prepare() into freshly allocated arrays. */
+static void the_caches_fit_2_mib_on_many_cpus(void **state)
+{
+	struct sprofil_bpf *skel = NULL;
+	int ncpus = libbpf_num_possible_cpus(), cpus;
+
+	(void)state;
+	assert_int_equal(spb_cache_slots(0), 4096);
+	assert_int_equal(spb_cache_slots(8), 4096);
+	assert_int_equal(spb_cache_slots(9), 2048);
+	assert_int_equal(spb_cache_slots(64), 512);
+	assert_int_equal(spb_cache_slots(128), 256);
+	assert_int_equal(spb_cache_slots(4096), 256);
+	for (cpus = 1; cpus <= 128; cpus++)
+		assert_true((__u64)spb_cache_slots(cpus) * 64 * cpus <=
+			    2u << 20);
+	/* The self-tests' load: the same maps, a program verified faster. */
+	assert_int_equal(spb_load(&skel, true), 0);
+	assert_int_equal(bpf_map__max_entries(skel->maps.sp_urules),
+			 spb_cache_slots(ncpus));
+	assert_int_equal(bpf_map__max_entries(skel->maps.sp_cfound),
+			 spb_cache_slots(ncpus));
+	assert_int_equal(skel->rodata->sp_cache_slots, spb_cache_slots(ncpus));
+	sprofil_bpf__destroy(skel);
+}
+
 static void prepare(struct spm_map *m, const struct sprofil_region *r,
 		    unsigned int n, unsigned int flags)
 {
@@ -562,6 +590,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_caches_fit_2_mib_on_many_cpus),
 		cmocka_unit_test(the_table_with_16bit_buckets),
 		cmocka_unit_test(the_table_with_32bit_buckets),
 		cmocka_unit_test(the_largest_region_set_as_mapping_h),

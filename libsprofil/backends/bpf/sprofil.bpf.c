@@ -226,7 +226,12 @@ struct {
  * map or a later process of the same id misses.  Direct-mapped; a
  * collision only costs the search again.
  */
-#define SPB_URULE_SLOTS		4096	/* a power of two */
+/*
+ * The slots of each of the program's per-CPU caches (sp_urules,
+ * sp_cfound): a power of two, set by the loader before the load with the
+ * maps' sizes (sprofil_load.h, spb_cache_slots()).
+ */
+const volatile __u32 sp_cache_slots = SPB_CACHE_SLOTS_MAX;
 
 struct spb_urule_slot {
 	__u64 addr;
@@ -241,7 +246,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, struct spb_urule_slot);
-	__uint(max_entries, SPB_URULE_SLOTS);
+	__uint(max_entries, SPB_CACHE_SLOTS_MAX);
 } sp_urules SEC(".maps");
 
 /*
@@ -278,8 +283,6 @@ struct {
  * A tree's nodes stay where they are for its life (the fold takes only
  * their counts).  Direct-mapped; only nodes found or added are kept.
  */
-#define SPB_CFOUND_SLOTS	4096	/* a power of two */
-
 struct spb_cfound_slot {
 	__u64 pc;
 	__u64 cgen;
@@ -293,7 +296,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, struct spb_cfound_slot);
-	__uint(max_entries, SPB_CFOUND_SLOTS);
+	__uint(max_entries, SPB_CACHE_SLOTS_MAX);
 } sp_cfound SEC(".maps");
 
 /* The chain being walked and filed. */
@@ -631,7 +634,7 @@ __noinline long spb_find_add(__u32 parent, __u64 pc)
 	/* The tree's process and generation, as spb_file() set them. */
 	c = bpf_map_lookup_elem(&sp_chain, &zero);
 	if (c && c->cgen) {
-		i = spc_hash(pc, parent) & (SPB_CFOUND_SLOTS - 1);
+		i = spc_hash(pc, parent) & (sp_cache_slots - 1);
 		f = bpf_map_lookup_elem(&sp_cfound, &i);
 		if (f && f->pc == pc && f->parent == parent &&
 		    f->cgen == c->cgen && f->tgid == c->tgid)
@@ -778,8 +781,8 @@ struct spb_ucache {
 /* The slot of sp_urules that @addr's rule is cached in. */
 static __always_inline struct spb_urule_slot *spb_urule_slot(__u64 addr)
 {
-	__u32 i = (__u32)((addr * 0x9e3779b97f4a7c15ull) >> 52) &
-		  (SPB_URULE_SLOTS - 1);
+	__u32 i = (__u32)((addr * 0x9e3779b97f4a7c15ull) >> 40) &
+		  (sp_cache_slots - 1);
 
 	return bpf_map_lookup_elem(&sp_urules, &i);
 }

@@ -133,6 +133,9 @@ struct spb_test_chain {
 	__u32 n;		/* samples */
 };
 
+/* The most slots of each of the program's per-CPU caches. */
+#define SPB_CACHE_SLOTS_MAX	4096
+
 /*
  * The chain of the sample being filed, per CPU: too big for the BPF
  * stack's 512 bytes.

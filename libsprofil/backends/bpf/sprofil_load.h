@@ -137,6 +137,23 @@ static inline __u64 spb_unwind_elems(const struct spb_utable *tab,
 }
 
 /*
+ * The slots of each of the program's two per-CPU caches of walks'
+ * findings (sp_urules, sp_cfound; 32 bytes a slot): SPB_CACHE_SLOTS_MAX,
+ * halved on many CPUs until both hold at most 2 MiB in all, but not
+ * below 256.  A program is loaded per process outside a record run.
+ */
+static inline __u32 spb_cache_slots(int ncpus)
+{
+	__u32 n = SPB_CACHE_SLOTS_MAX;
+
+	if (ncpus < 1)
+		ncpus = 1;
+	while (n > 256 && (__u64)n * 64 * (__u64)ncpus > (2u << 20))
+		n /= 2;
+	return n;
+}
+
+/*
  * A generation for a process's new tables (struct spb_uhdr) or tree
  * (struct spb_proc's cgen): the monotonic clock in ns, above the last
  * one given.  The program's caches of rules and nodes found are by

@@ -60,6 +60,13 @@ static inline int spb_load_with(struct sprofil_bpf **out, bool self_tests,
 		err = -errno;
 	if (unwind >= 0 && !err)
 		err = bpf_map__set_inner_map_fd(skel->maps.sp_punwind, unwind);
+	if (!err) {
+		__u32 slots = spb_cache_slots(libbpf_num_possible_cpus());
+
+		skel->rodata->sp_cache_slots = slots;
+		err = bpf_map__set_max_entries(skel->maps.sp_urules, slots) ?:
+		      bpf_map__set_max_entries(skel->maps.sp_cfound, slots);
+	}
 	if (!err)
 		err = sprofil_bpf__load(skel);
 	for (i = 0; i < SPB_INNER_MAPS; i++)
