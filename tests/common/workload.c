@@ -87,19 +87,29 @@ double wl_cpu_seconds(void)
 	return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
 }
 
-uint64_t wl_calibrate(double seconds)
+double wl_rate(void (*run)(uint64_t n))
 {
 	uint64_t n = 1 << 18;
 	double t0, t;
 
 	for (;;) {
 		t0 = wl_thread_seconds();
-		wl_work_a(n);
+		run(n);
 		t = wl_thread_seconds() - t0;
 		if (t > 0.05)
-			return (uint64_t)(n * seconds / t) + 1;
+			return n / t;
 		n *= 4;
 	}
+}
+
+static void work_a(uint64_t n)
+{
+	wl_work_a(n);
+}
+
+uint64_t wl_calibrate(double seconds)
+{
+	return (uint64_t)(wl_rate(work_a) * seconds) + 1;
 }
 
 int wl_tcg_short_threads_accounted(double ratio)

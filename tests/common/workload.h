@@ -31,6 +31,12 @@ uint64_t wl_work_d(uint64_t n);
 uint64_t kt_lib_work(uint64_t n);
 uint64_t wl_calibrate(double seconds);
 
+/*
+ * Iterations per second of the calling thread's CPU time of @run(n), a
+ * loop of n iterations: n grown until one run takes 50 ms.
+ */
+double wl_rate(void (*run)(uint64_t n));
+
 /* CPU time of the calling thread, and of the whole process. */
 double wl_thread_seconds(void);
 double wl_cpu_seconds(void);

@@ -81,21 +81,6 @@ void kt_bucket_range(const struct sprofil_region *r, unsigned int flags,
 				 r->scale) + 1;
 }
 
-uint64_t kt_rate(void (*run)(uint64_t n))
-{
-	uint64_t n = 1000000;
-	double t0, dt;
-
-	for (;;) {
-		t0 = wl_thread_seconds();
-		run(n);
-		dt = wl_thread_seconds() - t0;
-		if (dt > 0.1)
-			return (uint64_t)(n / dt);
-		n *= 2;
-	}
-}
-
 long kt_read_long(const char *path)
 {
 	long v = -1;

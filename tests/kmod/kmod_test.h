@@ -31,12 +31,6 @@ void kt_bucket_range(const struct sprofil_region *r, unsigned int flags,
 		     uintptr_t start, size_t size, size_t *first,
 		     size_t *last);
 
-/*
- * Iterations per second of the calling thread's CPU time of @run(n): n
- * doubled until one run takes a tenth of a second.
- */
-uint64_t kt_rate(void (*run)(uint64_t n));
-
 /* Reads an integer from /sys/module/sprofil/parameters/<name>, or -1. */
 long kt_module_param(const char *name);
 /* Writes @value there (root): 0 or -errno. */

@@ -78,7 +78,7 @@ static void on_fault(int sig)
 	faults++;
 }
 
-/* The loop with no hostile frame pointer, for kt_rate(). */
+/* The loop with no hostile frame pointer, for wl_rate(). */
 static void hostile_run(uint64_t n)
 {
 	kc_hostile(0, n);
@@ -92,7 +92,7 @@ static int group_setup(void **state)
 	fd = kt_open();
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
-	loop_per_sec = kt_rate(hostile_run);
+	loop_per_sec = wl_rate(hostile_run);
 	return 0;
 }
 

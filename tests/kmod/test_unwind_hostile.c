@@ -149,7 +149,7 @@ static int start_unwind(const struct sprofil_region *r, const struct kt_table *t
 	return ioctl(fd, SPROFIL_IOC_START, &a) ? -errno : 0;
 }
 
-/* The loop on the crafted stack with no hostile rule, for kt_rate(). */
+/* The loop on the crafted stack with no hostile rule, for wl_rate(). */
 static void spin_run(uint64_t n)
 {
 	ku_spin((uintptr_t)area + AREA_SP, n, 0);
@@ -170,7 +170,7 @@ static int group_setup(void **state)
 	if (area == MAP_FAILED ||
 	    mprotect(area + AREA_GUARD, AREA_BYTES - AREA_GUARD, PROT_NONE))
 		return -1;
-	loop_per_sec = kt_rate(spin_run);
+	loop_per_sec = wl_rate(spin_run);
 	return 0;
 }
 

@@ -390,7 +390,7 @@ static void module_walk_equals_userland_walk(void **state)
 static int group_setup(void **state)
 {
 	(void)state;
-	loop_per_sec = kt_rate(ko_leaf);
+	loop_per_sec = wl_rate(ko_leaf);
 	return 0;
 }
 

@@ -509,6 +509,7 @@ static __always_inline const __u64 *spb_window_at(__u64 addr)
 		win->len = (__u32)size;
 	}
 	off = (__u32)(addr - win->lo);
+	/* Never so after the test above: the verifier's bound. */
 	if (off > SPB_WINDOW - 16)
 		return NULL;
 	return (const __u64 *)&win->bytes[off];
@@ -517,8 +518,9 @@ static __always_inline const __u64 *spb_window_at(__u64 addr)
 /*
  * SPC_READ_FRAME and SPU_READ_WORD: the frame record (two words) or the
  * word at @addr, from the window: 0, or nonzero if it cannot be read.
- * Global functions, verified once rather than at every frame of the
- * walks.
+ * The frame's is a global function, verified once rather than at every
+ * frame of spc_walk()'s loop; the word's is inline in the unwind step,
+ * itself a global function.
  */
 struct spb_frame_rec {
 	__u64 w[2];		/* the caller's fp, the return address */
